@@ -1,0 +1,26 @@
+package io.snode.api;
+
+/**
+ * A layout that breaks one of the {@link LayoutRule}s. Thrown by {@link Layout#build} and by
+ * {@link Layout#parse} for text that parses but declares an invalid layout. The message starts
+ * with the path of the offending node from the root, then states the rule and what was found.
+ */
+public final class LayoutException extends IllegalArgumentException {
+    private final LayoutRule rule;
+    private final String path;
+
+    public LayoutException(LayoutRule rule, String path, String detail) {
+        super(path + ": " + rule.statement() + (detail.isEmpty() ? "" : "; " + detail));
+        this.rule = rule;
+        this.path = path;
+    }
+
+    public LayoutRule rule() {
+        return rule;
+    }
+
+    /** The path of the offending node, for example {@code root/pointer(ijk,16)/dense(ijk,8)}. */
+    public String path() {
+        return path;
+    }
+}

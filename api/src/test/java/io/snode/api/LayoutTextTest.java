@@ -1,0 +1,91 @@
+package io.snode.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class LayoutTextTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "pointer(ijk,16).pointer(ijk,16).dense(ijk,8).place(f32 phi)",
+            "pointer(ijk,16){ dense(ijk,8).place(f32 phi, f32 vx); dynamic(l,1048576,64).place(i32 particle) }",
+            "pointer(i,128).dense(i,128).place(f32 x); place(i32 s)",
+            "bitmasked(ij,[3,6]).bitmasked(i,8).place(f32 x)",
+            "pointer(ijk,16){ place(f32 coarse); dense(ijk,8).place(f32 phi) }",
+    })
+    void theIssueExamplesParse(String text) {
+        Layout layout = Layout.parse(text);
+        assertThat(Layout.parse(layout.toString())).isEqualTo(layout);
+    }
+
+    @Test
+    void theTextFormReadsLikeTheBuilder() {
+        Layout built = Layout.build(root -> {
+            var block = root.pointer(Axes.IJK, 16).pointer(Axes.IJK, 16);
+            block.dense(Axes.IJK, 8).place(Field.f32("phi"), Field.f32("vx"));
+            block.dynamic(Axis.L, 1 << 20, 64).place(Field.i32("particle"));
+        });
+        Layout parsed = Layout.parse("pointer(ijk,16).pointer(ijk,16){ dense(ijk,8).place(f32 phi, f32 vx);"
+                + " dynamic(l,1048576,64).place(i32 particle) }");
+        assertThat(parsed).isEqualTo(built);
+        assertThat(parsed.field("particle").shape()).containsExactly(256, 256, 256, 1 << 20);
+    }
+
+    @Test
+    void canonicalFormPrintsBothDynamicNumbersAndSizesAsGiven() {
+        assertThat(Layout.parse("dynamic(i,64).place(f32 x)").toString()).isEqualTo("dynamic(i,64,64).place(f32 x)");
+        assertThat(Layout.parse("dense(ij,[4,4]).place(f32 x)").toString()).isEqualTo("dense(ij,[4,4]).place(f32 x)");
+        assertThat(Layout.parse("dense(ij,4).place(f32 x)").toString()).isEqualTo("dense(ij,4).place(f32 x)");
+        assertThat(Layout.parse("dense(i,[4]).place(f32 x)").toString()).isEqualTo("dense(i,[4]).place(f32 x)");
+    }
+
+    @Test
+    void whitespaceMayStandBetweenTokensAndPlaceItemsGatherFirst() {
+        Layout layout = Layout.parse("  pointer ( ij , [ 2 , 3 ] ) {\n dense(i,2) . place( f64 a ) ;"
+                + " place(i64 b) ;\tplace(i32 c) }  ; place ( f32 d )");
+        assertThat(layout.toString())
+                .isEqualTo("place(f32 d); pointer(ij,[2,3]){ place(i64 b, i32 c); dense(i,2).place(f64 a) }");
+        assertThat(layout.field("b").slot()).isZero();
+        assertThat(layout.field("c").slot()).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "''|1|a node (dense, bitmasked, pointer, dynamic) or place",
+            "dense(ijk,8)|13|'.' or '{'",
+            "dense(ijk,8).place(f32 phi|27|',' or ')'",
+            "dense(ijk 8).place(f32 phi)|11|','",
+            "sparse(ijk,8).place(f32 phi)|1|a node",
+            "dense(ijk,8).place(f16 phi)|20|a field type (i32, i64, f32, f64)",
+            "dense(ijk,8).place(f32)|23|a field name",
+            "dense(ijk,99999999999).place(f32 x)|11|an int",
+            "dense(ijk,8).place(f32 x);|27|a node",
+            "dense(ijk,8).place(f32 x) extra|27|';' or the end of the layout",
+            "dense(,8).place(f32 x)|7|axes",
+            "dense(i,[]).place(f32 x)|10|an int",
+            "pointer(i,4){}|14|a node",
+            "pointer(i,4){ dense(i,2).place(f32 x)|38|';' or '}'",
+            "dynamic(i,4,2,1).place(f32 x)|14|',' or ')'",
+    })
+    void textThatDoesNotParseSaysWhereAndWhatWasExpected(String text, int column, String expected) {
+        LayoutParseException e = catchThrowableOfType(LayoutParseException.class, () -> Layout.parse(text));
+        assertThat(e).isNotNull().isInstanceOf(IllegalArgumentException.class);
+        assertThat(e.column()).isEqualTo(column);
+        assertThat(e.expected()).contains(expected);
+        assertThat(e).hasMessageStartingWith("column " + column + ": expected ");
+        assertThat(e.getMessage()).contains(text).contains(" ".repeat(column + 1) + "^");
+    }
+
+    @Test
+    void deepNestingIsARuleErrorNotAStackOverflow() {
+        String deep = "dense(i,1){".repeat(100_000);
+        LayoutException e = catchThrowableOfType(LayoutException.class, () -> Layout.parse(deep));
+        assertThat(e).isNotNull();
+        assertThat(e.rule()).isEqualTo(LayoutRule.TOO_DEEP);
+    }
+}
