@@ -1,0 +1,375 @@
+package io.snode.runtime.internal.memory;
+
+import io.snode.api.MemoryCapExceededException;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * All off-heap memory of one runtime, handed out in chunks, under a cap.
+ *
+ * <p>Terms: a <em>chunk</em> is one segment obtained from the {@link MemoryAllocator}; an
+ * <em>owner</em> is whoever asked for it, named by the path of an SNode (the owner object is
+ * interned per name so that hot paths hold a reference, not a string). Bytes are
+ * <em>reserved</em> when the pool has promised them to a chunk and <em>committed</em> when they
+ * are backed by physical pages; with the default allocator the two are equal because
+ * {@link java.lang.foreign.Arena#allocate} zeroes, and so commits, a chunk at once.
+ *
+ * <p>What the pool promises:
+ * <ul>
+ *   <li><b>The cap is checked first.</b> {@link #allocateChunk} reserves the bytes with a
+ *       compare-and-set against the cap before it asks the allocator; over the cap it throws
+ *       {@link MemoryCapExceededException} and changes nothing. Concurrent requests never
+ *       together exceed the cap.</li>
+ *   <li><b>A failed request changes nothing.</b> If the allocator throws, the reservation is
+ *       given back and the exception propagates; counters read as before the call (a concurrent
+ *       reader may briefly see the reservation, and a concurrent request may be refused because
+ *       of it: the pool prefers refusing to overshooting).</li>
+ *   <li><b>Close frees everything.</b> {@link #close()} waits for requests in progress, then frees
+ *       every chunk still held. Afterwards every method that hands out or frees memory throws
+ *       {@link IllegalStateException} ("... closed"), and every access through a chunk obtained
+ *       earlier throws {@link IllegalStateException} (FFM liveness checks): no crash. The
+ *       counters stay readable and read zero.</li>
+ *   <li><b>Accounting per owner.</b> Bytes and chunks are counted per owner as well as in total.
+ *       Counter reads are exact when no request runs concurrently; during requests each counter
+ *       is individually current but they may disagree by the requests in progress.</li>
+ * </ul>
+ *
+ * <p><b>Default cap.</b> {@link #MemoryPool()} caps the pool at half of the physical memory the
+ * JVM reports ({@code com.sun.management.OperatingSystemMXBean#getTotalMemorySize}, which follows
+ * container limits); if that bean is unavailable the default is {@link #UNLIMITED}. Half leaves
+ * room for the Java heap (one quarter by default) and the rest of the process; off-heap memory
+ * from {@link java.lang.foreign.Arena} is not limited by {@code -XX:MaxDirectMemorySize}, so without
+ * a cap the first sign of exhaustion would be the operating system's.
+ *
+ * <p>Thread safety: every method may be called from any thread.
+ */
+public final class MemoryPool implements AutoCloseable {
+
+    /** A cap that never refuses. */
+    public static final long UNLIMITED = Long.MAX_VALUE;
+
+    /** Fraction of physical memory used as the default cap. */
+    public static final double DEFAULT_CAP_FRACTION_OF_PHYSICAL_MEMORY = 0.5;
+
+    private final MemoryAllocator allocator;
+    private final long capBytes;
+    private final boolean commitsOnAllocate;
+
+    /** Read side: requests; write side: close. Keeps a chunk from being allocated after close freed the rest. */
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private volatile boolean closed;
+
+    private final AtomicLong bytesReserved = new AtomicLong();
+    private final AtomicLong bytesCommitted = new AtomicLong();
+    private final AtomicLong chunksHeld = new AtomicLong();
+    /** Chunks held, by base address. */
+    private final ConcurrentHashMap<Long, Chunk> chunks = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Owner> owners = new ConcurrentHashMap<>();
+
+    /** A pool over the default allocator with the {@link #defaultCapBytes() default cap}. */
+    public MemoryPool() {
+        this(MemoryAllocator.arenaPerChunk(), defaultCapBytes());
+    }
+
+    /** A pool over the default allocator with the given cap. */
+    public MemoryPool(long capBytes) {
+        this(MemoryAllocator.arenaPerChunk(), capBytes);
+    }
+
+    /**
+     * @param allocator every chunk is obtained from and returned to it
+     * @param capBytes  the most bytes the pool may hold at once, positive; {@link #UNLIMITED} for no cap
+     */
+    public MemoryPool(MemoryAllocator allocator, long capBytes) {
+        this.allocator = Objects.requireNonNull(allocator, "allocator");
+        if (capBytes <= 0) {
+            throw new IllegalArgumentException("capBytes=" + capBytes + " (must be positive)");
+        }
+        this.capBytes = capBytes;
+        this.commitsOnAllocate = allocator.commitsOnAllocate();
+    }
+
+    /** Half of the physical memory, or {@link #UNLIMITED} where the JVM does not report it; computed once. */
+    public static long defaultCapBytes() {
+        return DefaultCap.BYTES;
+    }
+
+    private static final class DefaultCap {
+        static final long BYTES = compute();
+
+        private static long compute() {
+            try {
+                if (ManagementFactory.getOperatingSystemMXBean()
+                        instanceof com.sun.management.OperatingSystemMXBean os) {
+                    long total = os.getTotalMemorySize();
+                    if (total > 0) {
+                        return (long) (total * DEFAULT_CAP_FRACTION_OF_PHYSICAL_MEMORY);
+                    }
+                }
+            } catch (RuntimeException | LinkageError e) {
+                // No management support in this JVM: fall through to "no cap".
+            }
+            return UNLIMITED;
+        }
+    }
+
+    /**
+     * The owner object for a name (an SNode path); the same object for the same name. Hot paths
+     * keep this object instead of looking the name up again.
+     */
+    public Owner owner(String name) {
+        Objects.requireNonNull(name, "name");
+        checkOpen();
+        return owners.computeIfAbsent(name, n -> new Owner(this, n));
+    }
+
+    /** {@link #allocateChunk(Owner, long)} for the owner of that name. */
+    public MemorySegment allocateChunk(String ownerName, long byteSize) {
+        return allocateChunk(owner(ownerName), byteSize);
+    }
+
+    /**
+     * Allocates a zeroed chunk of {@code byteSize} bytes, aligned to
+     * {@link MemoryAllocator#CHUNK_ALIGNMENT}, charged to {@code owner}.
+     *
+     * @throws MemoryCapExceededException if it would take the pool over its cap; nothing changed
+     * @throws IllegalStateException      if the pool is closed
+     * @throws IllegalArgumentException   for a non-positive size or an owner of another pool
+     */
+    public MemorySegment allocateChunk(Owner owner, long byteSize) {
+        Objects.requireNonNull(owner, "owner");
+        if (owner.pool != this) {
+            throw new IllegalArgumentException("owner=" + owner.name + " belongs to another pool");
+        }
+        if (byteSize <= 0) {
+            throw new IllegalArgumentException("byteSize=" + byteSize + " (must be positive)");
+        }
+        lifecycle.readLock().lock();
+        try {
+            checkOpen();
+            reserveOrThrow(owner, byteSize);
+            MemorySegment segment;
+            try {
+                segment = allocator.allocate(byteSize, MemoryAllocator.CHUNK_ALIGNMENT);
+                if (segment.byteSize() < byteSize
+                        || segment.address() % MemoryAllocator.CHUNK_ALIGNMENT != 0) {
+                    allocator.free(segment);
+                    throw new IllegalStateException("allocator " + allocator + " returned segment=" + segment
+                            + " for byteSize=" + byteSize + " byteAlignment=" + MemoryAllocator.CHUNK_ALIGNMENT);
+                }
+            } catch (Throwable t) {
+                bytesReserved.addAndGet(-byteSize);
+                throw t;
+            }
+            chunks.put(segment.address(), new Chunk(owner, segment, byteSize));
+            if (commitsOnAllocate) {
+                bytesCommitted.addAndGet(byteSize);
+            }
+            chunksHeld.incrementAndGet();
+            owner.bytesReserved.addAndGet(byteSize);
+            owner.chunksHeld.incrementAndGet();
+            return segment;
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    private void reserveOrThrow(Owner owner, long byteSize) {
+        long held;
+        do {
+            held = bytesReserved.get();
+            // held <= capBytes always holds, so the subtraction cannot overflow.
+            if (byteSize > capBytes - held) {
+                throw new MemoryCapExceededException(owner.name, held, byteSize, capBytes);
+            }
+        } while (!bytesReserved.compareAndSet(held, held + byteSize));
+    }
+
+    /**
+     * Frees a chunk this pool handed out. Accesses through it throw {@link IllegalStateException}
+     * afterwards.
+     *
+     * @throws IllegalArgumentException if the segment is not a chunk held by this pool
+     * @throws IllegalStateException    if the pool is closed (close already freed the chunk)
+     */
+    public void freeChunk(MemorySegment chunk) {
+        Objects.requireNonNull(chunk, "chunk");
+        lifecycle.readLock().lock();
+        try {
+            checkOpen();
+            Chunk held = chunks.remove(chunk.address());
+            if (held == null) {
+                throw new IllegalArgumentException("chunk=" + chunk + " is not held by this pool");
+            }
+            release(held);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /** Frees a chunk removed from the table; the counters drop even if the allocator throws. */
+    private void release(Chunk held) {
+        try {
+            allocator.free(held.segment);
+        } finally {
+            bytesReserved.addAndGet(-held.byteSize);
+            if (commitsOnAllocate) {
+                bytesCommitted.addAndGet(-held.byteSize);
+            }
+            chunksHeld.decrementAndGet();
+            held.owner.bytesReserved.addAndGet(-held.byteSize);
+            held.owner.chunksHeld.decrementAndGet();
+        }
+    }
+
+    /** The cap on reserved bytes. */
+    public long capBytes() {
+        return capBytes;
+    }
+
+    /** Bytes held by chunks (and by requests in progress). */
+    public long bytesReserved() {
+        return bytesReserved.get();
+    }
+
+    /** Bytes backed by physical pages; equal to {@link #bytesReserved()} for allocators that commit on allocation. */
+    public long bytesCommitted() {
+        return bytesCommitted.get();
+    }
+
+    /** Chunks held. */
+    public long chunksHeld() {
+        return chunksHeld.get();
+    }
+
+    /** The counters, read one after another (exact when no request runs). */
+    public PoolMetrics metrics() {
+        return new PoolMetrics(capBytes, bytesReserved.get(), bytesCommitted.get(), chunksHeld.get());
+    }
+
+    /** Per-owner counters, sorted by owner name; owners that never held memory are included. */
+    public List<OwnerMetrics> ownerMetrics() {
+        List<OwnerMetrics> list = new ArrayList<>();
+        for (Owner o : owners.values()) {
+            list.add(o.metrics());
+        }
+        list.sort(Comparator.comparing(OwnerMetrics::ownerName));
+        return List.copyOf(list);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Frees every chunk still held; idempotent. Waits for requests in progress on other threads.
+     * If the allocator throws while freeing, the remaining chunks are still freed and the first
+     * exception is rethrown at the end with the others suppressed.
+     */
+    @Override
+    public void close() {
+        lifecycle.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            Throwable first = null;
+            for (Long address : List.copyOf(chunks.keySet())) {
+                Chunk held = chunks.remove(address);
+                if (held == null) {
+                    continue;
+                }
+                try {
+                    release(held);
+                } catch (Throwable t) {
+                    if (first == null) {
+                        first = t;
+                    } else {
+                        first.addSuppressed(t);
+                    }
+                }
+            }
+            if (first instanceof RuntimeException re) {
+                throw re;
+            } else if (first instanceof Error e) {
+                throw e;
+            } else if (first != null) {
+                throw new IllegalStateException("freeing chunks failed", first);
+            }
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("memory pool is closed");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryPool" + metrics();
+    }
+
+    /**
+     * Whoever memory is charged to: one per SNode path and pool. Obtained from
+     * {@link MemoryPool#owner(String)}; counters are updated by the pool.
+     */
+    public static final class Owner {
+        private final MemoryPool pool;
+        private final String name;
+        private final AtomicLong bytesReserved = new AtomicLong();
+        private final AtomicLong chunksHeld = new AtomicLong();
+
+        private Owner(MemoryPool pool, String name) {
+            this.pool = pool;
+            this.name = name;
+        }
+
+        public String name() {
+            return name;
+        }
+
+        public MemoryPool pool() {
+            return pool;
+        }
+
+        public long bytesReserved() {
+            return bytesReserved.get();
+        }
+
+        public long chunksHeld() {
+            return chunksHeld.get();
+        }
+
+        public OwnerMetrics metrics() {
+            return new OwnerMetrics(name, bytesReserved.get(), chunksHeld.get());
+        }
+
+        @Override
+        public String toString() {
+            return "Owner[" + name + "]";
+        }
+    }
+
+    private record Chunk(Owner owner, MemorySegment segment, long byteSize) {
+    }
+
+    /** The pool's counters at one moment (see {@link MemoryPool#metrics()}). */
+    public record PoolMetrics(long capBytes, long bytesReserved, long bytesCommitted, long chunksHeld) {
+    }
+
+    /** One owner's counters at one moment. */
+    public record OwnerMetrics(String ownerName, long bytesReserved, long chunksHeld) {
+    }
+}
