@@ -1,0 +1,46 @@
+package io.snode.runtime;
+
+import io.snode.api.Axis;
+
+/**
+ * How one level of a path takes its local index on one axis from a coordinate of the path's
+ * last node: {@code local = (coordinate / divisor) % size}, where {@code divisor} is the product
+ * of that axis's sizes on the levels below this one (Taichi's packed model: no padding). When
+ * divisor and size are powers of two this is {@code (coordinate >>> shift) & mask}.
+ *
+ * @param axis        the axis
+ * @param coordinate  position of the axis among the coordinates of the path's last node
+ * @param divisor     product of the axis's sizes below this level
+ * @param size        this level's size on the axis
+ * @param stride      weight of the local index in the row-major cell index of the level
+ */
+public record AxisSplit(Axis axis, int coordinate, long divisor, int size, long stride) {
+
+    /** {@code log2(divisor)} when the divisor is a power of two, else -1. */
+    public int shift() {
+        return Long.bitCount(divisor) == 1 ? Long.numberOfTrailingZeros(divisor) : -1;
+    }
+
+    /** {@code size - 1} when the size is a power of two, else -1. */
+    public int mask() {
+        return Integer.bitCount(size) == 1 ? size - 1 : -1;
+    }
+
+    /** Whether the split compiles to a shift and a mask (no division). */
+    public boolean isPowerOfTwo() {
+        return shift() >= 0 && mask() >= 0;
+    }
+
+    /** This level's index on the axis for {@code coordinate}, the value of the coordinate. */
+    public int local(int coordinateValue) {
+        return (int) ((coordinateValue / divisor) % size);
+    }
+
+    @Override
+    public String toString() {
+        String how = isPowerOfTwo()
+                ? "(c >>> " + shift() + ") & " + mask()
+                : "(c / " + divisor + ") % " + size;
+        return axis.letter() + ": " + how + ", stride " + stride;
+    }
+}

@@ -1,0 +1,147 @@
+package io.snode.runtime;
+
+import io.snode.api.Axis;
+import io.snode.api.Layout;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The memory plan of a layout: a {@link SNodePlan} per SNode and, per SNode, the
+ * {@link PathStep}s that take the coordinates of that SNode's index space down from the root
+ * cell to its cell. Immutable; the one source of every constant later stages use.
+ */
+public final class Plan {
+    private final Layout layout;
+    private final SNodePlan[] nodes;
+    private final List<List<PathStep>> paths;
+
+    private Plan(Layout layout) {
+        this.layout = layout;
+        List<SNode> snodes = layout.snodes();
+        this.nodes = new SNodePlan[snodes.size()];
+        // Cells contain their children's containers: compute bottom-up (reverse pre-order).
+        for (int id = snodes.size() - 1; id >= 0; id--) {
+            nodes[id] = planCell(snodes.get(id));
+        }
+        List<List<PathStep>> steps = new ArrayList<>(snodes.size());
+        for (SNode node : snodes) {
+            steps.add(List.copyOf(pathTo(node)));
+        }
+        this.paths = List.copyOf(steps);
+    }
+
+    public static Plan of(Layout layout) {
+        return new Plan(layout);
+    }
+
+    public Layout layout() {
+        return layout;
+    }
+
+    public SNodePlan node(int id) {
+        return nodes[id];
+    }
+
+    public SNodePlan node(SNode snode) {
+        SNodePlan plan = nodes[snode.id()];
+        if (plan.snode() != snode) {
+            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this plan's layout");
+        }
+        return plan;
+    }
+
+    public List<SNodePlan> nodes() {
+        return List.of(nodes);
+    }
+
+    /**
+     * The steps from the root's children down to {@code snode}, each taking that level's cell
+     * index from coordinates in {@code snode}'s index space. Empty for the root.
+     */
+    public List<PathStep> path(SNode snode) {
+        return paths.get(node(snode).id());
+    }
+
+    /** The steps to the node that holds {@code field}. */
+    public List<PathStep> path(PlacedField field) {
+        return path(field.snode());
+    }
+
+    /** The plan of every SNode, root first, as printed by {@code snode inspect}. */
+    public String describe() {
+        StringBuilder text = new StringBuilder();
+        for (SNodePlan node : nodes) {
+            text.append(node);
+            for (PathStep step : paths.get(node.id())) {
+                text.append("  path ").append(step).append(System.lineSeparator());
+            }
+        }
+        return text.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "Plan[" + layout + "]";
+    }
+
+    private SNodePlan planCell(SNode snode) {
+        long offset = 0;
+        int alignment = 1;
+        long[] fieldOffsets = new long[snode.fields().size()];
+        for (PlacedField field : snode.fields()) {
+            int size = field.type().byteSize();
+            offset = align(offset, size);
+            fieldOffsets[field.slot()] = offset;
+            offset += size;
+            alignment = Math.max(alignment, size);
+        }
+        long[] childOffsets = new long[snode.children().size()];
+        for (int n = 0; n < childOffsets.length; n++) {
+            SNodePlan child = nodes[snode.children().get(n).id()];
+            int childAlignment = containerAlignment(child);
+            offset = align(offset, childAlignment);
+            childOffsets[n] = offset;
+            offset = Math.addExact(offset, child.containerBytes());
+            alignment = Math.max(alignment, childAlignment);
+        }
+        long cellBytes = Math.max(align(offset, alignment), alignment);
+        return new SNodePlan(snode, cellBytes, alignment, fieldOffsets, childOffsets);
+    }
+
+    private static int containerAlignment(SNodePlan child) {
+        return switch (child.kind()) {
+            case DENSE -> child.cellAlignment();
+            case ROOT, BITMASKED, POINTER, DYNAMIC -> 8;
+        };
+    }
+
+    private static long align(long offset, int alignment) {
+        return (offset + alignment - 1) & -alignment;
+    }
+
+    private List<PathStep> pathTo(SNode target) {
+        List<Axis> coordinates = target.indexAxes();
+        List<SNode> chain = target.ancestry();
+        List<PathStep> steps = new ArrayList<>();
+        for (int level = 1; level < chain.size(); level++) {
+            SNode node = chain.get(level);
+            SNodePlan plan = nodes[node.id()];
+            List<Axis> axes = node.axes().list();
+            AxisSplit[] splits = new AxisSplit[axes.size()];
+            for (int n = 0; n < axes.size(); n++) {
+                Axis axis = axes.get(n);
+                long divisor = 1;
+                for (int below = level + 1; below < chain.size(); below++) {
+                    divisor *= chain.get(below).size(axis);
+                }
+                splits[n] = new AxisSplit(axis, coordinates.indexOf(axis), divisor, node.size(axis), plan.stride(n));
+            }
+            int childIndex = node.parent().children().indexOf(node);
+            long containerOffset = nodes[node.parent().id()].childContainerOffset(childIndex);
+            steps.add(new PathStep(plan, containerOffset, List.of(splits)));
+        }
+        return steps;
+    }
+}

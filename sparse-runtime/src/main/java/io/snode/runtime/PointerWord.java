@@ -1,0 +1,49 @@
+package io.snode.runtime;
+
+/**
+ * The pointer word: one per cell of a pointer SNode's container, holding both the child
+ * reference and the cell's lock (so a cell costs 8 bytes and neighbouring cells share no
+ * separate lock words).
+ *
+ * <pre>
+ *  63                                                             0
+ * +---------------------------------------------------------------+
+ * |                     word (64-bit, signed)                     |
+ * +---------------------------------------------------------------+
+ *   0          inactive: no child; reads land on the ambient cell
+ *   -1 (BUSY)  locked by a thread that activates or deactivates the cell
+ *   n > 0      active: the child is cell n - 1 of this SNode's node manager
+ * </pre>
+ *
+ * A word is never turned into a raw address: {@link #cellIndex} gives an index that the node
+ * manager resolves through its checked chunk table, so a corrupted word gives an exception.
+ */
+public final class PointerWord {
+    /** Bytes of one pointer word. */
+    public static final int BYTES = 8;
+    /** An inactive cell. */
+    public static final long NULL = 0L;
+    /** A cell whose lock is held. */
+    public static final long BUSY = -1L;
+
+    private PointerWord() {
+    }
+
+    /** The word that refers to cell {@code cellIndex} of the node manager. */
+    public static long encode(long cellIndex) {
+        if (cellIndex < 0 || cellIndex == Long.MAX_VALUE) {
+            throw new IllegalArgumentException("cellIndex=" + cellIndex + " must be between 0 and 2^63 - 2");
+        }
+        return cellIndex + 1;
+    }
+
+    /** The node manager cell index in an active word. */
+    public static long cellIndex(long word) {
+        return word - 1;
+    }
+
+    /** Whether the word refers to a child cell. */
+    public static boolean isActive(long word) {
+        return word > 0;
+    }
+}
