@@ -1,0 +1,41 @@
+package io.snode.runtime;
+
+import io.snode.api.SNode;
+import io.snode.runtime.internal.memory.MemoryPool;
+import io.snode.runtime.internal.memory.NodeManagerMetrics;
+import java.util.List;
+
+/**
+ * A snapshot of a runtime's memory: the pool's totals (reserved and committed bytes, chunks,
+ * cap) and, per pointer or dynamic SNode, its node manager's counters.
+ */
+public record MemoryStats(MemoryPool.PoolMetrics pool, List<SNodeStats> snodes) {
+
+    /**
+     * @param cells       the SNode's cells (pointer) or element chunks (dynamic)
+     * @param directories a dynamic SNode's directory blocks, or null
+     */
+    public record SNodeStats(SNode snode, NodeManagerMetrics cells, NodeManagerMetrics directories) {
+    }
+
+    public MemoryStats {
+        snodes = List.copyOf(snodes);
+    }
+
+    public long bytesReserved() {
+        return pool.bytesReserved();
+    }
+
+    public long bytesCommitted() {
+        return pool.bytesCommitted();
+    }
+
+    public SNodeStats of(SNode snode) {
+        for (SNodeStats stats : snodes) {
+            if (stats.snode() == snode) {
+                return stats;
+            }
+        }
+        throw new IllegalArgumentException("snode=" + snode.path() + " has no node manager");
+    }
+}

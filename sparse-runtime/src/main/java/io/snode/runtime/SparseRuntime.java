@@ -1,0 +1,406 @@
+package io.snode.runtime;
+
+import io.snode.api.FieldType;
+import io.snode.api.Layout;
+import io.snode.api.NodeKind;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import io.snode.runtime.internal.Location;
+import io.snode.runtime.internal.NodeCells;
+import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.memory.MemoryPool;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A layout's data in off-heap memory, reached through the <em>generic path</em>: every
+ * operation walks the {@link Plan} at run time. Generated code is tested against this path,
+ * and it stays usable for any layout.
+ *
+ * <p>Writes activate the cells on their path; reads of inactive cells return zero. All memory
+ * is owned by this object: {@link #close()} returns it, and any later use throws
+ * {@link IllegalStateException}. Coordinates are given in the index space of the field or
+ * SNode named (Taichi's convention); a coordinate outside it throws
+ * {@link IndexOutOfBoundsException}. A failed operation leaves the structure as it was.
+ *
+ * <p>Thread safety: every method may be called from many threads at once, except that
+ * {@link #collect()} and {@link #close()} must not overlap any other call.
+ */
+public final class SparseRuntime implements AutoCloseable {
+    private final Layout layout;
+    private final Plan plan;
+    private final MemoryPool pool;
+    private final Structure structure;
+    private final NodeCells[] cells;
+    private final NodeCells[] directories;
+    private final MemorySegment[] ambient;
+    private final Collector collector;
+    private volatile boolean closed;
+
+    private SparseRuntime(Layout layout, RuntimeOptions options) {
+        this.layout = layout;
+        this.plan = Plan.of(layout);
+        this.pool = new MemoryPool(options.allocator(), options.memoryCapBytes());
+        this.collector = options.collector();
+        boolean built = false;
+        try {
+            MemorySegment root = pool.allocateChunk("root", plan.node(0).cellBytes());
+            List<SNodePlan> nodes = plan.nodes();
+            this.cells = new NodeCells[nodes.size()];
+            this.directories = new NodeCells[nodes.size()];
+            this.ambient = new MemorySegment[nodes.size()];
+            for (SNodePlan node : nodes) {
+                if (node.hasNodeManager()) {
+                    // The zeroed cell that reads through an inactive pointer (or past a list's
+                    // length) land on; never written.
+                    ambient[node.id()] = pool.allocateChunk(node.snode().path() + " ambient", node.cellBytes());
+                }
+                if (node.kind() == NodeKind.POINTER) {
+                    cells[node.id()] = new NodeCells(pool, node.snode().path(), node.cellBytes());
+                } else if (node.kind() == NodeKind.DYNAMIC) {
+                    cells[node.id()] = new NodeCells(pool, node.snode().path(),
+                            node.cellBytes() * node.chunkSize());
+                    if (node.directoryLeafFanout() > 0) {
+                        int blockWords = Math.max(node.directoryLeafFanout(), node.directoryTopFanout());
+                        directories[node.id()] = new NodeCells(pool, node.snode().path() + " directory",
+                                (long) blockWords * Long.BYTES);
+                    }
+                }
+            }
+            this.structure = new Structure(plan, root, cells, directories, ambient);
+            built = true;
+        } finally {
+            if (!built) {
+                pool.close();
+            }
+        }
+    }
+
+    /** A runtime with the default options (memory cap: see {@link RuntimeOptions#DEFAULT}). */
+    public static SparseRuntime create(Layout layout) {
+        return create(layout, RuntimeOptions.DEFAULT);
+    }
+
+    public static SparseRuntime create(Layout layout, RuntimeOptions options) {
+        Objects.requireNonNull(layout, "layout");
+        Objects.requireNonNull(options, "options");
+        return new SparseRuntime(layout, options);
+    }
+
+    public Layout layout() {
+        return layout;
+    }
+
+    public Plan plan() {
+        return plan;
+    }
+
+    // ------------------------------------------------------------------ typed values
+
+    public int getInt(String field, int... coordinates) {
+        return (int) read(field, FieldType.I32, coordinates);
+    }
+
+    public long getLong(String field, int... coordinates) {
+        return read(field, FieldType.I64, coordinates);
+    }
+
+    public float getFloat(String field, int... coordinates) {
+        return Float.intBitsToFloat((int) read(field, FieldType.F32, coordinates));
+    }
+
+    public double getDouble(String field, int... coordinates) {
+        return Double.longBitsToDouble(read(field, FieldType.F64, coordinates));
+    }
+
+    public void setInt(String field, int value, int... coordinates) {
+        write(field, FieldType.I32, value, coordinates);
+    }
+
+    public void setLong(String field, long value, int... coordinates) {
+        write(field, FieldType.I64, value, coordinates);
+    }
+
+    public void setFloat(String field, float value, int... coordinates) {
+        write(field, FieldType.F32, Float.floatToRawIntBits(value), coordinates);
+    }
+
+    public void setDouble(String field, double value, int... coordinates) {
+        write(field, FieldType.F64, Double.doubleToRawLongBits(value), coordinates);
+    }
+
+    /** Atomically adds {@code delta}, activating the cell; returns the previous value. */
+    public int addInt(String field, int delta, int... coordinates) {
+        return (int) add(field, FieldType.I32, delta, coordinates);
+    }
+
+    public long addLong(String field, long delta, int... coordinates) {
+        return add(field, FieldType.I64, delta, coordinates);
+    }
+
+    public float addFloat(String field, float delta, int... coordinates) {
+        return Float.intBitsToFloat((int) add(field, FieldType.F32, Float.floatToRawIntBits(delta), coordinates));
+    }
+
+    public double addDouble(String field, double delta, int... coordinates) {
+        return Double.longBitsToDouble(add(field, FieldType.F64, Double.doubleToRawLongBits(delta), coordinates));
+    }
+
+    // ------------------------------------------------------------------ raw values
+
+    /** The value's bits (i32 and f32 in the low 32 bits); zero for an inactive cell. */
+    public long readBits(PlacedField field, int... coordinates) {
+        checkOpen();
+        checkCoordinates(field, coordinates);
+        Location location = new Location();
+        if (!structure.locate(field.snode(), coordinates, false, location)) {
+            return 0;
+        }
+        return FieldAccess.load(field.type(), location.segment, location.offset + fieldOffset(field));
+    }
+
+    /** Stores the value's bits, activating every level of the path. */
+    public void writeBits(PlacedField field, long bits, int... coordinates) {
+        checkOpen();
+        checkCoordinates(field, coordinates);
+        Location location = new Location();
+        structure.locate(field.snode(), coordinates, true, location);
+        FieldAccess.store(field.type(), location.segment, location.offset + fieldOffset(field), bits);
+    }
+
+    /** Atomically adds the value that {@code deltaBits} encodes; returns the previous bits. */
+    public long addBits(PlacedField field, long deltaBits, int... coordinates) {
+        checkOpen();
+        checkCoordinates(field, coordinates);
+        Location location = new Location();
+        structure.locate(field.snode(), coordinates, true, location);
+        return FieldAccess.add(field.type(), location.segment, location.offset + fieldOffset(field), deltaBits);
+    }
+
+    private long read(String name, FieldType type, int[] coordinates) {
+        return readBits(typed(name, type), coordinates);
+    }
+
+    private void write(String name, FieldType type, long bits, int[] coordinates) {
+        writeBits(typed(name, type), bits, coordinates);
+    }
+
+    private long add(String name, FieldType type, long bits, int[] coordinates) {
+        return addBits(typed(name, type), bits, coordinates);
+    }
+
+    private PlacedField typed(String name, FieldType type) {
+        PlacedField field = layout.field(name);
+        if (field.type() != type) {
+            throw new IllegalArgumentException("field=" + name + " is " + field.type() + ", not " + type
+                    + "; use the " + field.type() + " accessors");
+        }
+        return field;
+    }
+
+    private long fieldOffset(PlacedField field) {
+        return plan.node(field.snode()).fieldOffset(field.slot());
+    }
+
+    // ------------------------------------------------------------------ activity
+
+    /** Whether the cell of {@code snode} at {@code coordinates} and all its ancestors are active. */
+    public boolean isActive(SNode snode, int... coordinates) {
+        checkOpen();
+        checkCoordinates(snode, coordinates);
+        return structure.isActive(snode, coordinates, new Location());
+    }
+
+    /** Activates the cell of {@code snode} at {@code coordinates} and all its ancestors. */
+    public void activate(SNode snode, int... coordinates) {
+        checkOpen();
+        checkCoordinates(snode, coordinates);
+        if (snode.kind() != NodeKind.ROOT) {
+            structure.locate(snode, coordinates, true, new Location());
+        }
+    }
+
+    /**
+     * Deactivates the cell of {@code snode} at {@code coordinates} and everything below it; for
+     * a dynamic node, the whole list that holds the cell. Deactivating an inactive cell does
+     * nothing. Dense cells are always active and cannot be deactivated.
+     *
+     * @return whether something was active
+     */
+    public boolean deactivate(SNode snode, int... coordinates) {
+        checkOpen();
+        checkCoordinates(snode, coordinates);
+        return structure.deactivate(snode, coordinates, new Location());
+    }
+
+    /** Deactivates every cell of {@code snode}. */
+    public void deactivateAll(SNode snode) {
+        checkOpen();
+        checkOwned(snode);
+        structure.deactivateAll(snode);
+    }
+
+    // ------------------------------------------------------------------ dynamic lists
+
+    /**
+     * Appends one zeroed element to the list of {@code dynamic} that lies at
+     * {@code listCoordinates} (the coordinates of the dynamic node's parent), activating the
+     * path to it.
+     *
+     * @return the new element's index
+     * @throws DynamicListFullException when the list already holds its capacity
+     */
+    public long append(SNode dynamic, int... listCoordinates) {
+        checkOpen();
+        return structure.append(dynamic, listToElement(dynamic, listCoordinates, 0), new Location());
+    }
+
+    /** Appends an element and stores {@code bits} in {@code field}, which is placed on a dynamic node. */
+    public long appendBits(PlacedField field, long bits, int... listCoordinates) {
+        checkOpen();
+        Location location = new Location();
+        long index = structure.append(field.snode(), listToElement(field.snode(), listCoordinates, 0), location);
+        FieldAccess.store(field.type(), location.segment, location.offset + fieldOffset(field), bits);
+        return index;
+    }
+
+    public long appendInt(String field, int value, int... listCoordinates) {
+        return appendBits(typed(field, FieldType.I32), value, listCoordinates);
+    }
+
+    public long appendLong(String field, long value, int... listCoordinates) {
+        return appendBits(typed(field, FieldType.I64), value, listCoordinates);
+    }
+
+    public long appendFloat(String field, float value, int... listCoordinates) {
+        return appendBits(typed(field, FieldType.F32), Float.floatToRawIntBits(value), listCoordinates);
+    }
+
+    public long appendDouble(String field, double value, int... listCoordinates) {
+        return appendBits(typed(field, FieldType.F64), Double.doubleToRawLongBits(value), listCoordinates);
+    }
+
+    /** The length of the list of {@code dynamic} at {@code listCoordinates}; 0 when inactive. */
+    public long length(SNode dynamic, int... listCoordinates) {
+        checkOpen();
+        return structure.length(dynamic, listToElement(dynamic, listCoordinates, 0), new Location());
+    }
+
+    /** Coordinates of the dynamic node's parent, with the list axis inserted at {@code index}. */
+    private int[] listToElement(SNode dynamic, int[] listCoordinates, int index) {
+        checkOwned(dynamic);
+        if (dynamic.kind() != NodeKind.DYNAMIC) {
+            throw new IllegalArgumentException("snode=" + dynamic.path() + " is " + dynamic.kind().text()
+                    + ", not dynamic");
+        }
+        checkCoordinates(dynamic.parent(), listCoordinates);
+        int position = dynamic.indexAxes().indexOf(dynamic.axes().get(0));
+        int[] element = new int[listCoordinates.length + 1];
+        System.arraycopy(listCoordinates, 0, element, 0, position);
+        element[position] = index;
+        System.arraycopy(listCoordinates, position, element, position + 1, listCoordinates.length - position);
+        return element;
+    }
+
+    // ------------------------------------------------------------------ memory
+
+    /**
+     * Reclaims the cells recycled since the last collection: zeroes them and makes them
+     * available for reuse. Must not overlap any other call on this runtime.
+     */
+    public void collect() {
+        checkOpen();
+        List<NodeCells> managers = new ArrayList<>();
+        for (NodeCells[] group : new NodeCells[][] {cells, directories}) {
+            for (NodeCells manager : group) {
+                if (manager != null) {
+                    managers.add(manager);
+                }
+            }
+        }
+        collector.collect(managers.stream().map(NodeCells::manager).toList());
+    }
+
+    /** Memory held and cell counts per SNode with a node manager, plus the root cell. */
+    public MemoryStats memoryStats() {
+        checkOpen();
+        List<MemoryStats.SNodeStats> perNode = new ArrayList<>();
+        for (SNodePlan node : plan.nodes()) {
+            NodeCells manager = cells[node.id()];
+            if (manager != null) {
+                perNode.add(new MemoryStats.SNodeStats(node.snode(), manager.manager().metrics(),
+                        directories[node.id()] == null ? null : directories[node.id()].manager().metrics()));
+            }
+        }
+        return new MemoryStats(pool.metrics(), perNode);
+    }
+
+    /**
+     * The node algorithms over this runtime's memory, for the {@code codegen} and {@code gc}
+     * modules. Not an API for applications: it bypasses every check of this class.
+     */
+    public Structure internalStructure() {
+        checkOpen();
+        return structure;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Frees all memory of this runtime. Idempotent. Must not overlap any other call. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        pool.close();
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("this SparseRuntime is closed; create a new one for layout " + layout);
+        }
+    }
+
+    private void checkOwned(SNode snode) {
+        Objects.requireNonNull(snode, "snode");
+        if (snode.id() >= layout.snodes().size() || layout.snode(snode.id()) != snode) {
+            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout "
+                    + layout);
+        }
+    }
+
+    private void checkCoordinates(PlacedField field, int[] coordinates) {
+        if (layout.field(field.name()) != field) {
+            throw new IllegalArgumentException("field=" + field.name() + " is not from this runtime's layout "
+                    + layout);
+        }
+        checkShape("field=" + field.name(), field.snode(), coordinates);
+    }
+
+    private void checkCoordinates(SNode snode, int[] coordinates) {
+        checkOwned(snode);
+        checkShape("snode=" + snode.path(), snode, coordinates);
+    }
+
+    private static void checkShape(String what, SNode snode, int[] coordinates) {
+        Objects.requireNonNull(coordinates, "coordinates");
+        List<io.snode.api.Axis> axes = snode.indexAxes();
+        if (coordinates.length != axes.size()) {
+            throw new IllegalArgumentException(what + " takes " + axes.size() + " coordinates " + axes
+                    + "; got " + coordinates.length);
+        }
+        int[] shape = snode.indexShape();
+        for (int n = 0; n < coordinates.length; n++) {
+            if (coordinates[n] < 0 || coordinates[n] >= shape[n]) {
+                throw io.snode.runtime.internal.Nodes.outside(what, axes.get(n).letter(), coordinates[n], shape[n]);
+            }
+        }
+    }
+}

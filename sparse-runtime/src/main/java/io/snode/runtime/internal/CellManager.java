@@ -1,0 +1,24 @@
+package io.snode.runtime.internal;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What the node algorithms need from an SNode's allocator: zeroed cells by index, their memory,
+ * recycling and roll-back. Cell indices, never addresses, are stored in node memory.
+ */
+public interface CellManager {
+    /** A cell whose bytes are all zero; its memory is not reused until it is recycled and collected. */
+    long allocate();
+
+    /** Exactly reverses the latest {@link #allocate()} that returned {@code cell} (see NodeManager). */
+    void unallocate(long cell);
+
+    /** Hands a cell back; its memory is zeroed and reused only after collection. */
+    void recycle(long cell);
+
+    /** The chunk holding {@code cell}; throws for an index never allocated. */
+    MemorySegment segment(long cell);
+
+    /** The byte offset of {@code cell} inside {@link #segment(long)}. */
+    long offset(long cell);
+}

@@ -1,0 +1,114 @@
+package io.snode.runtime.internal;
+
+import io.snode.api.SNode;
+import io.snode.runtime.DynamicHeader;
+import io.snode.runtime.PointerWord;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The node algorithms as the small static methods that generated code calls: each does one step
+ * of a walk and inlines into the caller, where the plan's constants (offsets, cell sizes,
+ * fan-outs) are already literals. Activation and the rarer operations go to {@link Structure}.
+ */
+public final class Nodes {
+    private Nodes() {
+    }
+
+    /** The pointer word at (segment, offset), read with acquire ordering. */
+    public static long pointerWord(MemorySegment segment, long offset) {
+        return Atomics.getAcquire(segment, offset);
+    }
+
+    /** The child's chunk for an active word, or the SNode's ambient cell for any other word. */
+    public static MemorySegment childOrAmbient(NodeCells cells, long word, MemorySegment ambient) {
+        return PointerWord.isActive(word) ? cells.segment(PointerWord.cellIndex(word)) : ambient;
+    }
+
+    /** The child's offset in its chunk for an active word, 0 (the ambient cell) otherwise. */
+    public static long childOrAmbientOffset(NodeCells cells, long word) {
+        return PointerWord.isActive(word) ? cells.offset(PointerWord.cellIndex(word)) : 0;
+    }
+
+    /** The chunk of the child an active word refers to. */
+    public static MemorySegment child(NodeCells cells, long word) {
+        return cells.segment(PointerWord.cellIndex(word));
+    }
+
+    /** The offset of the child an active word refers to. */
+    public static long childOffset(NodeCells cells, long word) {
+        return cells.offset(PointerWord.cellIndex(word));
+    }
+
+    /** Whether bit {@code index & 63} of the mask word at (segment, offset) is set. */
+    public static boolean maskBit(MemorySegment segment, long offset, long index) {
+        return (Atomics.getAcquire(segment, offset) & (1L << index)) != 0;
+    }
+
+    /** The length of the dynamic list whose header is at (segment, header). */
+    public static long listLength(MemorySegment segment, long header) {
+        return Atomics.getAcquire(segment, header + DynamicHeader.LENGTH_OFFSET);
+    }
+
+    /**
+     * The reference word of chunk {@code chunk} of the list at (segment, header), or
+     * {@link PointerWord#NULL} when the chunk does not exist; never locks.
+     */
+    public static long chunkReference(MemorySegment segment, long header, long chunk, CellManager blocks,
+                                      int leafFanout) {
+        if (chunk < DynamicHeader.INLINE_CHUNKS) {
+            return Atomics.getAcquire(segment, header + DynamicHeader.inlineChunkOffset((int) chunk));
+        }
+        long extra = chunk - DynamicHeader.INLINE_CHUNKS;
+        long top = Atomics.getAcquire(segment, header + DynamicHeader.DIRECTORY_OFFSET);
+        if (top == PointerWord.NULL) {
+            return PointerWord.NULL;
+        }
+        long topCell = PointerWord.cellIndex(top);
+        long leaf = Atomics.getAcquire(blocks.segment(topCell), blocks.offset(topCell) + (extra / leafFanout) * Long.BYTES);
+        if (leaf == PointerWord.NULL) {
+            return PointerWord.NULL;
+        }
+        long leafCell = PointerWord.cellIndex(leaf);
+        return Atomics.getAcquire(blocks.segment(leafCell), blocks.offset(leafCell) + (extra % leafFanout) * Long.BYTES);
+    }
+
+    /** The slow path of a write: activates the path to the cell and returns where it is. */
+    public static Location activate(Structure structure, SNode target, int[] coordinates) {
+        Location location = new Location();
+        structure.locate(target, coordinates, true, location);
+        return location;
+    }
+
+    public static boolean isActive(Structure structure, SNode target, int[] coordinates) {
+        return structure.isActive(target, coordinates, new Location());
+    }
+
+    public static boolean deactivate(Structure structure, SNode target, int[] coordinates) {
+        return structure.deactivate(target, coordinates, new Location());
+    }
+
+    public static long append(Structure structure, SNode dynamic, int[] coordinates) {
+        return structure.append(dynamic, coordinates, new Location());
+    }
+
+    /** Appends an element and returns where it is, for a store of one field. */
+    public static Location appendAt(Structure structure, SNode dynamic, int[] coordinates) {
+        Location location = new Location();
+        structure.append(dynamic, coordinates, location);
+        return location;
+    }
+
+    public static long length(Structure structure, SNode dynamic, int[] coordinates) {
+        return structure.length(dynamic, coordinates, new Location());
+    }
+
+    public static void deactivateAll(Structure structure, SNode target) {
+        structure.deactivateAll(target);
+    }
+
+    /** The exception for a coordinate outside its extent, the same from every path. */
+    public static IndexOutOfBoundsException outside(String what, char axis, int value, int extent) {
+        return new IndexOutOfBoundsException(what + ": axis " + axis + " index=" + value
+                + " is outside [0, " + extent + ")");
+    }
+}
