@@ -1,0 +1,222 @@
+package io.snode.codegen;
+
+import io.snode.api.Layout;
+import io.snode.api.NodeKind;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import io.snode.codegen.generated.Anchor;
+import io.snode.codegen.internal.LayoutEmitter;
+import io.snode.runtime.MemoryStats;
+import io.snode.runtime.Plan;
+import io.snode.runtime.RuntimeOptions;
+import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.internal.Structure;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.util.CheckClassAdapter;
+
+/**
+ * A compiled layout: its data in off-heap memory plus a hidden class of static methods with
+ * every constant of the plan baked in. The generated methods are reached through method handles
+ * ({@link #handle}) or through an application interface bound to them ({@link #bind}); the
+ * {@link #generic()} path works on the same memory and stays the reference.
+ *
+ * <p>Generated method names: per field {@code get_NAME(coords)}, {@code set_NAME(coords, v)},
+ * {@code add_NAME(coords, delta)} (atomic, returns the previous value), and
+ * {@code append_NAME(listCoords, v)} for fields of dynamic nodes; per SNode, named
+ * {@code s<id>_<kind>}: {@code isActive_}, {@code activate_}, {@code deactivate_},
+ * {@code deactivateAll_}, and for dynamic nodes {@code append_} and {@code length_}.
+ *
+ * <p>{@link #close()} frees all memory; generated methods called afterwards throw
+ * {@link IllegalStateException}. The hidden class unloads once this object and every handle or
+ * bound interface obtained from it are unreachable.
+ */
+public final class SNodeRuntime implements AutoCloseable {
+    private static final AtomicLong SEQUENCE = new AtomicLong();
+
+    private final SparseRuntime runtime;
+    private final MethodHandles.Lookup generated;
+    private final GeneratedClass code;
+
+    private SNodeRuntime(Layout layout, RuntimeOptions options) {
+        this.runtime = SparseRuntime.create(layout, options);
+        boolean built = false;
+        try {
+            Plan plan = runtime.plan();
+            Structure structure = runtime.internalStructure();
+            String name = "io/snode/codegen/generated/Layout" + SEQUENCE.incrementAndGet();
+            LayoutEmitter emitter = new LayoutEmitter(plan, name);
+            byte[] bytes = emitter.emit(new LayoutEmitter.RuntimeObjects() {
+                @Override
+                public Object structure() {
+                    return structure;
+                }
+
+                @Override
+                public Object root() {
+                    return structure.root();
+                }
+
+                @Override
+                public Object cells(SNode snode) {
+                    return structure.cells(snode);
+                }
+
+                @Override
+                public Object ambient(SNode snode) {
+                    return structure.ambient(snode);
+                }
+
+                @Override
+                public Object directories(SNode snode) {
+                    return structure.directories(snode);
+                }
+            });
+            this.code = new GeneratedClass(name, bytes, plan.describe());
+            if (CodegenSwitches.VERIFY) {
+                verify(bytes);
+            }
+            if (CodegenSwitches.DUMP_DIRECTORY != null) {
+                dump(code);
+            }
+            this.generated = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()),
+                    true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            built = true;
+        } catch (IllegalAccessException e) {
+            throw new AssertionError("the anchor's lookup defines classes in its own package", e);
+        } finally {
+            if (!built) {
+                runtime.close();
+            }
+        }
+    }
+
+    /** Compiles {@code layout} with the default runtime options. */
+    public static SNodeRuntime compile(Layout layout) {
+        return compile(layout, RuntimeOptions.DEFAULT);
+    }
+
+    public static SNodeRuntime compile(Layout layout, RuntimeOptions options) {
+        Objects.requireNonNull(layout, "layout");
+        Objects.requireNonNull(options, "options");
+        return new SNodeRuntime(layout, options);
+    }
+
+    public Layout layout() {
+        return runtime.layout();
+    }
+
+    public Plan plan() {
+        return runtime.plan();
+    }
+
+    /** The generic path over the same memory: the reference the generated code is tested against. */
+    public SparseRuntime generic() {
+        return runtime;
+    }
+
+    /**
+     * The generated static method {@code name}, for example {@code get_phi} or
+     * {@code isActive_s2_pointer}.
+     *
+     * @throws IllegalArgumentException when the class has no such method
+     */
+    public MethodHandle handle(String name) {
+        for (var method : generated.lookupClass().getDeclaredMethods()) {
+            if (method.getName().equals(name)) {
+                try {
+                    return generated.unreflect(method);
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+        throw new IllegalArgumentException("name=" + name + " is not a generated method of layout " + layout()
+                + "; see generatedCode() for the list");
+    }
+
+    public MethodHandle getter(String field) {
+        return handle(LayoutEmitter.getter(layout().field(field)));
+    }
+
+    public MethodHandle setter(String field) {
+        return handle(LayoutEmitter.setter(layout().field(field)));
+    }
+
+    public MethodHandle adder(String field) {
+        return handle(LayoutEmitter.adder(layout().field(field)));
+    }
+
+    /** {@code append_FIELD(listCoordinates..., value)}, returning the element's index. */
+    public MethodHandle appender(String field) {
+        PlacedField placed = layout().field(field);
+        if (placed.snode().kind() != NodeKind.DYNAMIC) {
+            throw new IllegalArgumentException("field=" + field + " is placed on " + placed.snode().path()
+                    + ", not on a dynamic node");
+        }
+        return handle(LayoutEmitter.appender(placed));
+    }
+
+    /** A per-SNode method: {@code operation} is isActive, activate, deactivate, deactivateAll, append or length. */
+    public MethodHandle nodeHandle(String operation, SNode snode) {
+        if (layout().snode(snode.id()) != snode) {
+            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this layout");
+        }
+        return handle(operation + "_" + LayoutEmitter.nodeName(snode));
+    }
+
+    /** The method types of the generated class, by name, as declared. */
+    MethodType type(String name) {
+        return handle(name).type();
+    }
+
+    /** The classes generated for this layout, with bytes, disassembly and plan. */
+    public List<GeneratedClass> generatedCode() {
+        return List.of(code);
+    }
+
+    public MemoryStats memoryStats() {
+        return runtime.memoryStats();
+    }
+
+    /** Reclaims recycled cells; must not overlap any other call on this runtime. */
+    public void collect() {
+        runtime.collect();
+    }
+
+    MethodHandles.Lookup generatedLookup() {
+        return generated;
+    }
+
+    @Override
+    public void close() {
+        runtime.close();
+    }
+
+    private static void verify(byte[] bytes) {
+        StringWriter report = new StringWriter();
+        CheckClassAdapter.verify(new ClassReader(bytes), false, new PrintWriter(report));
+        if (!report.toString().isEmpty()) {
+            throw new IllegalStateException("generated class failed verification:\n" + report);
+        }
+    }
+
+    private static void dump(GeneratedClass code) {
+        try {
+            Files.createDirectories(CodegenSwitches.DUMP_DIRECTORY);
+            Files.write(CodegenSwitches.DUMP_DIRECTORY.resolve(code.fileName()), code.bytes());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot dump generated class to " + CodegenSwitches.DUMP_DIRECTORY, e);
+        }
+    }
+}
