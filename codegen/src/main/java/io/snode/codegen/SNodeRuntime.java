@@ -17,7 +17,6 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Objects;
@@ -175,9 +174,17 @@ public final class SNodeRuntime implements AutoCloseable {
         return handle(operation + "_" + LayoutEmitter.nodeName(snode));
     }
 
-    /** The method types of the generated class, by name, as declared. */
-    MethodType type(String name) {
-        return handle(name).type();
+    /**
+     * An implementation of the application interface {@code api} whose methods call this
+     * layout's generated methods (see {@link io.snode.codegen.internal.InterfaceBinder} for the
+     * accepted names and signatures); the calls inline as if made directly.
+     *
+     * @throws IllegalArgumentException when a method matches no field, or has the wrong types
+     *                                  or number of coordinates
+     */
+    public <T> T bind(Class<T> api) {
+        Objects.requireNonNull(api, "api");
+        return io.snode.codegen.internal.InterfaceBinder.bind(api, layout(), this::handle);
     }
 
     /** The classes generated for this layout, with bytes, disassembly and plan. */

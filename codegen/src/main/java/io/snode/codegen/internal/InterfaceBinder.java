@@ -1,0 +1,161 @@
+package io.snode.codegen.internal;
+
+import io.snode.api.Layout;
+import io.snode.api.NodeKind;
+import io.snode.api.PlacedField;
+import io.snode.codegen.generated.Anchor;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.description.modifier.Visibility;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.implementation.InvokeDynamic;
+import net.bytebuddy.matcher.ElementMatchers;
+
+/**
+ * Implements an application's interface over a compiled layout with Byte Buddy. Each abstract
+ * method is matched to a field by name and signature, and its body is one {@code invokedynamic}
+ * whose call site {@link Anchor#bind} links to the generated method: the JIT sees a constant
+ * target and inlines it. The implementation is a hidden class whose class data holds the
+ * generated methods' handles, so it unloads with the layout's class.
+ *
+ * <p>Accepted methods, for a field {@code phi} of type {@code T} with coordinates {@code c...}:
+ * {@code T phi(c...)} or {@code T getPhi(c...)} (read); {@code void phi(c..., T)} or
+ * {@code void setPhi(c..., T)} (write); {@code T addPhi(c..., T)} (atomic add, returns the
+ * previous value); {@code long appendPhi(listCoordinates..., T)} for fields of dynamic nodes.
+ * Default methods are left alone.
+ */
+public final class InterfaceBinder {
+    private static final Method BOOTSTRAP;
+
+    static {
+        try {
+            BOOTSTRAP = Anchor.class.getMethod("bind", MethodHandles.Lookup.class, String.class, MethodType.class,
+                    int.class);
+        } catch (NoSuchMethodException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private InterfaceBinder() {
+    }
+
+    /**
+     * @param generatedMethods the compiled layout's method handle for a generated method name
+     */
+    public static <T> T bind(Class<T> api, Layout layout, Function<String, MethodHandle> generatedMethods) {
+        if (!api.isInterface() || !Modifier.isPublic(api.getModifiers())) {
+            throw new IllegalArgumentException("api=" + api.getName() + " must be a public interface");
+        }
+        List<MethodHandle> targets = new ArrayList<>();
+        DynamicType.Builder<Object> builder = new ByteBuddy()
+                .subclass(Object.class)
+                .implement(api)
+                .name("io.snode.codegen.generated.Bound" + api.getSimpleName())
+                .modifiers(Visibility.PUBLIC);
+        for (Method method : api.getMethods()) {
+            if (!Modifier.isAbstract(method.getModifiers())) {
+                continue;
+            }
+            MethodHandle target = generatedMethods.apply(resolve(method, layout));
+            if (!target.type().equals(MethodType.methodType(method.getReturnType(), method.getParameterTypes()))) {
+                throw mismatch(method, "the generated method is " + target.type());
+            }
+            builder = builder.method(ElementMatchers.is(method)).intercept(
+                    InvokeDynamic.bootstrap(BOOTSTRAP, targets.size())
+                            .invoke(method.getName(), method.getReturnType())
+                            .withMethodArguments());
+            targets.add(target);
+        }
+        byte[] bytes = builder.make().getBytes();
+        try {
+            MethodHandles.Lookup hidden = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(targets),
+                    true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            Object instance = hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class)).invoke();
+            return api.cast(instance);
+        } catch (Throwable e) {
+            throw new IllegalStateException("cannot define the implementation of " + api.getName(), e);
+        }
+    }
+
+    /** The generated method that {@code method} stands for, or an exception that says why none. */
+    private static String resolve(Method method, Layout layout) {
+        String name = method.getName();
+        Class<?>[] parameters = method.getParameterTypes();
+        Class<?> returns = method.getReturnType();
+        for (PlacedField field : layout.fields()) {
+            String capital = field.name().substring(0, 1).toUpperCase(Locale.ROOT) + field.name().substring(1);
+            Class<?> type = field.type().javaType();
+            int dims = field.dimensionality();
+            boolean read = name.equals(field.name()) || name.equals("get" + capital);
+            boolean write = name.equals(field.name()) || name.equals("set" + capital);
+            boolean add = name.equals("add" + capital);
+            boolean append = name.equals("append" + capital);
+            if (!(read || write || add || append)) {
+                continue;
+            }
+            if (read && returns == type && coordinatesOnly(parameters, dims)) {
+                return LayoutEmitter.getter(field);
+            }
+            if (write && returns == void.class && coordinatesThen(parameters, dims, type)) {
+                return LayoutEmitter.setter(field);
+            }
+            if (add && returns == type && coordinatesThen(parameters, dims, type)) {
+                return LayoutEmitter.adder(field);
+            }
+            if (append && field.snode().kind() == NodeKind.DYNAMIC && returns == long.class
+                    && coordinatesThen(parameters, field.snode().parent().indexAxes().size(), type)) {
+                return LayoutEmitter.appender(field);
+            }
+            throw mismatch(method, "field " + field.name() + " is " + field.type() + " with " + dims
+                    + " coordinates; expected " + expected(field, capital));
+        }
+        throw mismatch(method, "no field of layout " + layout + " is called by that name; fields: "
+                + String.join(", ", layout.fields().stream().map(PlacedField::name).toList()));
+    }
+
+    private static String expected(PlacedField field, String capital) {
+        String type = field.type().javaType().getName();
+        String coordinates = String.join(", ", field.axes().stream().map(a -> "int " + a.letter()).toList());
+        String withValue = coordinates.isEmpty() ? type + " value" : coordinates + ", " + type + " value";
+        return type + " " + field.name() + "(" + coordinates + "), void " + field.name() + "(" + withValue
+                + ") or " + type + " add" + capital + "(" + withValue + ")";
+    }
+
+    private static boolean coordinatesOnly(Class<?>[] parameters, int dims) {
+        if (parameters.length != dims) {
+            return false;
+        }
+        for (Class<?> parameter : parameters) {
+            if (parameter != int.class) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean coordinatesThen(Class<?>[] parameters, int dims, Class<?> value) {
+        if (parameters.length != dims + 1 || parameters[dims] != value) {
+            return false;
+        }
+        for (int n = 0; n < dims; n++) {
+            if (parameters[n] != int.class) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static IllegalArgumentException mismatch(Method method, String why) {
+        return new IllegalArgumentException(method.getDeclaringClass().getSimpleName() + "." + method.getName()
+                + MethodType.methodType(method.getReturnType(), method.getParameterTypes()) + " cannot be bound: "
+                + why);
+    }
+}

@@ -1,0 +1,86 @@
+package io.snode.codegen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.snode.api.Layout;
+import org.junit.jupiter.api.Test;
+
+class InterfaceBindingTest {
+    static final Layout LAYOUT = Layout.parse("pointer(ijk,16).pointer(ijk,16){ dense(ijk,8).place(f32 phi, i64 count);"
+            + " dynamic(l,1024,64).place(i32 particle) }; place(f64 time)");
+
+    public interface Grid {
+        float phi(int i, int j, int k);
+
+        void phi(int i, int j, int k, float value);
+
+        float addPhi(int i, int j, int k, float delta);
+
+        long getCount(int i, int j, int k);
+
+        void setCount(int i, int j, int k, long value);
+
+        long appendParticle(int i, int j, int k, int particle);
+
+        int particle(int i, int j, int k, int l);
+
+        double time();
+
+        void time(double value);
+
+        default float twicePhi(int i, int j, int k) {
+            return 2 * phi(i, j, k);
+        }
+    }
+
+    public interface WrongArity {
+        float phi(int i, int j);
+    }
+
+    public interface WrongType {
+        double phi(int i, int j, int k);
+    }
+
+    public interface UnknownField {
+        float rho(int i, int j, int k);
+    }
+
+    interface NotPublic {
+        float phi(int i, int j, int k);
+    }
+
+    @Test
+    void boundMethodsReachTheGeneratedCode() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(LAYOUT)) {
+            Grid grid = rt.bind(Grid.class);
+            grid.phi(100, 200, 300, 1.5f);
+            assertThat(grid.phi(100, 200, 300)).isEqualTo(1.5f);
+            assertThat(grid.addPhi(100, 200, 300, 1f)).isEqualTo(1.5f);
+            assertThat(grid.twicePhi(100, 200, 300)).isEqualTo(5f);
+            grid.setCount(1, 2, 3, 42L);
+            assertThat(grid.getCount(1, 2, 3)).isEqualTo(42L);
+            assertThat(grid.appendParticle(12, 25, 37, 7)).isZero();
+            assertThat(grid.appendParticle(12, 25, 37, 8)).isEqualTo(1);
+            assertThat(grid.particle(12, 25, 37, 1)).isEqualTo(8);
+            grid.time(0.25);
+            assertThat(grid.time()).isEqualTo(0.25);
+            assertThat(rt.generic().getFloat("phi", 100, 200, 300)).isEqualTo(2.5f);
+        }
+    }
+
+    @Test
+    void mismatchesAreReportedAtBindTime() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(LAYOUT)) {
+            assertThatThrownBy(() -> rt.bind(WrongArity.class)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("WrongArity.phi").hasMessageContaining("3 coordinates")
+                    .hasMessageContaining("float phi(int i, int j, int k)");
+            assertThatThrownBy(() -> rt.bind(WrongType.class)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("field phi is f32");
+            assertThatThrownBy(() -> rt.bind(UnknownField.class)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("no field").hasMessageContaining("time, phi, count, particle");
+            assertThatThrownBy(() -> rt.bind(NotPublic.class)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("must be a public interface");
+        }
+    }
+}
