@@ -46,6 +46,9 @@ public final class SNodeRuntime implements AutoCloseable {
     private final SparseRuntime runtime;
     private final MethodHandles.Lookup generated;
     private final GeneratedClass code;
+    private final LayoutEmitter.RuntimeObjects objects;
+    private final java.util.Map<Class<?>, MethodHandle> accessors = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.List<GeneratedClass> accessorCode = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private SNodeRuntime(Layout layout, RuntimeOptions options) {
         this.runtime = SparseRuntime.create(layout, options);
@@ -55,7 +58,7 @@ public final class SNodeRuntime implements AutoCloseable {
             Structure structure = runtime.internalStructure();
             String name = "io/snode/codegen/generated/Layout" + SEQUENCE.incrementAndGet();
             LayoutEmitter emitter = new LayoutEmitter(plan, name);
-            byte[] bytes = emitter.emit(new LayoutEmitter.RuntimeObjects() {
+            this.objects = new LayoutEmitter.RuntimeObjects() {
                 @Override
                 public Object structure() {
                     return structure;
@@ -80,7 +83,8 @@ public final class SNodeRuntime implements AutoCloseable {
                 public Object directories(SNode snode) {
                     return structure.directories(snode);
                 }
-            });
+            };
+            byte[] bytes = emitter.emit(objects);
             this.code = new GeneratedClass(name, bytes, plan.describe());
             if (CodegenSwitches.VERIFY) {
                 verify(bytes);
@@ -187,9 +191,52 @@ public final class SNodeRuntime implements AutoCloseable {
         return io.snode.codegen.internal.InterfaceBinder.bind(api, layout(), this::handle);
     }
 
-    /** The classes generated for this layout, with bytes, disassembly and plan. */
+    /**
+     * A new caching accessor implementing {@code api} (same names and signatures as
+     * {@link #bind}): each field access remembers the block it reached and skips the walk from
+     * the root while later coordinates stay in that block, like OpenVDB's {@code ValueAccessor}.
+     * A remembered block is dropped when the structure changes epoch (any deactivation or
+     * collection), so the accessor stays correct across them. An accessor is not thread-safe:
+     * use one per thread.
+     */
+    public <T> T accessor(Class<T> api) {
+        Objects.requireNonNull(api, "api");
+        MethodHandle constructor = accessors.computeIfAbsent(api, this::defineAccessor);
+        try {
+            return api.cast(constructor.invoke());
+        } catch (Throwable e) {
+            throw new IllegalStateException("cannot create an accessor for " + api.getName(), e);
+        }
+    }
+
+    private MethodHandle defineAccessor(Class<?> api) {
+        var bindings = io.snode.codegen.internal.InterfaceBinder.bindings(api, layout());
+        String name = "io/snode/codegen/generated/Accessor" + SEQUENCE.incrementAndGet();
+        LayoutEmitter emitter = new LayoutEmitter(plan(), name);
+        byte[] bytes = emitter.emitAccessor(api, bindings, objects);
+        GeneratedClass generatedClass = new GeneratedClass(name, bytes, plan().describe());
+        if (CodegenSwitches.VERIFY) {
+            verify(bytes);
+        }
+        if (CodegenSwitches.DUMP_DIRECTORY != null) {
+            dump(generatedClass);
+        }
+        try {
+            MethodHandles.Lookup hidden = Anchor.lookup().defineHiddenClassWithClassData(bytes,
+                    List.copyOf(emitter.classData()), true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            accessorCode.add(generatedClass);
+            return hidden.findConstructor(hidden.lookupClass(), java.lang.invoke.MethodType.methodType(void.class));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot define the accessor class for " + api.getName(), e);
+        }
+    }
+
+    /** The classes generated for this layout (the layout class, then any accessors), with bytes, disassembly and plan. */
     public List<GeneratedClass> generatedCode() {
-        return List.of(code);
+        List<GeneratedClass> all = new java.util.ArrayList<>();
+        all.add(code);
+        all.addAll(accessorCode);
+        return List.copyOf(all);
     }
 
     public MemoryStats memoryStats() {

@@ -320,6 +320,7 @@ public final class SparseRuntime implements AutoCloseable {
                 }
             }
         }
+        structure.advanceEpoch();
         collector.collect(managers.stream().map(NodeCells::manager).toList());
     }
 

@@ -51,20 +51,16 @@ public final class InterfaceBinder {
      * @param generatedMethods the compiled layout's method handle for a generated method name
      */
     public static <T> T bind(Class<T> api, Layout layout, Function<String, MethodHandle> generatedMethods) {
-        if (!api.isInterface() || !Modifier.isPublic(api.getModifiers())) {
-            throw new IllegalArgumentException("api=" + api.getName() + " must be a public interface");
-        }
+        List<LayoutEmitter.Binding> bindings = bindings(api, layout);
         List<MethodHandle> targets = new ArrayList<>();
         DynamicType.Builder<Object> builder = new ByteBuddy()
                 .subclass(Object.class)
                 .implement(api)
                 .name("io.snode.codegen.generated.Bound" + api.getSimpleName())
                 .modifiers(Visibility.PUBLIC);
-        for (Method method : api.getMethods()) {
-            if (!Modifier.isAbstract(method.getModifiers())) {
-                continue;
-            }
-            MethodHandle target = generatedMethods.apply(resolve(method, layout));
+        for (LayoutEmitter.Binding binding : bindings) {
+            Method method = binding.method();
+            MethodHandle target = generatedMethods.apply(generatedName(binding));
             if (!target.type().equals(MethodType.methodType(method.getReturnType(), method.getParameterTypes()))) {
                 throw mismatch(method, "the generated method is " + target.type());
             }
@@ -85,8 +81,31 @@ public final class InterfaceBinder {
         }
     }
 
-    /** The generated method that {@code method} stands for, or an exception that says why none. */
-    private static String resolve(Method method, Layout layout) {
+    /** The methods of {@code api} to implement, each with its field and operation. */
+    public static List<LayoutEmitter.Binding> bindings(Class<?> api, Layout layout) {
+        if (!api.isInterface() || !Modifier.isPublic(api.getModifiers())) {
+            throw new IllegalArgumentException("api=" + api.getName() + " must be a public interface");
+        }
+        List<LayoutEmitter.Binding> bindings = new ArrayList<>();
+        for (Method method : api.getMethods()) {
+            if (Modifier.isAbstract(method.getModifiers())) {
+                bindings.add(resolve(method, layout));
+            }
+        }
+        return bindings;
+    }
+
+    private static String generatedName(LayoutEmitter.Binding binding) {
+        return switch (binding.operation()) {
+            case GET -> LayoutEmitter.getter(binding.field());
+            case SET -> LayoutEmitter.setter(binding.field());
+            case ADD -> LayoutEmitter.adder(binding.field());
+            case APPEND -> LayoutEmitter.appender(binding.field());
+        };
+    }
+
+    /** The field operation that {@code method} stands for, or an exception that says why none. */
+    private static LayoutEmitter.Binding resolve(Method method, Layout layout) {
         String name = method.getName();
         Class<?>[] parameters = method.getParameterTypes();
         Class<?> returns = method.getReturnType();
@@ -102,17 +121,17 @@ public final class InterfaceBinder {
                 continue;
             }
             if (read && returns == type && coordinatesOnly(parameters, dims)) {
-                return LayoutEmitter.getter(field);
+                return new LayoutEmitter.Binding(method, field, LayoutEmitter.Operation.GET);
             }
             if (write && returns == void.class && coordinatesThen(parameters, dims, type)) {
-                return LayoutEmitter.setter(field);
+                return new LayoutEmitter.Binding(method, field, LayoutEmitter.Operation.SET);
             }
             if (add && returns == type && coordinatesThen(parameters, dims, type)) {
-                return LayoutEmitter.adder(field);
+                return new LayoutEmitter.Binding(method, field, LayoutEmitter.Operation.ADD);
             }
             if (append && field.snode().kind() == NodeKind.DYNAMIC && returns == long.class
                     && coordinatesThen(parameters, field.snode().parent().indexAxes().size(), type)) {
-                return LayoutEmitter.appender(field);
+                return new LayoutEmitter.Binding(method, field, LayoutEmitter.Operation.APPEND);
             }
             throw mismatch(method, "field " + field.name() + " is " + field.type() + " with " + dims
                     + " coordinates; expected " + expected(field, capital));

@@ -19,6 +19,7 @@ import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.ICONST_1;
 import static org.objectweb.asm.Opcodes.IDIV;
 import static org.objectweb.asm.Opcodes.IFEQ;
+import static org.objectweb.asm.Opcodes.IFNE;
 import static org.objectweb.asm.Opcodes.IFGE;
 import static org.objectweb.asm.Opcodes.IFLE;
 import static org.objectweb.asm.Opcodes.IFLT;
@@ -43,6 +44,7 @@ import static org.objectweb.asm.Opcodes.LSTORE;
 import static org.objectweb.asm.Opcodes.LUSHR;
 import static org.objectweb.asm.Opcodes.NEWARRAY;
 import static org.objectweb.asm.Opcodes.PUTSTATIC;
+import static org.objectweb.asm.Opcodes.PUTFIELD;
 import static org.objectweb.asm.Opcodes.RETURN;
 import static org.objectweb.asm.Opcodes.SIPUSH;
 import static org.objectweb.asm.Opcodes.T_INT;
@@ -104,6 +106,9 @@ public final class LayoutEmitter {
     private int offsetSlot;
     private int wordSlot;
     private int indexSlot;
+    private int epochSlot;
+    /** 0 in static methods, 1 in instance methods (slot 0 holds {@code this}). */
+    private int parameterBase;
 
     public LayoutEmitter(Plan plan, String className) {
         this.plan = plan;
@@ -142,29 +147,9 @@ public final class LayoutEmitter {
      *                {@link RuntimeObjects}
      */
     public byte[] emit(RuntimeObjects objects) {
-        writer = new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS) {
-            @Override
-            protected String getCommonSuperClass(String first, String second) {
-                return "java/lang/Object"; // only object locals merge, and only with themselves
-            }
-        };
-        writer.visit(Opcodes.V25, ACC_PUBLIC | ACC_FINAL | ACC_SUPER, className, null, "java/lang/Object", null);
-        writer.visitSource("layout: " + plan.layout(), null);
+        startClass(objects, null);
 
-        constant("STRUCTURE", "L" + STRUCTURE + ";", objects.structure());
-        constant("ROOT", D_SEGMENT, objects.root());
-        for (SNodePlan node : plan.nodes()) {
-            SNode snode = node.snode();
-            constant("SNODE_" + snode.id(), "L" + SNODE + ";", snode);
-            if (node.hasNodeManager()) {
-                constant("CELLS_" + snode.id(), D_CELLS, objects.cells(snode));
-                constant("AMBIENT_" + snode.id(), D_SEGMENT, objects.ambient(snode));
-            }
-            if (node.kind() == NodeKind.DYNAMIC && node.directoryLeafFanout() > 0) {
-                constant("DIRECTORY_" + snode.id(), D_CELLS, objects.directories(snode));
-            }
-        }
-        emitStaticInitializer();
+
 
         for (PlacedField field : plan.layout().fields()) {
             emitGet(field);
@@ -194,6 +179,35 @@ public final class LayoutEmitter {
         }
         writer.visitEnd();
         return writer.toByteArray();
+    }
+
+    /** Starts a class (implementing {@code api} when not null) with the plan's runtime objects as constants. */
+    private void startClass(RuntimeObjects objects, String api) {
+        writer = new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS) {
+            @Override
+            protected String getCommonSuperClass(String first, String second) {
+                return "java/lang/Object"; // only object locals merge, and only with themselves
+            }
+        };
+        writer.visit(Opcodes.V25, ACC_PUBLIC | ACC_FINAL | ACC_SUPER, className, null, "java/lang/Object",
+                api == null ? null : new String[] {api});
+        writer.visitSource("layout: " + plan.layout(), null);
+        staticFields.clear();
+        classData.clear();
+        constant("STRUCTURE", "L" + STRUCTURE + ";", objects.structure());
+        constant("ROOT", D_SEGMENT, objects.root());
+        for (SNodePlan node : plan.nodes()) {
+            SNode snode = node.snode();
+            constant("SNODE_" + snode.id(), "L" + SNODE + ";", snode);
+            if (node.hasNodeManager()) {
+                constant("CELLS_" + snode.id(), D_CELLS, objects.cells(snode));
+                constant("AMBIENT_" + snode.id(), D_SEGMENT, objects.ambient(snode));
+            }
+            if (node.kind() == NodeKind.DYNAMIC && node.directoryLeafFanout() > 0) {
+                constant("DIRECTORY_" + snode.id(), D_CELLS, objects.directories(snode));
+            }
+        }
+        emitStaticInitializer();
     }
 
     /** The runtime objects the generated class refers to. */
@@ -251,9 +265,18 @@ public final class LayoutEmitter {
         ValueType value = ValueType.of(field.type());
         int dims = field.dimensionality();
         MethodVisitor mv = method(getter(field), "(" + coordinates(dims) + ")" + value.type.getDescriptor(), dims);
+        emitGetBody(mv, field, null);
+    }
+
+    /** The body of a read; with a cache, an instance method of an accessor (see {@link #emitAccessor}). */
+    private void emitGetBody(MethodVisitor mv, PlacedField field, Cache cache) {
+        ValueType value = ValueType.of(field.type());
         emitBoundsChecks(mv, "field=" + field.name(), field.snode());
         Label zero = new Label();
-        boolean mayBeInactive = emitWalk(mv, plan.path(field), plan.path(field).size(), zero, true);
+        List<PathStep> path = plan.path(field);
+        boolean mayBeInactive = cache == null
+                ? emitWalk(mv, path, path.size(), zero, true)
+                : emitCachedWalk(mv, field, cache, zero);
         emitFieldAddress(mv, field, value);
         mv.visitMethodInsn(INVOKEINTERFACE, SEGMENT, "get",
                 "(" + value.layoutDescriptor() + "J)" + value.type.getDescriptor(), true);
@@ -274,23 +297,32 @@ public final class LayoutEmitter {
         MethodVisitor mv = method(add ? adder(field) : setter(field),
                 "(" + coordinates(dims) + value.type.getDescriptor() + ")" + returns.getDescriptor(),
                 dims + value.type.getSize());
+        emitStoreBody(mv, field, add, null);
+    }
+
+    private void emitStoreBody(MethodVisitor mv, PlacedField field, boolean add, Cache cache) {
+        ValueType value = ValueType.of(field.type());
+        int dims = field.dimensionality();
         emitBoundsChecks(mv, "field=" + field.name(), field.snode());
         Label slow = new Label();
         Label store = new Label();
-        boolean mayBeInactive = emitWalk(mv, plan.path(field), plan.path(field).size(), slow, false);
+        List<PathStep> path = plan.path(field);
+        boolean mayBeInactive = cache == null
+                ? emitWalk(mv, path, path.size(), slow, false)
+                : emitCachedWalk(mv, field, cache, slow);
         mv.visitLabel(store);
         if (add) {
             mv.visitVarInsn(ALOAD, segmentSlot);
             mv.visitVarInsn(LLOAD, offsetSlot);
             pushLong(mv, plan.node(field.snode()).fieldOffset(field.slot()));
             mv.visitInsn(LADD);
-            mv.visitVarInsn(value.load(), dims);
+            mv.visitVarInsn(value.load(), parameterBase + dims);
             mv.visitMethodInsn(INVOKESTATIC, ATOMICS, value.atomicAdd,
                     "(" + D_SEGMENT + "J" + value.type.getDescriptor() + ")" + value.type.getDescriptor(), false);
             mv.visitInsn(value.returns());
         } else {
             emitFieldAddress(mv, field, value);
-            mv.visitVarInsn(value.load(), dims);
+            mv.visitVarInsn(value.load(), parameterBase + dims);
             mv.visitMethodInsn(INVOKEINTERFACE, SEGMENT, "set",
                     "(" + value.layoutDescriptor() + "J" + value.type.getDescriptor() + ")V", true);
             mv.visitInsn(RETURN);
@@ -303,6 +335,166 @@ public final class LayoutEmitter {
         end(mv);
     }
 
+    // ------------------------------------------------------------------ caching accessors
+
+    /**
+     * What an accessor remembers for one field: the cell reached after path step {@code level}
+     * (the deepest pointer on the path), keyed by the coordinates divided by {@code divisors}
+     * (the sizes below that level), and the epoch in which it was found.
+     */
+    private record Cache(String prefix, int level, long[] divisors) {
+    }
+
+    /** The cache for {@code field}'s accesses, or null when its path has no pointer to skip. */
+    private Cache cacheFor(PlacedField field) {
+        List<PathStep> path = plan.path(field);
+        int level = -1;
+        for (int n = 0; n < path.size(); n++) {
+            if (path.get(n).node().kind() == NodeKind.POINTER) {
+                level = n;
+            }
+        }
+        if (level < 0) {
+            return null;
+        }
+        List<Axis> axes = field.axes();
+        long[] divisors = new long[axes.size()];
+        List<SNode> chain = field.snode().ancestry();
+        for (int n = 0; n < axes.size(); n++) {
+            long divisor = 1;
+            for (int below = level + 2; below < chain.size(); below++) {
+                divisor *= chain.get(below).size(axes.get(n));
+            }
+            divisors[n] = divisor;
+        }
+        return new Cache(field.name() + "$", level, divisors);
+    }
+
+    /**
+     * Uses the remembered cell when the epoch and the key match; otherwise walks to the cached
+     * level (inactive levels jump to {@code inactive}) and remembers the cell. Then walks the
+     * levels below it.
+     */
+    private boolean emitCachedWalk(MethodVisitor mv, PlacedField field, Cache cache, Label inactive) {
+        List<PathStep> path = plan.path(field);
+        int dims = field.dimensionality();
+        String owner = className;
+        mv.visitFieldInsn(GETSTATIC, className, "STRUCTURE", "L" + STRUCTURE + ";");
+        mv.visitMethodInsn(INVOKESTATIC, NODES, "epoch", "(L" + STRUCTURE + ";)J", false);
+        mv.visitVarInsn(LSTORE, epochSlot);
+        Label miss = new Label();
+        Label ready = new Label();
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, owner, cache.prefix() + "epoch", "J");
+        mv.visitVarInsn(LLOAD, epochSlot);
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFNE, miss);
+        for (int n = 0; n < dims; n++) {
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitFieldInsn(GETFIELD, owner, cache.prefix() + "key" + n, "I");
+            emitKey(mv, n, cache.divisors()[n]);
+            mv.visitJumpInsn(Opcodes.IF_ICMPNE, miss);
+        }
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, owner, cache.prefix() + "segment", D_SEGMENT);
+        mv.visitVarInsn(ASTORE, segmentSlot);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, owner, cache.prefix() + "offset", "J");
+        mv.visitVarInsn(LSTORE, offsetSlot);
+        mv.visitJumpInsn(GOTO, ready);
+
+        mv.visitLabel(miss);
+        emitWalk(mv, path, 0, cache.level() + 1, inactive, false);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(LLOAD, epochSlot);
+        mv.visitFieldInsn(PUTFIELD, owner, cache.prefix() + "epoch", "J");
+        for (int n = 0; n < dims; n++) {
+            mv.visitVarInsn(ALOAD, 0);
+            emitKey(mv, n, cache.divisors()[n]);
+            mv.visitFieldInsn(PUTFIELD, owner, cache.prefix() + "key" + n, "I");
+        }
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(ALOAD, segmentSlot);
+        mv.visitFieldInsn(PUTFIELD, owner, cache.prefix() + "segment", D_SEGMENT);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(LLOAD, offsetSlot);
+        mv.visitFieldInsn(PUTFIELD, owner, cache.prefix() + "offset", "J");
+
+        mv.visitLabel(ready);
+        emitWalk(mv, path, cache.level() + 1, path.size(), inactive, false);
+        return true;
+    }
+
+    /** Pushes coordinate {@code n} divided by {@code divisor}: the block key on that axis. */
+    private void emitKey(MethodVisitor mv, int n, long divisor) {
+        mv.visitVarInsn(ILOAD, parameterBase + n);
+        if (divisor > 1) {
+            if (Long.bitCount(divisor) == 1) {
+                pushInt(mv, Long.numberOfTrailingZeros(divisor));
+                mv.visitInsn(IUSHR);
+            } else {
+                pushInt(mv, (int) divisor);
+                mv.visitInsn(IDIV);
+            }
+        }
+    }
+
+    /** One method of an application interface and the field operation it performs. */
+    public record Binding(java.lang.reflect.Method method, PlacedField field, Operation operation) {
+    }
+
+    /** The field operations an interface method can stand for. */
+    public enum Operation { GET, SET, ADD, APPEND }
+
+    /**
+     * Emits an accessor: a class implementing {@code api} whose field reads, writes and adds
+     * remember the last block they reached (per field: the cell below the deepest pointer on the
+     * path) and skip the walk while the coordinates stay in that block and the structure's
+     * epoch has not changed. One instance serves one thread.
+     */
+    public byte[] emitAccessor(Class<?> api, List<Binding> bindings, RuntimeObjects objects) {
+        startClass(objects, Type.getInternalName(api));
+        MethodVisitor init = writer.visitMethod(ACC_PUBLIC, "<init>", "()V", null, null);
+        init.visitCode();
+        init.visitVarInsn(ALOAD, 0);
+        init.visitMethodInsn(Opcodes.INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
+        java.util.Set<String> declared = new java.util.HashSet<>();
+        for (Binding binding : bindings) {
+            Cache cache = binding.operation() == Operation.APPEND ? null : cacheFor(binding.field());
+            if (cache != null && declared.add(cache.prefix())) {
+                writer.visitField(ACC_PRIVATE, cache.prefix() + "epoch", "J", null, null).visitEnd();
+                for (int n = 0; n < binding.field().dimensionality(); n++) {
+                    writer.visitField(ACC_PRIVATE, cache.prefix() + "key" + n, "I", null, null).visitEnd();
+                }
+                writer.visitField(ACC_PRIVATE, cache.prefix() + "segment", D_SEGMENT, null, null).visitEnd();
+                writer.visitField(ACC_PRIVATE, cache.prefix() + "offset", "J", null, null).visitEnd();
+                init.visitVarInsn(ALOAD, 0);
+                pushLong(init, -1);
+                init.visitFieldInsn(PUTFIELD, className, cache.prefix() + "epoch", "J");
+            }
+        }
+        init.visitInsn(RETURN);
+        end(init);
+        for (Binding binding : bindings) {
+            java.lang.reflect.Method method = binding.method();
+            PlacedField field = binding.field();
+            int slots = 0;
+            for (Class<?> parameter : method.getParameterTypes()) {
+                slots += Type.getType(parameter).getSize();
+            }
+            MethodVisitor mv = method(method.getName(), Type.getMethodDescriptor(method), slots, false);
+            Cache cache = cacheFor(field);
+            switch (binding.operation()) {
+                case GET -> emitGetBody(mv, field, cache);
+                case SET -> emitStoreBody(mv, field, false, cache);
+                case ADD -> emitStoreBody(mv, field, true, cache);
+                case APPEND -> emitFieldAppendBody(mv, field);
+            }
+        }
+        writer.visitEnd();
+        return writer.toByteArray();
+    }
+
     /** {@code append_f(listCoordinates..., value)}: appends an element holding {@code value}. */
     private void emitFieldAppend(PlacedField field) {
         ValueType value = ValueType.of(field.type());
@@ -310,6 +502,13 @@ public final class LayoutEmitter {
         int dims = list.parent().indexAxes().size();
         MethodVisitor mv = method(appender(field), "(" + coordinates(dims) + value.type.getDescriptor() + ")J",
                 dims + value.type.getSize());
+        emitFieldAppendBody(mv, field);
+    }
+
+    private void emitFieldAppendBody(MethodVisitor mv, PlacedField field) {
+        ValueType value = ValueType.of(field.type());
+        SNode list = field.snode();
+        int dims = list.parent().indexAxes().size();
         emitBoundsChecks(mv, "snode=" + list.parent().path(), list.parent());
         int locationSlot = segmentSlot;
         mv.visitFieldInsn(GETSTATIC, className, "STRUCTURE", "L" + STRUCTURE + ";");
@@ -325,7 +524,7 @@ public final class LayoutEmitter {
         mv.visitFieldInsn(GETFIELD, LOCATION, "offset", "J");
         pushLong(mv, plan.node(list).fieldOffset(field.slot()));
         mv.visitInsn(LADD);
-        mv.visitVarInsn(value.load(), dims);
+        mv.visitVarInsn(value.load(), parameterBase + dims);
         mv.visitMethodInsn(INVOKEINTERFACE, SEGMENT, "set",
                 "(" + value.layoutDescriptor() + "J" + value.type.getDescriptor() + ")V", true);
         mv.visitVarInsn(ALOAD, locationSlot);
@@ -375,7 +574,7 @@ public final class LayoutEmitter {
             if (n == insertAt) {
                 mv.visitInsn(ICONST_0);
             } else {
-                mv.visitVarInsn(ILOAD, parameter++);
+                mv.visitVarInsn(ILOAD, parameterBase + parameter++);
             }
             mv.visitInsn(IASTORE);
         }
@@ -472,13 +671,21 @@ public final class LayoutEmitter {
      * @return whether any level can jump to {@code inactive}
      */
     private boolean emitWalk(MethodVisitor mv, List<PathStep> steps, int levels, Label inactive, boolean ambient) {
+        return emitWalk(mv, steps, 0, levels, inactive, ambient);
+    }
+
+    /** Steps {@code [from, to)}; from the root cell when {@code from == 0}, else from the locals. */
+    private boolean emitWalk(MethodVisitor mv, List<PathStep> steps, int from, int to, Label inactive,
+                             boolean ambient) {
         boolean jumps = false;
-        mv.visitFieldInsn(GETSTATIC, className, "ROOT", D_SEGMENT);
-        mv.visitVarInsn(ASTORE, segmentSlot);
-        mv.visitInsn(LCONST_0);
-        mv.visitVarInsn(LSTORE, offsetSlot);
+        if (from == 0) {
+            mv.visitFieldInsn(GETSTATIC, className, "ROOT", D_SEGMENT);
+            mv.visitVarInsn(ASTORE, segmentSlot);
+            mv.visitInsn(LCONST_0);
+            mv.visitVarInsn(LSTORE, offsetSlot);
+        }
         SNode target = steps.isEmpty() ? null : steps.getLast().node().snode();
-        for (int level = 0; level < levels; level++) {
+        for (int level = from; level < to; level++) {
             PathStep step = steps.get(level);
             SNodePlan node = step.node();
             emitCellIndex(mv, step.splits(), target);
@@ -630,7 +837,7 @@ public final class LayoutEmitter {
             if (split.size() == 1) {
                 continue;
             }
-            mv.visitVarInsn(ILOAD, split.coordinate());
+            mv.visitVarInsn(ILOAD, parameterBase + split.coordinate());
             if (split.divisor() > 1) {
                 if (split.shift() >= 0) {
                     pushInt(mv, split.shift());
@@ -707,13 +914,13 @@ public final class LayoutEmitter {
         int[] extents = shape.indexShape();
         for (int n = 0; n < axes.size(); n++) {
             Label inside = new Label();
-            mv.visitVarInsn(ILOAD, n);
+            mv.visitVarInsn(ILOAD, parameterBase + n);
             pushInt(mv, extents[n]);
             mv.visitMethodInsn(INVOKESTATIC, "java/lang/Integer", "compareUnsigned", "(II)I", false);
             mv.visitJumpInsn(IFLT, inside);
             mv.visitLdcInsn(what);
             pushInt(mv, axes.get(n).letter());
-            mv.visitVarInsn(ILOAD, n);
+            mv.visitVarInsn(ILOAD, parameterBase + n);
             pushInt(mv, extents[n]);
             mv.visitMethodInsn(INVOKESTATIC, NODES, "outside",
                     "(Ljava/lang/String;CII)Ljava/lang/IndexOutOfBoundsException;", false);
@@ -725,11 +932,17 @@ public final class LayoutEmitter {
     // ------------------------------------------------------------------ plumbing
 
     private MethodVisitor method(String name, String descriptor, int parameterSlots) {
-        segmentSlot = parameterSlots;
+        return method(name, descriptor, parameterSlots, true);
+    }
+
+    private MethodVisitor method(String name, String descriptor, int parameterSlots, boolean isStatic) {
+        parameterBase = isStatic ? 0 : 1;
+        segmentSlot = parameterBase + parameterSlots;
         offsetSlot = segmentSlot + 1;
         wordSlot = offsetSlot + 2;
         indexSlot = wordSlot + 2;
-        MethodVisitor mv = writer.visitMethod(ACC_PUBLIC | ACC_STATIC, name, descriptor, null, null);
+        epochSlot = indexSlot + 2;
+        MethodVisitor mv = writer.visitMethod(ACC_PUBLIC | (isStatic ? ACC_STATIC : 0), name, descriptor, null, null);
         mv.visitCode();
         return mv;
     }

@@ -72,6 +72,11 @@ public final class Nodes {
         return Atomics.getAcquire(blocks.segment(leafCell), blocks.offset(leafCell) + (extra % leafFanout) * Long.BYTES);
     }
 
+    /** The structure's epoch, which caching accessors compare before using a cached cell. */
+    public static long epoch(Structure structure) {
+        return structure.epoch();
+    }
+
     /** The slow path of a write: activates the path to the cell and returns where it is. */
     public static Location activate(Structure structure, SNode target, int[] coordinates) {
         Location location = new Location();

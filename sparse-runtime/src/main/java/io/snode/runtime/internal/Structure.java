@@ -38,6 +38,13 @@ public final class Structure {
     private final CellManager[] directories;
     private final MemorySegment[] ambient;
     private final boolean[] managedBelow;
+    /**
+     * Counts events after which a remembered cell may no longer be the cell of its coordinates:
+     * deactivations, roll-backs of activations, collections. Accessors that cache cells compare
+     * it before using a cached cell (read before their walk, so a change during the walk is
+     * seen by the next access).
+     */
+    private volatile long epoch;
 
     /**
      * @param cells       per SNode id: the allocator of a pointer's child cells or of a dynamic's
@@ -65,6 +72,26 @@ public final class Structure {
 
     public Plan plan() {
         return plan;
+    }
+
+    /** The current epoch; it changes whenever a cell may have left its coordinates. */
+    public long epoch() {
+        return epoch;
+    }
+
+    /** Starts a new epoch: cached cells are stale from now on. */
+    public void advanceEpoch() {
+        EPOCH.getAndAdd(this, 1L);
+    }
+
+    private static final java.lang.invoke.VarHandle EPOCH;
+
+    static {
+        try {
+            EPOCH = java.lang.invoke.MethodHandles.lookup().findVarHandle(Structure.class, "epoch", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     public MemorySegment root() {
@@ -117,6 +144,7 @@ public final class Structure {
             }
             return true;
         } catch (RuntimeException | Error failure) {
+            advanceEpoch();
             undo.rollBack();
             throw failure;
         }
@@ -272,6 +300,7 @@ public final class Structure {
                 }
             }
         } catch (RuntimeException | Error failure) {
+            advanceEpoch();
             undo.rollBack();
             throw failure;
         }
@@ -414,6 +443,7 @@ public final class Structure {
         if (!locateParent(target, coordinates, location)) {
             return false;
         }
+        advanceEpoch();
         PathStep step = plan.path(target).getLast();
         long container = location.offset + step.containerOffset();
         return deactivateCell(step.node(), location.segment, container, step.cellIndex(coordinates));
@@ -513,6 +543,7 @@ public final class Structure {
     /** Deactivates every cell of {@code target}. */
     public void deactivateAll(SNode target) {
         requireSparse(target);
+        advanceEpoch();
         SNodePlan node = plan.node(target);
         SNode parent = target.parent();
         int childIndex = parent.children().indexOf(target);

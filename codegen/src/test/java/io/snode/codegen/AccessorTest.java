@@ -1,0 +1,77 @@
+package io.snode.codegen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snode.api.Layout;
+import io.snode.api.SNode;
+import org.junit.jupiter.api.Test;
+
+class AccessorTest {
+    static final Layout L1 = Layout.parse("pointer(ijk,16).pointer(ijk,16).dense(ijk,8).place(f32 phi)");
+
+    public interface Phi {
+        float phi(int i, int j, int k);
+
+        void phi(int i, int j, int k, float value);
+
+        float addPhi(int i, int j, int k, float delta);
+    }
+
+    @Test
+    void coherentAccessesAgreeWithTheGenericPath() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(L1)) {
+            Phi phi = rt.accessor(Phi.class);
+            for (int i = 0; i < 40; i++) {
+                for (int k = 0; k < 40; k++) {
+                    phi.phi(1000 + i, 7, 1000 + k, i * 100 + k);
+                }
+            }
+            for (int i = 0; i < 40; i++) {
+                for (int k = 0; k < 40; k++) {
+                    assertThat(rt.generic().getFloat("phi", 1000 + i, 7, 1000 + k)).isEqualTo(i * 100 + k);
+                    assertThat(phi.phi(1000 + i, 7, 1000 + k)).isEqualTo(i * 100 + k);
+                }
+            }
+            assertThat(phi.addPhi(1000, 7, 1000, 0.5f)).isZero();
+            assertThat(phi.phi(1000, 7, 1000)).isEqualTo(0.5f);
+            assertThat(phi.phi(5, 5, 5)).isZero();
+        }
+    }
+
+    @Test
+    void aRememberedBlockIsDroppedWhenItIsDeactivatedCollectedAndReused() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(L1)) {
+            Phi phi = rt.accessor(Phi.class);
+            SNode block = L1.snode(2);
+            phi.phi(8, 8, 8, 1f);
+            assertThat(phi.phi(8, 8, 9)).isZero();   // remembers the block of (8, 8, 8)
+            assertThat(rt.generic().deactivate(block, 1, 1, 1)).isTrue();
+            rt.collect();
+            // Reuse: enough new blocks that every free cell, the recycled one included, is handed out.
+            long allocated = rt.memoryStats().of(block).cells().cellsAllocated();
+            for (int b = 0; b < allocated + 1; b++) {
+                rt.generic().setFloat("phi", 7f + b, 800 + 8 * b, 800, 809);
+            }
+            assertThat(rt.memoryStats().of(block).cells().cellsFree()).isLessThan(allocated);
+            assertThat(phi.phi(8, 8, 9)).isZero();
+            assertThat(phi.phi(800, 800, 809)).isEqualTo(7f);
+            assertThat(phi.phi(8, 8, 8)).isZero();
+            phi.phi(8, 8, 8, 2f);
+            assertThat(rt.generic().getFloat("phi", 8, 8, 8)).isEqualTo(2f);
+            assertThat(rt.generic().getFloat("phi", 800, 800, 809)).isEqualTo(7f);
+        }
+    }
+
+    @Test
+    void accessorsAreIndependentAndShowUpInTheGeneratedCode() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(L1)) {
+            Phi first = rt.accessor(Phi.class);
+            Phi second = rt.accessor(Phi.class);
+            assertThat(first).isNotSameAs(second);
+            first.phi(1, 2, 3, 4f);
+            assertThat(second.phi(1, 2, 3)).isEqualTo(4f);
+            assertThat(rt.generatedCode()).hasSize(2);
+            assertThat(rt.generatedCode().get(1).disassembly()).contains("phi$epoch", "phi$segment", "implements");
+        }
+    }
+}
