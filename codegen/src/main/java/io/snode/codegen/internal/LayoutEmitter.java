@@ -264,7 +264,8 @@ public final class LayoutEmitter {
     private void emitGet(PlacedField field) {
         ValueType value = ValueType.of(field.type());
         int dims = field.dimensionality();
-        MethodVisitor mv = method(getter(field), "(" + coordinates(dims) + ")" + value.type.getDescriptor(), dims);
+        MethodVisitor mv = method(getter(field), "(" + coordinates(dims) + ")" + value.type.getDescriptor(), dims,
+                true, names(field.axes(), null));
         emitGetBody(mv, field, null);
     }
 
@@ -296,7 +297,7 @@ public final class LayoutEmitter {
         Type returns = add ? value.type : Type.VOID_TYPE;
         MethodVisitor mv = method(add ? adder(field) : setter(field),
                 "(" + coordinates(dims) + value.type.getDescriptor() + ")" + returns.getDescriptor(),
-                dims + value.type.getSize());
+                dims + value.type.getSize(), true, names(field.axes(), add ? "delta" : "value"));
         emitStoreBody(mv, field, add, null);
     }
 
@@ -482,7 +483,13 @@ public final class LayoutEmitter {
             for (Class<?> parameter : method.getParameterTypes()) {
                 slots += Type.getType(parameter).getSize();
             }
-            MethodVisitor mv = method(method.getName(), Type.getMethodDescriptor(method), slots, false);
+            List<String> parameterNames = switch (binding.operation()) {
+                case GET -> names(field.axes(), null);
+                case SET -> names(field.axes(), "value");
+                case ADD -> names(field.axes(), "delta");
+                case APPEND -> names(field.snode().parent().indexAxes(), "value");
+            };
+            MethodVisitor mv = method(method.getName(), Type.getMethodDescriptor(method), slots, false, parameterNames);
             Cache cache = cacheFor(field);
             switch (binding.operation()) {
                 case GET -> emitGetBody(mv, field, cache);
@@ -501,7 +508,7 @@ public final class LayoutEmitter {
         SNode list = field.snode();
         int dims = list.parent().indexAxes().size();
         MethodVisitor mv = method(appender(field), "(" + coordinates(dims) + value.type.getDescriptor() + ")J",
-                dims + value.type.getSize());
+                dims + value.type.getSize(), true, names(list.parent().indexAxes(), "value"));
         emitFieldAppendBody(mv, field);
     }
 
@@ -584,7 +591,8 @@ public final class LayoutEmitter {
 
     private void emitIsActive(SNode snode) {
         int dims = snode.indexAxes().size();
-        MethodVisitor mv = method("isActive_" + nodeName(snode), "(" + coordinates(dims) + ")Z", dims);
+        MethodVisitor mv = method("isActive_" + nodeName(snode), "(" + coordinates(dims) + ")Z", dims, true,
+                names(snode.indexAxes(), null));
         emitBoundsChecks(mv, "snode=" + snode.path(), snode);
         List<PathStep> path = plan.path(snode);
         Label inactive = new Label();
@@ -636,7 +644,8 @@ public final class LayoutEmitter {
                               boolean listCoordinates) {
         SNode shape = listCoordinates ? snode.parent() : snode;
         int dims = shape.indexAxes().size();
-        MethodVisitor mv = method(prefix + nodeName(snode), "(" + coordinates(dims) + ")" + returns.getDescriptor(), dims);
+        MethodVisitor mv = method(prefix + nodeName(snode), "(" + coordinates(dims) + ")" + returns.getDescriptor(), dims,
+                true, names(shape.indexAxes(), null));
         emitBoundsChecks(mv, "snode=" + shape.path(), shape);
         mv.visitFieldInsn(GETSTATIC, className, "STRUCTURE", "L" + STRUCTURE + ";");
         mv.visitFieldInsn(GETSTATIC, className, "SNODE_" + snode.id(), "L" + SNODE + ";");
@@ -652,7 +661,7 @@ public final class LayoutEmitter {
     }
 
     private void emitDeactivateAll(SNode snode) {
-        MethodVisitor mv = method("deactivateAll_" + nodeName(snode), "()V", 0);
+        MethodVisitor mv = method("deactivateAll_" + nodeName(snode), "()V", 0, true, List.of());
         mv.visitFieldInsn(GETSTATIC, className, "STRUCTURE", "L" + STRUCTURE + ";");
         mv.visitFieldInsn(GETSTATIC, className, "SNODE_" + snode.id(), "L" + SNODE + ";");
         mv.visitMethodInsn(INVOKESTATIC, NODES, "deactivateAll", "(L" + STRUCTURE + ";L" + SNODE + ";)V", false);
@@ -931,11 +940,20 @@ public final class LayoutEmitter {
 
     // ------------------------------------------------------------------ plumbing
 
-    private MethodVisitor method(String name, String descriptor, int parameterSlots) {
-        return method(name, descriptor, parameterSlots, true);
+    /** Parameter names: the axis letters of the coordinates, then the value's name if any. */
+    private static List<String> names(List<Axis> axes, String value) {
+        List<String> names = new ArrayList<>();
+        for (Axis axis : axes) {
+            names.add(String.valueOf(axis.letter()));
+        }
+        if (value != null) {
+            names.add(value);
+        }
+        return names;
     }
 
-    private MethodVisitor method(String name, String descriptor, int parameterSlots, boolean isStatic) {
+    private MethodVisitor method(String name, String descriptor, int parameterSlots, boolean isStatic,
+                                 List<String> parameterNames) {
         parameterBase = isStatic ? 0 : 1;
         segmentSlot = parameterBase + parameterSlots;
         offsetSlot = segmentSlot + 1;
@@ -943,6 +961,9 @@ public final class LayoutEmitter {
         indexSlot = wordSlot + 2;
         epochSlot = indexSlot + 2;
         MethodVisitor mv = writer.visitMethod(ACC_PUBLIC | (isStatic ? ACC_STATIC : 0), name, descriptor, null, null);
+        for (String parameter : parameterNames) {
+            mv.visitParameter(parameter, 0);
+        }
         mv.visitCode();
         return mv;
     }
