@@ -1,0 +1,78 @@
+package io.snode.bench.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code ./snode} command line. Exit codes: 0 success, 2 bad arguments or input, 1 failure;
+ * errors go to stderr as one line that says what to do. A subcommand is one class annotated
+ * with {@code @Command}, listed in {@code subcommands} below.
+ */
+@Command(name = "snode", mixinStandardHelpOptions = true, versionProvider = SnodeCli.Version.class,
+        description = "SNode for Java: sparse data layouts compiled to hidden classes over off-heap memory.",
+        subcommands = {InspectCommand.class, CommandLine.HelpCommand.class})
+public final class SnodeCli implements Runnable {
+    /** Success. */
+    public static final int OK = 0;
+    /** A failure of the program or of the machine. */
+    public static final int FAILURE = 1;
+    /** Bad arguments or input. */
+    public static final int BAD_INPUT = 2;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line with the given streams; returns the exit code. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine commandLine = new CommandLine(new SnodeCli());
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        commandLine.setParameterExceptionHandler((exception, arguments) -> {
+            err.println("snode: " + exception.getMessage() + " (see: ./snode "
+                    + exception.getCommandLine().getCommandName().replace("snode", "").strip() + " --help)");
+            return BAD_INPUT;
+        });
+        commandLine.setExecutionExceptionHandler((exception, parsed, result) -> {
+            if (exception instanceof BadInputException bad) {
+                err.println("snode " + parsed.getCommandName() + ": " + bad.getMessage());
+                return BAD_INPUT;
+            }
+            err.println("snode " + parsed.getCommandName() + ": failed: " + exception
+                    + " (a bug or a machine limit; run again with -Dsnode.trace=true for the stack trace)");
+            if (Boolean.getBoolean("snode.trace")) {
+                exception.printStackTrace(err);
+            }
+            return FAILURE;
+        });
+        int code = commandLine.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** Input that cannot be used: the message says what was wrong and what to do. */
+    static final class BadInputException extends RuntimeException {
+        BadInputException(String message) {
+            super(message);
+        }
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = SnodeCli.class.getPackage().getImplementationVersion();
+            return new String[] {"snode " + (version == null ? "(development build)" : version)
+                    + " on Java " + Runtime.version()};
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package io.snode.bench.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SnodeCliTest {
+    static final String L1 = "pointer(ijk,16).pointer(ijk,16).dense(ijk,8).place(f32 phi)";
+    static final String L2 = "pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)";
+
+    record Result(int code, String out, String err) {
+    }
+
+    static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = SnodeCli.run(args, new PrintWriter(out), new PrintWriter(err));
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void inspectPrintsThePlanAndTheGeneratedCodeOfL1() {
+        Result result = run("inspect", L1);
+        assertThat(result.code()).isZero();
+        assertThat(result.err()).isEmpty();
+        assertThat(result.out()).contains(
+                "snode 1 root/pointer(ijk,16)", "cells 4096, cell 32768 B", "axis i: size 16 (4 bits), stride 256",
+                "snode 3 root/pointer(ijk,16)/pointer(ijk,16)/dense(ijk,8)", "cell 4 B",
+                "i: (c >>> 7) & 15, stride 256", "i: (c >>> 3) & 15, stride 256", "i: (c >>> 0) & 7, stride 64",
+                "public static get_phi(III)F", "BIPUSH 7", "IUSHR", "BIPUSH 15", "IAND");
+    }
+
+    @Test
+    void inspectOfL2ShowsTheBitmaskBeforeTheCells() {
+        Result result = run("inspect", "--plan-only", L2);
+        assertThat(result.code()).isZero();
+        assertThat(result.out()).contains("kind bitmasked, cells 512, cell 4 B (align 4), container 2112 B (mask 64 B, cells at +64)")
+                .doesNotContain("INVOKESTATIC");
+    }
+
+    @Test
+    void dumpWritesClassFiles(@TempDir Path directory) throws Exception {
+        Result result = run("inspect", "--plan-only", "--dump", directory.toString(), L1);
+        assertThat(result.code()).isZero();
+        try (var files = Files.list(directory)) {
+            Path file = files.findFirst().orElseThrow();
+            byte[] bytes = Files.readAllBytes(file);
+            assertThat(file.getFileName().toString()).startsWith("Layout").endsWith(".class");
+            assertThat(bytes).startsWith(0xCA, 0xFE, 0xBA, 0xBE);
+        }
+    }
+
+    @Test
+    void aBadLayoutIsOneLineOnStderrAndExitCodeTwo() {
+        Result result = run("inspect", "dense(ijk,8)");
+        assertThat(result.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(result.out()).isEmpty();
+        assertThat(result.err().strip()).doesNotContain("\n")
+                .startsWith("snode inspect: bad layout: column 13: expected '.' or '{'")
+                .contains("fix the layout text");
+        Result invalid = run("inspect", "pointer(ij,4).dynamic(j,8).place(f32 x)");
+        assertThat(invalid.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(invalid.err()).contains("not consumed by any of its ancestors");
+    }
+
+    @Test
+    void badArgumentsExitWithTwo() {
+        Result missing = run("inspect");
+        assertThat(missing.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(missing.err()).contains("Missing required parameter").contains("--help");
+        Result unknown = run("frobnicate");
+        assertThat(unknown.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        Result option = run("inspect", "--nope", L1);
+        assertThat(option.code()).isEqualTo(SnodeCli.BAD_INPUT);
+    }
+
+    @Test
+    void helpListsTheSubcommands() {
+        Result result = run("--help");
+        assertThat(result.code()).isZero();
+        assertThat(result.out()).contains("inspect", "Usage: snode");
+    }
+}
