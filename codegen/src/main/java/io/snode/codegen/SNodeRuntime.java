@@ -5,6 +5,17 @@ import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.codegen.generated.Anchor;
+import io.snode.codegen.kernel.BlockKernel;
+import io.snode.codegen.kernel.Kernel;
+import io.snode.codegen.kernel.Kernel1;
+import io.snode.codegen.kernel.Kernel2;
+import io.snode.codegen.kernel.Kernel3;
+import io.snode.codegen.kernel.Kernel4;
+import io.snode.codegen.kernel.Kernel5;
+import io.snode.codegen.kernel.Kernel6;
+import io.snode.codegen.kernel.Kernel7;
+import io.snode.codegen.kernel.Kernel8;
+import io.snode.codegen.kernel.KernelException;
 import io.snode.codegen.internal.LayoutEmitter;
 import io.snode.runtime.MemoryStats;
 import io.snode.runtime.Plan;
@@ -49,6 +60,7 @@ public final class SNodeRuntime implements AutoCloseable {
     private final LayoutEmitter.RuntimeObjects objects;
     private final java.util.Map<Class<?>, MethodHandle> accessors = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.List<GeneratedClass> accessorCode = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile io.snode.codegen.internal.Launcher launcher;
 
     private SNodeRuntime(Layout layout, RuntimeOptions options) {
         this.runtime = SparseRuntime.create(layout, options);
@@ -94,6 +106,8 @@ public final class SNodeRuntime implements AutoCloseable {
             }
             this.generated = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()),
                     true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            this.launcher = new io.snode.codegen.internal.Launcher(structure, Runtime.getRuntime().availableProcessors(),
+                    accessorCode::add);
             built = true;
         } catch (IllegalAccessException e) {
             throw new AssertionError("the anchor's lookup defines classes in its own package", e);
@@ -252,8 +266,124 @@ public final class SNodeRuntime implements AutoCloseable {
         return generated;
     }
 
+    // ------------------------------------------------------------------ struct-for
+
+    /**
+     * The number of threads launches use: 1 runs kernels on the calling thread, in tree order
+     * (for debugging and determinism). Default: the available processors. Must not be changed
+     * while a launch runs.
+     */
+    public void parallelism(int threads) {
+        io.snode.codegen.internal.Launcher old = launcher;
+        launcher = new io.snode.codegen.internal.Launcher(runtime.internalStructure(), threads, accessorCode::add);
+        old.close();
+    }
+
+    public int parallelism() {
+        return launcher.parallelism();
+    }
+
+    /** Calls {@code kernel} with the coordinates of every active cell of {@code field}'s SNode. */
+    public void forEach(String field, Kernel1 kernel) {
+        launch(layout().field(field).snode(), kernel, 1);
+    }
+
+    public void forEach(String field, Kernel2 kernel) {
+        launch(layout().field(field).snode(), kernel, 2);
+    }
+
+    public void forEach(String field, Kernel3 kernel) {
+        launch(layout().field(field).snode(), kernel, 3);
+    }
+
+    public void forEach(String field, Kernel4 kernel) {
+        launch(layout().field(field).snode(), kernel, 4);
+    }
+
+    public void forEach(String field, Kernel5 kernel) {
+        launch(layout().field(field).snode(), kernel, 5);
+    }
+
+    public void forEach(String field, Kernel6 kernel) {
+        launch(layout().field(field).snode(), kernel, 6);
+    }
+
+    public void forEach(String field, Kernel7 kernel) {
+        launch(layout().field(field).snode(), kernel, 7);
+    }
+
+    public void forEach(String field, Kernel8 kernel) {
+        launch(layout().field(field).snode(), kernel, 8);
+    }
+
+    /**
+     * Struct-for over the active cells of {@code snode}: {@code kernel} is a Kernel1..Kernel8
+     * taking as many coordinates as the SNode has. A launch visits the cells active when it
+     * starts (cells it activates are not visited), runs in parallel over the active blocks, and
+     * is not atomic: when a kernel throws, the launch stops, what was written stays, and the
+     * caller gets a {@link KernelException} with the cell's coordinates.
+     */
+    public void forEach(SNode snode, Kernel kernel) {
+        Objects.requireNonNull(kernel, "kernel");
+        launch(snode, kernel, Kernel.arity(kernelInterface(kernel)));
+    }
+
+    /** Calls {@code kernel} once per active leaf block of a dense or bitmasked {@code snode}. */
+    public void forEachBlock(SNode snode, BlockKernel kernel) {
+        checkOwned(snode);
+        Objects.requireNonNull(kernel, "kernel");
+        launcher.forEachBlock(snode, kernel);
+    }
+
+    /** Sum of {@code field} over the active cells, in double; the same for any parallelism. */
+    public double sum(String field) {
+        return summarize(field).sum();
+    }
+
+    /** Smallest value of {@code field} over the active cells; +infinity when none is active. */
+    public double min(String field) {
+        return summarize(field).min();
+    }
+
+    /** Largest value of {@code field} over the active cells; -infinity when none is active. */
+    public double max(String field) {
+        return summarize(field).max();
+    }
+
+    /** Number of active cells of {@code field}'s SNode. */
+    public long count(String field) {
+        return summarize(field).count();
+    }
+
+    private io.snode.codegen.internal.Reductions.Summary summarize(String field) {
+        return io.snode.codegen.internal.Reductions.summarize(runtime.internalStructure(), layout().field(field),
+                launcher.pool());
+    }
+
+    private void launch(SNode snode, Kernel kernel, int arity) {
+        checkOwned(snode);
+        launcher.forEach(snode, kernel, arity);
+    }
+
+    private static Class<?> kernelInterface(Kernel kernel) {
+        for (Class<?> type : kernel.getClass().getInterfaces()) {
+            if (Kernel.class.isAssignableFrom(type) && type != Kernel.class) {
+                return type;
+            }
+        }
+        throw new IllegalArgumentException("kernel=" + kernel + " implements none of Kernel1..Kernel8");
+    }
+
+    private void checkOwned(SNode snode) {
+        Objects.requireNonNull(snode, "snode");
+        if (snode.id() >= layout().snodes().size() || layout().snode(snode.id()) != snode) {
+            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout");
+        }
+    }
+
     @Override
     public void close() {
+        launcher.close();
         runtime.close();
     }
 

@@ -1,0 +1,10 @@
+package io.snode.codegen.kernel;
+
+/**
+ * A kernel over the active cells of a 3-dimensional SNode: called once per cell with its
+ * 3 coordinates in axis order, from several threads at once in a parallel launch.
+ */
+@FunctionalInterface
+public non-sealed interface Kernel3 extends Kernel {
+    void apply(int i, int j, int k);
+}

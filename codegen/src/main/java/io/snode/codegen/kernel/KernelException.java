@@ -1,0 +1,29 @@
+package io.snode.codegen.kernel;
+
+import java.util.Arrays;
+
+/**
+ * A kernel threw: the launch stopped and this reaches the caller, with the coordinates of the
+ * cell where it happened and the kernel's exception as the cause. A launch is not atomic:
+ * what the kernel and other tasks of the launch wrote before the stop stays.
+ */
+public final class KernelException extends RuntimeException {
+    private final String snodePath;
+    private final int[] coordinates;
+
+    public KernelException(String snodePath, int[] coordinates, Throwable cause) {
+        super("kernel failed at " + snodePath + " " + Arrays.toString(coordinates) + ": " + cause, cause);
+        this.snodePath = snodePath;
+        this.coordinates = coordinates.clone();
+    }
+
+    /** The SNode whose cells the launch visited. */
+    public String snodePath() {
+        return snodePath;
+    }
+
+    /** The coordinates of the cell whose kernel call threw. */
+    public int[] coordinates() {
+        return coordinates.clone();
+    }
+}

@@ -1,0 +1,111 @@
+package io.snode.codegen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snode.api.Layout;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import io.snode.api.testing.RandomLayouts;
+import io.snode.codegen.kernel.Kernel;
+import io.snode.codegen.kernel.Kernel1;
+import io.snode.codegen.kernel.Kernel2;
+import io.snode.codegen.kernel.Kernel3;
+import io.snode.codegen.kernel.Kernel4;
+import io.snode.runtime.testing.LayoutModel;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * Struct-for visits exactly the active cells, once each, sequentially and in parallel: on random
+ * small layouts (every kind, nesting, branching), the visited set equals the set of coordinates
+ * of the SNode's whole index space that the generic path reports active.
+ */
+class StructForProperties {
+    static final RandomLayouts.Options SMALL = new RandomLayouts.Options(2, 3, 2, 4, 4096, 12);
+
+    @Property(tries = 150)
+    void forEachVisitsExactlyTheActiveCells(@ForAll("layouts") Layout layout, @ForAll("seeds") long seed) {
+        Random random = new Random(seed);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            for (int n = 0; n < 30; n++) {
+                PlacedField field = layout.fields().get(random.nextInt(layout.fields().size()));
+                int[] at = LayoutModel.coordinates(field.snode(), random);
+                rt.generic().writeBits(field, LayoutModel.randomBits(field.type(), random), at);
+                if (random.nextInt(5) == 0) {
+                    List<SNode> sparse = layout.snodes().stream().filter(s -> s.kind().isSparse()).toList();
+                    if (!sparse.isEmpty()) {
+                        SNode node = sparse.get(random.nextInt(sparse.size()));
+                        rt.generic().deactivate(node, LayoutModel.coordinates(node, random));
+                    }
+                }
+            }
+            for (SNode node : layout.snodes().subList(1, layout.snodes().size())) {
+                Set<List<Integer>> expected = new HashSet<>();
+                enumerate(node.indexShape(), new int[node.indexShape().length], 0, at -> {
+                    if (rt.generic().isActive(node, at)) {
+                        expected.add(boxed(at));
+                    }
+                });
+                for (int threads : new int[] {1, 2}) {
+                    rt.parallelism(threads);
+                    Set<List<Integer>> visited = ConcurrentHashMap.newKeySet();
+                    int[] duplicates = {0};
+                    rt.forEach(node, kernel(node.indexAxes().size(), at -> {
+                        if (!visited.add(boxed(at))) {
+                            synchronized (duplicates) {
+                                duplicates[0]++;
+                            }
+                        }
+                    }));
+                    assertThat(duplicates[0]).as("cells visited twice").isZero();
+                    assertThat(visited).as("%s with %d threads in %s", node.path(), threads, layout)
+                            .isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    /** A kernel of the SNode's arity that hands the coordinates to {@code body}. */
+    static Kernel kernel(int arity, java.util.function.Consumer<int[]> body) {
+        return switch (arity) {
+            case 1 -> (Kernel1) i -> body.accept(new int[] {i});
+            case 2 -> (Kernel2) (i, j) -> body.accept(new int[] {i, j});
+            case 3 -> (Kernel3) (i, j, k) -> body.accept(new int[] {i, j, k});
+            case 4 -> (Kernel4) (i, j, k, l) -> body.accept(new int[] {i, j, k, l});
+            default -> throw new IllegalArgumentException("arity " + arity);
+        };
+    }
+
+    static void enumerate(int[] shape, int[] at, int axis, java.util.function.Consumer<int[]> each) {
+        if (axis == shape.length) {
+            each.accept(at.clone());
+            return;
+        }
+        for (int value = 0; value < shape[axis]; value++) {
+            at[axis] = value;
+            enumerate(shape, at, axis + 1, each);
+        }
+    }
+
+    static List<Integer> boxed(int[] values) {
+        return java.util.Arrays.stream(values).boxed().toList();
+    }
+
+    @Provide
+    Arbitrary<Layout> layouts() {
+        return RandomLayouts.layouts(SMALL);
+    }
+
+    @Provide
+    Arbitrary<Long> seeds() {
+        return Arbitraries.longs();
+    }
+}

@@ -1,0 +1,154 @@
+package io.snode.codegen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.snode.api.Layout;
+import io.snode.api.SNode;
+import io.snode.codegen.kernel.Kernel3;
+import io.snode.codegen.kernel.KernelException;
+import io.snode.codegen.kernel.LeafBlock;
+import java.lang.foreign.ValueLayout;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class StructForTest {
+    static final Layout L1 = Layout.parse("pointer(ijk,4).pointer(ijk,4).dense(ijk,8).place(f32 phi)");
+    static final Layout L2 = Layout.parse("pointer(ijk,4).pointer(ijk,4).bitmasked(ijk,8).place(f32 phi)");
+
+    static SNodeRuntime filled(Layout layout, int threads) {
+        SNodeRuntime rt = SNodeRuntime.compile(layout);
+        rt.parallelism(threads);
+        for (int n = 0; n < 200; n++) {
+            rt.generic().setFloat("phi", n, (n * 37) % 128, (n / 128 * 64 + n * 11) % 128, (n * 53) % 128);
+        }
+        return rt;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void cellsActivatedByTheLaunchAreNotVisited(int threads) {
+        try (SNodeRuntime rt = filled(L1, threads)) {
+            long before = rt.count("phi");
+            AtomicLong visits = new AtomicLong();
+            rt.forEach("phi", (Kernel3) (i, j, k) -> {
+                visits.incrementAndGet();
+                rt.generic().setFloat("phi", 1f, 127 - i, 127 - j, (k + 64) % 128); // may activate new blocks
+            });
+            assertThat(visits.get()).isEqualTo(before);
+            assertThat(rt.count("phi")).isGreaterThanOrEqualTo(before);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void cellsDeactivatedDuringTheLaunchReadTheirOldValueOrZero(int threads) {
+        try (SNodeRuntime rt = filled(L2, threads)) {
+            SNode inner = L2.snode(2);
+            long before = rt.count("phi");
+            double sumBefore = rt.sum("phi");
+            AtomicLong visits = new AtomicLong();
+            Set<Float> seen = ConcurrentHashMap.newKeySet();
+            rt.forEach("phi", (Kernel3) (i, j, k) -> {
+                visits.incrementAndGet();
+                seen.add(rt.generic().getFloat("phi", i, j, k));
+                rt.generic().deactivate(inner, i >> 3, j >> 3, k >> 3);
+            });
+            assertThat(visits.get()).isEqualTo(before);
+            assertThat(rt.count("phi")).isZero();
+            assertThat(sumBefore).isPositive();
+            for (float value : seen) {
+                assertThat(value).isBetween(0f, 199f);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void aThrowingKernelStopsTheLaunchWithItsCoordinates(int threads) {
+        try (SNodeRuntime rt = filled(L1, threads)) {
+            KernelException e = catchThrowableOfType(KernelException.class, () -> rt.forEach("phi", (Kernel3) (i, j, k) -> {
+                if (i == 37 && j == 11 && k == 53) {
+                    throw new IllegalStateException("boom");
+                }
+            }));
+            assertThat(e).isNotNull();
+            assertThat(e.coordinates()).containsExactly(37, 11, 53);
+            assertThat(e.getCause()).isInstanceOf(IllegalStateException.class).hasMessage("boom");
+            assertThat(e).hasMessageContaining("[37, 11, 53]").hasMessageContaining("dense(ijk,8)");
+            // The runtime stays usable.
+            AtomicLong visits = new AtomicLong();
+            rt.forEach("phi", (Kernel3) (i, j, k) -> visits.incrementAndGet());
+            assertThat(visits.get()).isEqualTo(rt.count("phi"));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void reductionsAgreeWithAKernelAndDoNotDependOnParallelism(int threads) {
+        try (SNodeRuntime rt = filled(L2, threads); SNodeRuntime sequential = filled(L2, 1)) {
+            double[] sum = {0};
+            long[] count = {0};
+            sequential.forEach("phi", (Kernel3) (i, j, k) -> {
+                sum[0] += sequential.generic().getFloat("phi", i, j, k);
+                count[0]++;
+            });
+            assertThat(rt.count("phi")).isEqualTo(count[0]).isEqualTo(200);
+            assertThat(rt.sum("phi")).isEqualTo(sequential.sum("phi")).isEqualTo(199 * 200 / 2.0);
+            assertThat(rt.min("phi")).isZero();
+            assertThat(rt.max("phi")).isEqualTo(199);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void theBlockFormHandsOverWholeLeafBlocks(int threads) {
+        try (SNodeRuntime rt = filled(L2, threads)) {
+            SNode leaf = L2.snode(3);
+            AtomicLong cells = new AtomicLong();
+            double[] sums = new double[1];
+            rt.forEachBlock(leaf, (LeafBlock block) -> {
+                assertThat(block.cellCount()).isEqualTo(512);
+                assertThat(block.origin(0) % 8).isZero();
+                double local = 0;
+                for (int n = 0; n < block.cellCount(); n++) {
+                    if (block.isActive(n)) {
+                        cells.incrementAndGet();
+                        float value = block.cells().get(ValueLayout.JAVA_FLOAT,
+                                n * block.cellBytes() + block.fieldOffset(L2.field("phi")));
+                        int i = block.origin(0) + n / 64;
+                        int j = block.origin(1) + (n / 8) % 8;
+                        int k = block.origin(2) + n % 8;
+                        assertThat(value).isEqualTo(rt.generic().getFloat("phi", i, j, k));
+                        local += value;
+                    }
+                }
+                synchronized (sums) {
+                    sums[0] += local;
+                }
+            });
+            assertThat(cells.get()).isEqualTo(200);
+            assertThat(sums[0]).isEqualTo(199 * 200 / 2.0);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void theDriverIsGeneratedPerKernelClassAndListed(int threads) {
+        try (SNodeRuntime rt = filled(L1, threads)) {
+            Kernel3 first = (i, j, k) -> { };
+            rt.forEach("phi", first);
+            rt.forEach("phi", first);
+            rt.forEach("phi", (Kernel3) (i, j, k) -> { });
+            long drivers = rt.generatedCode().stream().filter(c -> c.name().contains("Driver")).count();
+            assertThat(drivers).isEqualTo(2);
+            String listing = rt.generatedCode().stream().filter(c -> c.name().contains("Driver")).findFirst()
+                    .orElseThrow().disassembly();
+            assertThat(listing).contains("run(Lio/snode/codegen/kernel/Kernel3;[I[JJ)V",
+                    "INVOKEINTERFACE io/snode/codegen/kernel/Kernel3.apply (III)V");
+        }
+    }
+}
