@@ -257,8 +257,12 @@ public final class SNodeRuntime implements AutoCloseable {
         return runtime.memoryStats();
     }
 
-    /** Reclaims recycled cells; must not overlap any other call on this runtime. */
-    public void collect() {
+    /**
+     * Collects now: every cell recycled since the last collection is zeroed and made available
+     * for reuse. Launches run it by themselves after deactivating something. Direct accessor
+     * calls outside launches must not overlap it from another thread.
+     */
+    public void gc() {
         runtime.collect();
     }
 

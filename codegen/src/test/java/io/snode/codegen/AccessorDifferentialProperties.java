@@ -76,7 +76,7 @@ class AccessorDifferentialProperties {
                         assertThat(index).isEqualTo(generic.appendBits(field, bits, list));
                     }
                 } else {
-                    compiled.collect();
+                    compiled.gc();
                     generic.collect();
                 }
             }

@@ -46,7 +46,7 @@ class AccessorTest {
             phi.phi(8, 8, 8, 1f);
             assertThat(phi.phi(8, 8, 9)).isZero();   // remembers the block of (8, 8, 8)
             assertThat(rt.generic().deactivate(block, 1, 1, 1)).isTrue();
-            rt.collect();
+            rt.gc();
             // Reuse: enough new blocks that every free cell, the recycled one included, is handed out.
             long allocated = rt.memoryStats().of(block).cells().cellsAllocated();
             for (int b = 0; b < allocated + 1; b++) {

@@ -121,7 +121,7 @@ class DifferentialProperties {
                         model.deactivateAll(node);
                     }
                 } else {
-                    compiled.collect();
+                    compiled.gc();
                     generic.collect();
                 }
             }
