@@ -1,0 +1,201 @@
+package io.snode.bench.workload;
+
+import io.snode.api.Layout;
+import io.snode.api.SNode;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.kernel.Kernel3;
+import io.snode.codegen.kernel.LeafBlock;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.DoubleAdder;
+import java.util.concurrent.atomic.LongAdder;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * W3 of WORKLOADS.md, iterate-active: on the W1s grid of L1 (dense 8^3 leaves: every cell of an
+ * active block is visited, 28,993,536 cells) and of L2 (bitmasked leaves: 8,048,580 cells),
+ * count the cells visited and sum their values in double (33845.922322932631 on both), with
+ * the per-cell struct-for and the block form, single-threaded and with every core. The limit
+ * in the same run: a Vector API sum over a {@code float[]} of the same bytes of leaf data,
+ * widening to double with four accumulators.
+ *
+ * <p>Run: {@code java --add-modules jdk.incubator.vector -cp bench/target/snode-bench.jar
+ * org.openjdk.jmh.Main W3IterateBenchmark}. Every invocation checks the count and the sum and
+ * fails when they differ from WORKLOADS.md's.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector",
+        "-Xmx6g"})
+public class W3IterateBenchmark {
+    static final double SUM = 33845.922322932631;
+    static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+
+    @Param({"L1", "L2"})
+    public String layout;
+
+    @Param({"1", "2"})
+    public int threads;
+
+    private SNodeRuntime runtime;
+    private SNode leaf;
+    private long expectedCount;
+    private float[] flat;
+
+    @Setup(Level.Trial)
+    public void build() {
+        Layout chosen = layout.equals("L1") ? Layouts.l1() : Layouts.l2();
+        runtime = SNodeRuntime.compile(chosen);
+        NarrowBand band = NarrowBand.sorted();
+        Grid grid = runtime.bind(Grid.class);
+        for (int n = 0; n < band.size(); n++) {
+            grid.phi(band.i(n), band.j(n), band.k(n), band.value(n));
+        }
+        runtime.parallelism(threads);
+        leaf = chosen.snode(3);
+        expectedCount = layout.equals("L1") ? 512L * 56_628 : band.size();
+        long blocks = runtime.memoryStats().of(chosen.snode(2)).cells().cellsInUse();
+        flat = new float[(int) (blocks * 512)];
+        for (int n = 0; n < flat.length; n++) {
+            flat[n] = (n % 7) * 0.25f;
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        runtime.close();
+    }
+
+    /** The binding used for reads in the per-cell form. */
+    public interface Grid {
+        float phi(int i, int j, int k);
+
+        void phi(int i, int j, int k, float value);
+    }
+
+    @Benchmark
+    public double perCell() {
+        Grid grid = runtime.bind(Grid.class);
+        DoubleAdder sum = new DoubleAdder();
+        LongAdder count = new LongAdder();
+        runtime.forEach("phi", (Kernel3) (i, j, k) -> {
+            sum.add(grid.phi(i, j, k));
+            count.increment();
+        });
+        return check(count.sum(), sum.sum());
+    }
+
+    @Benchmark
+    public double block() {
+        DoubleAdder sum = new DoubleAdder();
+        LongAdder count = new LongAdder();
+        runtime.forEachBlock(leaf, (LeafBlock block) -> {
+            MemorySegment cells = block.cells();
+            double[] partial = new double[1];
+            long active;
+            if (block.allActive()) {
+                partial[0] = sumAll(cells);
+                active = block.cellCount();
+            } else {
+                long[] mask = block.mask();
+                partial[0] = sumMasked(cells, mask);
+                active = 0;
+                for (long word : mask) {
+                    active += Long.bitCount(word);
+                }
+            }
+            sum.add(partial[0]);
+            count.add(active);
+        });
+        return check(count.sum(), sum.sum());
+    }
+
+    /** The limit: a Vector API sum over a float[] of the same bytes, four double accumulators. */
+    @Benchmark
+    public double flatArrayLimit() {
+        float[] data = flat;
+        int lanes = SPECIES.length();
+        FloatVector zero = FloatVector.zero(SPECIES);
+        var a0 = jdk.incubator.vector.DoubleVector.zero(jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED);
+        var a1 = a0;
+        var a2 = a0;
+        var a3 = a0;
+        int n = 0;
+        for (; n + 2 * lanes <= data.length; n += 2 * lanes) {
+            FloatVector x = FloatVector.fromArray(SPECIES, data, n);
+            FloatVector y = FloatVector.fromArray(SPECIES, data, n + lanes);
+            a0 = a0.add(x.convertShape(VectorOperators.F2D, a0.species(), 0).reinterpretAsDoubles());
+            a1 = a1.add(x.convertShape(VectorOperators.F2D, a0.species(), 1).reinterpretAsDoubles());
+            a2 = a2.add(y.convertShape(VectorOperators.F2D, a0.species(), 0).reinterpretAsDoubles());
+            a3 = a3.add(y.convertShape(VectorOperators.F2D, a0.species(), 1).reinterpretAsDoubles());
+        }
+        double sum = a0.add(a1).add(a2).add(a3).reduceLanes(VectorOperators.ADD);
+        for (; n < data.length; n++) {
+            sum += data[n];
+        }
+        return sum + zero.lane(0);
+    }
+
+    /** Sum of the 512 floats of a dense block, widened to double, four accumulators. */
+    static double sumAll(MemorySegment cells) {
+        int lanes = SPECIES.length();
+        var d = jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED;
+        var a0 = jdk.incubator.vector.DoubleVector.zero(d);
+        var a1 = a0;
+        long bytes = cells.byteSize();
+        long step = 4L * lanes;
+        for (long offset = 0; offset + step <= bytes; offset += step) {
+            FloatVector x = FloatVector.fromMemorySegment(SPECIES, cells, offset, ByteOrder.nativeOrder());
+            a0 = a0.add(x.convertShape(VectorOperators.F2D, d, 0).reinterpretAsDoubles());
+            a1 = a1.add(x.convertShape(VectorOperators.F2D, d, 1).reinterpretAsDoubles());
+        }
+        return a0.add(a1).reduceLanes(VectorOperators.ADD);
+    }
+
+    /** Sum of the active floats of a bitmasked block (bit n of the mask: cell n). */
+    static double sumMasked(MemorySegment cells, long[] mask) {
+        int lanes = SPECIES.length();
+        var d = jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED;
+        var a0 = jdk.incubator.vector.DoubleVector.zero(d);
+        var a1 = a0;
+        for (int cell = 0; cell < mask.length * 64; cell += lanes) {
+            long bits = (mask[cell >>> 6] >>> (cell & 63)) & ((1L << lanes) - 1);
+            if (bits == 0) {
+                continue;
+            }
+            VectorMask<Float> active = VectorMask.fromLong(SPECIES, bits);
+            FloatVector x = FloatVector.fromMemorySegment(SPECIES, cells, 4L * cell, ByteOrder.nativeOrder(), active);
+            a0 = a0.add(x.convertShape(VectorOperators.F2D, d, 0).reinterpretAsDoubles());
+            a1 = a1.add(x.convertShape(VectorOperators.F2D, d, 1).reinterpretAsDoubles());
+        }
+        return a0.add(a1).reduceLanes(VectorOperators.ADD);
+    }
+
+    private double check(long count, double sum) {
+        if (count != expectedCount || sum != SUM) {
+            throw new IllegalStateException("W3 on " + layout + ": count " + count + " (expected " + expectedCount
+                    + "), sum " + sum + " (expected " + SUM + ")");
+        }
+        return sum;
+    }
+}
