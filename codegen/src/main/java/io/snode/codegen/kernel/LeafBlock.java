@@ -8,6 +8,8 @@ import java.lang.foreign.MemorySegment;
  * One active block of a dense or bitmasked SNode, as a struct-for hands it to a
  * {@link BlockKernel}: the coordinates of its first cell, its cells' memory (cell {@code n}
  * at byte {@code n * cellBytes()}, fields at {@link #fieldOffset}), and which cells are active.
+ * Inactive cells of a bitmasked block hold zero in memory too (the runtime zeroes a cell when it
+ * is deactivated), so a loop may read all cells and still sum only the active values.
  * Valid only during the kernel call.
  */
 public final class LeafBlock {
@@ -61,6 +63,18 @@ public final class LeafBlock {
             throw new IllegalArgumentException("field=" + field.name() + " is not placed on " + snode.path());
         }
         return fieldOffsets[field.slot()];
+    }
+
+    /** Number of active cells. */
+    public long activeCount() {
+        if (mask == null) {
+            return cellCount();
+        }
+        long count = 0;
+        for (long word : mask) {
+            count += Long.bitCount(word);
+        }
+        return count;
     }
 
     /** Whether every cell of the block is active (dense blocks). */
