@@ -212,7 +212,7 @@ public final class PhaseLock {
     }
 
     /** Runs {@code body} as a launch and returns its result. */
-    public <T> T launch(Supplier<T> body) {
+    public <T> T supplyLaunch(Supplier<T> body) {
         Objects.requireNonNull(body, "body");
         try (Launch ignored = enterLaunch()) {
             return body.get();
@@ -268,10 +268,10 @@ public final class PhaseLock {
     }
 
     /** {@link #exclusive(Runnable)} that returns the body's result. */
-    public <T> T exclusive(Supplier<T> body) {
+    public <T> T supplyExclusive(Supplier<T> body) {
         Objects.requireNonNull(body, "body");
         Object[] result = new Object[1];
-        exclusive(() -> result[0] = body.get());
+        exclusive((Runnable) () -> result[0] = body.get());
         @SuppressWarnings("unchecked")
         T t = (T) result[0];
         return t;
