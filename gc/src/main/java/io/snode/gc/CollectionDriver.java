@@ -1,5 +1,6 @@
 package io.snode.gc;
 
+import io.snode.gc.internal.CellIndexSort;
 import io.snode.gc.internal.GcEvent;
 import io.snode.gc.internal.ManagerCollection;
 import io.snode.gc.internal.SNodeGcEvent;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** What both collectors share: validation, the phase sequence, statistics and JFR events. */
 final class CollectionDriver {
@@ -22,17 +24,20 @@ final class CollectionDriver {
     private final ManagerCollection.Compaction compaction;
     private final long copyGrain;
     private final long zeroGrainBytes;
+    private final long sortAtLeast;
     private final AtomicLong sequence = new AtomicLong();
+    private final AtomicReference<CellIndexSort> sortBuffers = new AtomicReference<>();
     private volatile GcStatistics last = GcStatistics.NONE;
 
     CollectionDriver(String name, GcKernels kernels, TaskRunner runner, ManagerCollection.Compaction compaction,
-                     long copyGrain, long zeroGrainBytes) {
+                     long copyGrain, long zeroGrainBytes, long sortAtLeast) {
         this.name = name;
         this.kernels = kernels;
         this.runner = runner;
         this.compaction = compaction;
         this.copyGrain = copyGrain;
         this.zeroGrainBytes = zeroGrainBytes;
+        this.sortAtLeast = sortAtLeast;
     }
 
     static GcKernels kernels(Vectorization vectorization) {
@@ -61,11 +66,19 @@ final class CollectionDriver {
             collections.add(ManagerCollection.begin(manager));
         }
         List<SNodeGcStatistics> perManager = new ArrayList<>(collections.size());
+        // The sort's buffers are reused between collections; a concurrent collection makes its own.
+        CellIndexSort sort = sortAtLeast == Long.MAX_VALUE ? null : sortBuffers.getAndSet(null);
+        if (sort == null && sortAtLeast != Long.MAX_VALUE) {
+            sort = new CellIndexSort();
+        }
         for (ManagerCollection c : collections) {
             c.phase0(kernels, runner, compaction, copyGrain);
             c.phase1();
-            c.phase2(kernels, runner, zeroGrainBytes);
+            c.phase2(kernels, runner, zeroGrainBytes, sort, sortAtLeast);
             perManager.add(c.statistics());
+        }
+        if (sort != null) {
+            sortBuffers.set(sort);
         }
         long seq = sequence.incrementAndGet();
         GcStatistics stats = new GcStatistics(seq, runner.parallelism(), kernels.name(), System.nanoTime() - t0,

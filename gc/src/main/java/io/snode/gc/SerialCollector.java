@@ -7,15 +7,17 @@ import java.util.List;
 
 /**
  * The three phases on the calling thread (Taichi's CPU {@code gc_serial}, with the Vector API
- * kernels when available): the free list keeps its order, so the result is entry for entry the
- * one of {@link NodeManager#collect()}. See {@link ThreePhaseCollector} for the protocol.
+ * kernels when available): the free list keeps its order and recycled cells are appended in
+ * recycling order, so the result is entry for entry the one of {@link NodeManager#collect()}.
+ * It is the reference the parallel collector is tested against. See {@link ThreePhaseCollector}
+ * for the protocol.
  */
 public final class SerialCollector implements ThreePhaseCollector {
     private final CollectionDriver driver;
 
     private SerialCollector(Vectorization vectorization) {
         this.driver = new CollectionDriver("serial", CollectionDriver.kernels(vectorization), TaskRunner.inline(),
-                ManagerCollection.Compaction.ORDERED, Long.MAX_VALUE, Long.MAX_VALUE);
+                ManagerCollection.Compaction.ORDERED, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
     }
 
     /**

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The serial collector, the parallel one (tiny grains, so every state is cut into many tasks)
- * and the runtime's {@link Collector#SERIAL} agree on 1,000 random states: the same free-list
+ * The serial collector, parallel ones (tiny grains, so every state is cut into many tasks;
+ * vector and scalar kernels; recycling order and sorted refill) and the runtime's
+ * {@link Collector#SERIAL} agree on 1,000 random states: the same free-list
  * multiset (serial: the same order as {@code NodeManager.collect}), the same memory, and every
  * recycled cell reads zero; reused cells come out zeroed.
  */
@@ -39,7 +40,10 @@ class CollectorAgreementTest {
     @Test
     void serialParallelAndTheRuntimesCollectorAgreeOnRandomStates() {
         try (SerialCollector serial = ThreePhaseCollector.serial();
-             ParallelCollector parallel = ParallelCollector.builder().parallelism(3).copyGrain(1).zeroGrainBytes(1).build();
+             ParallelCollector parallel = ParallelCollector.builder().parallelism(3).copyGrain(1).zeroGrainBytes(1)
+                     .sortRecycledAtLeast(Long.MAX_VALUE).build();
+             ParallelCollector sorting = ParallelCollector.builder().parallelism(2).copyGrain(2).zeroGrainBytes(64)
+                     .sortRecycledAtLeast(1).build();
              ParallelCollector scalarParallel = ParallelCollector.builder().parallelism(2).copyGrain(3)
                      .zeroGrainBytes(100).vectorization(Vectorization.SCALAR).build()) {
             long recycledSeen = 0;
@@ -52,6 +56,7 @@ class CollectorAgreementTest {
                     NodeManager bySerial = ManagerStates.random(pool, seed, OTHER);
                     NodeManager byParallel = ManagerStates.random(pool, seed, OTHER);
                     NodeManager byScalar = ManagerStates.random(pool, seed, OTHER);
+                    NodeManager bySorting = ManagerStates.random(pool, seed, OTHER);
                     assertThat(memory(bySerial)).isEqualTo(memory(reference));
 
                     NodeManagerMetrics before = reference.metrics();
@@ -69,19 +74,27 @@ class CollectorAgreementTest {
                     serial.collect(List.of(bySerial));
                     parallel.collect(List.of(byParallel));
                     scalarParallel.collect(List.of(byScalar));
+                    sorting.collect(List.of(bySorting));
 
                     String state = "seed=" + seed + " before=" + before;
                     NodeManagerMetrics after = reference.metrics();
                     assertThat(bySerial.metrics()).as(state).isEqualTo(after);
                     assertThat(byParallel.metrics()).as(state).isEqualTo(after);
                     assertThat(byScalar.metrics()).as(state).isEqualTo(after);
+                    assertThat(bySorting.metrics()).as(state).isEqualTo(after);
                     assertThat(freeEntries(bySerial)).as(state).containsExactly(freeEntries(reference));
                     assertThat(sorted(freeEntries(byParallel))).as(state).containsExactly(sorted(freeEntries(reference)));
                     assertThat(sorted(freeEntries(byScalar))).as(state).containsExactly(sorted(freeEntries(reference)));
+                    assertThat(sorted(freeEntries(bySorting))).as(state).containsExactly(sorted(freeEntries(reference)));
+                    int[] sortingFree = freeEntries(bySorting);
+                    int[] appended = java.util.Arrays.copyOfRange(sortingFree, sortingFree.length - recycled.length,
+                            sortingFree.length);
+                    assertThat(appended).as(state + " appended in index order").containsExactly(sorted(recycled));
                     byte[] expected = memory(reference);
                     assertThat(memory(bySerial)).as(state).isEqualTo(expected);
                     assertThat(memory(byParallel)).as(state).isEqualTo(expected);
                     assertThat(memory(byScalar)).as(state).isEqualTo(expected);
+                    assertThat(memory(bySorting)).as(state).isEqualTo(expected);
                     for (int cell : recycled) {
                         assertThat(isZero(byParallel, cell)).as(state + " cell=" + cell).isTrue();
                     }

@@ -8,6 +8,7 @@ import static io.snode.gc.ManagerStates.sorted;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.snode.gc.internal.CellIndexSort;
 import io.snode.gc.internal.ManagerCollection;
 import io.snode.gc.internal.ManagerCollection.Compaction;
 import io.snode.gc.internal.TaskRunner;
@@ -156,6 +157,31 @@ class PhaseTest {
                 c.statistics().phase0Nanos(), c.statistics().phase1Nanos(), c.statistics().phase2Nanos()));
         assertThat(m.metrics().cellsFree()).isEqualTo(10);
         assertThat(m.metrics().cellsRecycled()).isZero();
+    }
+
+    @Test
+    void sortedPhase2AppendsTheRecycledEntriesInIndexOrder() {
+        int[] recycled = {3, 1, 12, 4, 5, 0};
+        NodeManager m = twentyCells(6, recycled);
+        ManagerCollection c = phase0(m, Compaction.OVERLAP_AWARE);
+        c.phase1();
+        c.phase2(KERNELS, PARALLEL, 1, new CellIndexSort(), 2);
+        assertThat(entries(m, 10)).containsExactly(16, 17, 18, 19, 0, 1, 3, 4, 5, 12);
+        assertThat(recycledEntries(m, 6)).as("the recycled entries are not reordered").containsExactly(recycled);
+        for (int cell : recycled) {
+            assertThat(isZero(m, cell)).isTrue();
+        }
+        assertThat(isZero(m, 2)).isFalse();
+        assertThat(isZero(m, 13)).isFalse();
+    }
+
+    @Test
+    void belowTheSortThresholdRecyclingOrderIsKept() {
+        NodeManager m = twentyCells(6, 3, 1, 12);
+        ManagerCollection c = phase0(m, Compaction.OVERLAP_AWARE);
+        c.phase1();
+        c.phase2(KERNELS, PARALLEL, 1, new CellIndexSort(), 4);
+        assertThat(entries(m, 7)).containsExactly(16, 17, 18, 19, 3, 1, 12);
     }
 
     @Test

@@ -72,4 +72,24 @@ public final class IndexLists {
             i += n;
         }
     }
+
+    /** Copies entries {@code [from, from + count)} of {@code list} to {@code out[0, count)}. */
+    public static void toArray(ListManager list, long from, int count, int[] out) {
+        checkIndexList(list);
+        int[] pos = {0};
+        forEachPiece(list, from, from + count, (chunk, offset, n) -> {
+            MemorySegment.copy(chunk, IndexListDescriptor.CELL_INDEX_LAYOUT, offset, out, pos[0], (int) n);
+            pos[0] += (int) n;
+        });
+    }
+
+    /** Writes {@code values[from, from + count)} to entries {@code [dstIndex, dstIndex + count)} of {@code dst}. */
+    public static void copyFrom(int[] values, int from, ListManager dst, long dstIndex, int count) {
+        checkIndexList(dst);
+        int[] pos = {from};
+        forEachPiece(dst, dstIndex, dstIndex + count, (chunk, offset, n) -> {
+            MemorySegment.copy(values, pos[0], chunk, IndexListDescriptor.CELL_INDEX_LAYOUT, offset, (int) n);
+            pos[0] += (int) n;
+        });
+    }
 }

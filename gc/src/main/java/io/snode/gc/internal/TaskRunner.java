@@ -1,21 +1,23 @@
 package io.snode.gc.internal;
 
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinTask;
-import java.util.concurrent.RecursiveAction;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs a body over an index range {@code [0, n)}, either on the calling thread or split into
- * disjoint sub-ranges on a {@link ForkJoinPool}. Sub-ranges are contiguous, cover the range
+ * disjoint sub-ranges that the calling thread and the threads of a {@link ForkJoinPool} share. Sub-ranges are contiguous, cover the range
  * exactly once, and each has at least {@code grain} indices (except when the range is smaller);
  * there are at most {@link #MAX_TASKS_PER_THREAD} per thread of parallelism, so that uneven work
  * (scattered cells) balances without a task per cell.
  *
  * <p>Memory ordering: everything the caller wrote before {@link #forRange} happens-before every
- * body invocation, and every body invocation happens-before {@code forRange} returns (fork/join
- * gives both edges). A body's exception propagates out of {@code forRange} after the other
- * sub-ranges finished or were cancelled.
+ * body invocation (task submission), and every body invocation happens-before {@code forRange}
+ * returns (a latch counted down after each piece). A body's exception propagates out of
+ * {@code forRange} after every piece finished or was skipped; pieces not yet started when one
+ * failed are skipped.
  */
 public abstract sealed class TaskRunner {
 
@@ -33,7 +35,7 @@ public abstract sealed class TaskRunner {
         return Inline.INSTANCE;
     }
 
-    /** A runner that splits ranges over {@code pool}'s threads. */
+    /** A runner that splits ranges over the calling thread and {@code pool}'s threads (parallelism: the pool's plus one). */
     public static TaskRunner forkJoin(ForkJoinPool pool) {
         return new ForkJoin(pool);
     }
@@ -81,6 +83,12 @@ public abstract sealed class TaskRunner {
         }
     }
 
+    /**
+     * The calling thread works too: pieces are claimed from a shared counter by the caller and by
+     * up to {@code pool.getParallelism()} helper tasks. The caller returns as soon as every piece
+     * is done, without waiting for helpers that started too late to claim one (they find none and
+     * end), so a short job never pays for waking a thread it did not need.
+     */
     private static final class ForkJoin extends TaskRunner {
         private final ForkJoinPool pool;
 
@@ -90,7 +98,7 @@ public abstract sealed class TaskRunner {
 
         @Override
         public int parallelism() {
-            return pool.getParallelism();
+            return pool.getParallelism() + 1;
         }
 
         @Override
@@ -103,12 +111,13 @@ public abstract sealed class TaskRunner {
                 body.run(0, n);
                 return;
             }
-            Split task = new Split(body, n, pieces, 0, pieces);
-            if (ForkJoinTask.getPool() == pool) {
-                task.invoke();
-            } else {
-                pool.invoke(task);
+            Job job = new Job(body, n, pieces);
+            long helpers = Math.min(pool.getParallelism(), pieces - 1);
+            for (long h = 0; h < helpers; h++) {
+                pool.execute(job::work);
             }
+            job.work();
+            job.awaitAndRethrow();
         }
 
         @Override
@@ -117,31 +126,66 @@ public abstract sealed class TaskRunner {
         }
     }
 
-    /** Pieces {@code [lo, hi)} of {@code n} indices cut into {@code pieces} near-equal parts. */
-    private static final class Split extends RecursiveAction {
+    /** One {@link #forRange} call: pieces to claim, pieces done, the first failure. */
+    private static final class Job {
         private final RangeBody body;
         private final long n;
         private final long pieces;
-        private final long lo;
-        private final long hi;
+        private final AtomicLong next = new AtomicLong();
+        /** Counted down once per piece, run or skipped: await gives happens-before from every piece. */
+        private final CountDownLatch done;
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
-        Split(RangeBody body, long n, long pieces, long lo, long hi) {
+        Job(RangeBody body, long n, long pieces) {
             this.body = body;
             this.n = n;
             this.pieces = pieces;
-            this.lo = lo;
-            this.hi = hi;
+            this.done = new CountDownLatch(Math.toIntExact(pieces));
         }
 
-        @Override
-        protected void compute() {
-            if (hi - lo == 1) {
-                // n * piece cannot overflow: n < 2^40 (list limit) and pieces < 2^20.
-                body.run(n * lo / pieces, n * hi / pieces);
-                return;
+        void work() {
+            for (;;) {
+                long p = next.getAndIncrement();
+                if (p >= pieces) {
+                    return;
+                }
+                try {
+                    if (failure.get() == null) {
+                        // n * p cannot overflow: n < 2^40 (list limit) and pieces < 2^20.
+                        body.run(n * p / pieces, n * (p + 1) / pieces);
+                    }
+                } catch (Throwable t) {
+                    if (!failure.compareAndSet(null, t)) {
+                        failure.get().addSuppressed(t);
+                    }
+                } finally {
+                    done.countDown();
+                }
             }
-            long mid = (lo + hi) >>> 1;
-            invokeAll(new Split(body, n, pieces, lo, mid), new Split(body, n, pieces, mid, hi));
+        }
+
+        void awaitAndRethrow() {
+            boolean interrupted = false;
+            for (;;) {
+                try {
+                    done.await();
+                    break;
+                } catch (InterruptedException e) {
+                    // Pieces write memory the caller owns: never return before they are done.
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            Throwable t = failure.get();
+            if (t instanceof RuntimeException re) {
+                throw re;
+            } else if (t instanceof Error e) {
+                throw e;
+            } else if (t != null) {
+                throw new IllegalStateException("a parallel task failed", t);
+            }
         }
     }
 }
