@@ -36,6 +36,8 @@ class KernelsTest {
         }
         out.add(10_000);
         out.add(65_537);
+        out.add(256 * 1024 - 1); // the vector kernels fill from 256 KiB on
+        out.add(256 * 1024 + 3);
         return out;
     }
 
@@ -49,11 +51,11 @@ class KernelsTest {
     void zeroClearsExactlyTheRangeForEveryLengthAndOffset() {
         Random rnd = new Random(1);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment seg = arena.allocate(70_000, 64);
+            MemorySegment seg = arena.allocate(270_000, 64);
             byte[] model = new byte[(int) seg.byteSize()];
             for (GcKernels k : kernels()) {
                 for (int length : lengths()) {
-                    for (int offset : new int[] {0, 1, 3, 8, 61, 64}) {
+                    for (int offset : new int[] {0, 1, 3, 61}) {
                         if (offset + length > seg.byteSize()) {
                             continue;
                         }
@@ -78,7 +80,7 @@ class KernelsTest {
             MemorySegment b = arena.allocate(ints * 4L, 64);
             for (GcKernels k : kernels()) {
                 for (int count : lengths()) {
-                    if (count * 4 > 40_000) {
+                    if (count * 4 > 40_000 || count > 19_000) {
                         continue;
                     }
                     for (int[] offsets : new int[][] {{0, 0}, {1, 7}, {5, 0}, {0, 3}}) {
@@ -102,6 +104,20 @@ class KernelsTest {
                     }
                 }
             }
+        }
+    }
+
+    @Test
+    void theVectorZeroLoopClearsLongRunsToo() {
+        assumeTrue(VectorizationProvider.vector().isPresent(), "Vector API not in the module graph");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment seg = arena.allocate(600_000, 64);
+            seg.fill((byte) 5);
+            VectorOnly.zeroVector(seg, 3, 599_990);
+            byte[] expected = new byte[600_000];
+            java.util.Arrays.fill(expected, (byte) 5);
+            java.util.Arrays.fill(expected, 3, 599_993, (byte) 0);
+            assertThat(seg.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(expected);
         }
     }
 
@@ -143,6 +159,10 @@ class KernelsTest {
 
     /** Touches the Panama class only when a test that already checked the module calls it. */
     private static final class VectorOnly {
+        static void zeroVector(MemorySegment segment, long offset, long length) {
+            io.snode.gc.internal.vectorization.PanamaGcKernels.zeroVector(segment, offset, length);
+        }
+
         static void copyIntsVector(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long count) {
             io.snode.gc.internal.vectorization.PanamaGcKernels.copyIntsVector(src, srcOffset, dst, dstOffset, count);
         }

@@ -28,8 +28,10 @@ import java.util.concurrent.ForkJoinPool;
  * Configurations per layout ({@link RecycledRegion.Layout}): {@code fill-region} (one
  * {@code MemorySegment.fill} per data chunk over the same number of bytes, contiguous: the
  * bandwidth reference), {@code fill-cells} (one fill per recycled cell, same order), and phase 2
- * with the vector and the scalar kernels on one thread and on all threads. Then two micro
- * measurements: zeroing one cache-resident cell again and again, and bulk index copies.
+ * with the vector kernels ({@code PanamaGcKernels}: vector stores below 256 KiB, fill above) and
+ * the scalar kernels, on one thread and on all threads, in recycling order and sorted. Then the
+ * measurements behind the kernels' choices: the vector store loop against fill on one
+ * cache-resident cell, on DRAM-bound runs of several lengths, and bulk index copies.
  */
 public final class GcZeroingRun {
 
@@ -52,6 +54,7 @@ public final class GcZeroingRun {
         long bytes = mib << 20;
         GcKernels vector = RecycledRegion.kernels("vector");
         GcKernels scalar = RecycledRegion.kernels("scalar");
+        System.out.printf(Locale.ROOT, "# load average before: %s%n", loadAverage());
         ForkJoinPool pool = new ForkJoinPool(threads);
         TaskRunner one = TaskRunner.inline();
         TaskRunner all = TaskRunner.forkJoin(pool);
@@ -91,8 +94,18 @@ public final class GcZeroingRun {
             }
         }
         pool.shutdown();
-        cacheResident(vector, scalar, rounds);
+        cacheResident(rounds);
+        dramRuns(rounds);
         indexCopies(rounds);
+        System.out.printf(Locale.ROOT, "# load average after: %s%n", loadAverage());
+    }
+
+    static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
+        } catch (java.io.IOException | RuntimeException e) {
+            return String.valueOf(java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        }
     }
 
     /** Seconds per op for each config, interleaved round by round, as GB/s. */
@@ -133,16 +146,41 @@ public final class GcZeroingRun {
         return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     }
 
-    /** One cell (2 KiB, 16 KiB, 64 KiB) zeroed again and again: it stays in cache. */
-    static void cacheResident(GcKernels vector, GcKernels scalar, int rounds) {
+    /** The vector store loop against fill over runs of one length laid end to end over 512 MiB (DRAM-bound). */
+    static void dramRuns(int rounds) {
+        try (Arena arena = Arena.ofShared()) {
+            long total = 512L << 20;
+            MemorySegment big = arena.allocate(total, 4096);
+            for (long size : new long[] {2 << 10, 32 << 10, 256 << 10, 4 << 20}) {
+                Map<String, Runnable> configs = new LinkedHashMap<>();
+                configs.put("vector zero", () -> {
+                    for (long off = 0; off + size <= total; off += size) {
+                        PanamaGcKernels.zeroVector(big, off, size);
+                    }
+                });
+                configs.put("fill", () -> {
+                    for (long off = 0; off + size <= total; off += size) {
+                        big.asSlice(off, size).fill((byte) 0);
+                    }
+                });
+                Map<String, double[]> gbps = interleave(configs, rounds, 4, total);
+                System.out.println("## DRAM-bound runs of " + size + " bytes laid end to end over 512 MiB");
+                report(gbps);
+                System.out.printf(Locale.ROOT, "ratio: vector/fill=%.3f%n", median(gbps.get("vector zero")) / median(gbps.get("fill")));
+            }
+        }
+    }
+
+    /** One cell (2 KiB, 16 KiB, 64 KiB, 256 KiB) zeroed again and again: it stays in cache. */
+    static void cacheResident(int rounds) {
         try (Arena arena = Arena.ofConfined()) {
-            for (long size : new long[] {2048, 16 * 1024, 64 * 1024}) {
+            for (long size : new long[] {2048, 16 * 1024, 64 * 1024, 256 * 1024}) {
                 MemorySegment seg = arena.allocate(size, 64);
                 int reps = (int) Math.max(1000, (256L << 20) / size / 4);
                 Map<String, Runnable> configs = new LinkedHashMap<>();
                 configs.put("vector zero", () -> {
                     for (int i = 0; i < reps; i++) {
-                        vector.zero(seg, 0, size);
+                        PanamaGcKernels.zeroVector(seg, 0, size);
                     }
                 });
                 configs.put("fill", () -> {
