@@ -176,6 +176,7 @@ public final class MemoryPool implements AutoCloseable {
             chunksHeld.incrementAndGet();
             owner.bytesReserved.addAndGet(byteSize);
             owner.chunksHeld.incrementAndGet();
+            ChunkAllocationEvent.emit(owner.name, byteSize, bytesReserved.get(), chunksHeld.get());
             return segment;
         } finally {
             lifecycle.readLock().unlock();
