@@ -61,8 +61,13 @@ public final class SNodeRuntime implements AutoCloseable {
     private final java.util.Map<Class<?>, MethodHandle> accessors = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.List<GeneratedClass> accessorCode = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile io.snode.codegen.internal.Launcher launcher;
+    private final io.snode.gc.PhaseLock phases = new io.snode.gc.PhaseLock();
+    private final io.snode.gc.ParallelCollector ownCollector;
+    private final io.snode.runtime.Collector collector;
 
-    private SNodeRuntime(Layout layout, RuntimeOptions options) {
+    private SNodeRuntime(Layout layout, RuntimeOptions options, io.snode.gc.ParallelCollector ownCollector) {
+        this.ownCollector = ownCollector;
+        this.collector = options.collector();
         this.runtime = SparseRuntime.create(layout, options);
         boolean built = false;
         try {
@@ -114,19 +119,28 @@ public final class SNodeRuntime implements AutoCloseable {
         } finally {
             if (!built) {
                 runtime.close();
+                if (ownCollector != null) {
+                    ownCollector.close();
+                }
             }
         }
     }
 
-    /** Compiles {@code layout} with the default runtime options. */
+    /**
+     * Compiles {@code layout} with the default runtime options and the parallel three-phase
+     * collector of the {@code gc} module (parallelism: the available processors).
+     */
     public static SNodeRuntime compile(Layout layout) {
-        return compile(layout, RuntimeOptions.DEFAULT);
+        Objects.requireNonNull(layout, "layout");
+        io.snode.gc.ParallelCollector collector = io.snode.gc.ParallelCollector.builder().build();
+        return new SNodeRuntime(layout, RuntimeOptions.DEFAULT.withCollector(collector), collector);
     }
 
+    /** Compiles {@code layout} with {@code options}, whose collector {@link #gc()} uses. */
     public static SNodeRuntime compile(Layout layout, RuntimeOptions options) {
         Objects.requireNonNull(layout, "layout");
         Objects.requireNonNull(options, "options");
-        return new SNodeRuntime(layout, options);
+        return new SNodeRuntime(layout, options, null);
     }
 
     public Layout layout() {
@@ -263,7 +277,25 @@ public final class SNodeRuntime implements AutoCloseable {
      * calls outside launches must not overlap it from another thread.
      */
     public void gc() {
-        runtime.collect();
+        phases.exclusive(runtime::collect);
+    }
+
+    /**
+     * What the last collection did, per SNode (cells reclaimed, bytes zeroed, time of each
+     * phase), when the collector is one of the {@code gc} module's; else {@code GcStatistics.NONE}.
+     */
+    public io.snode.gc.GcStatistics lastGcStatistics() {
+        return collector instanceof io.snode.gc.ThreePhaseCollector threePhase
+                ? threePhase.lastStatistics() : io.snode.gc.GcStatistics.NONE;
+    }
+
+    /**
+     * The lock that keeps launches and collections apart. Code that reads or writes from
+     * several threads while another thread may call {@link #gc()} wraps its work in
+     * {@code phaseLock().launch(...)}.
+     */
+    public io.snode.gc.PhaseLock phaseLock() {
+        return phases;
     }
 
     MethodHandles.Lookup generatedLookup() {
@@ -336,7 +368,7 @@ public final class SNodeRuntime implements AutoCloseable {
     public void forEachBlock(SNode snode, BlockKernel kernel) {
         checkOwned(snode);
         Objects.requireNonNull(kernel, "kernel");
-        launcher.forEachBlock(snode, kernel);
+        inLaunch(() -> launcher.forEachBlock(snode, kernel));
     }
 
     /** Sum of {@code field} over the active cells, in double; the same for any parallelism. */
@@ -360,13 +392,37 @@ public final class SNodeRuntime implements AutoCloseable {
     }
 
     private io.snode.codegen.internal.Reductions.Summary summarize(String field) {
-        return io.snode.codegen.internal.Reductions.summarize(runtime.internalStructure(), layout().field(field),
-                launcher.pool());
+        PlacedField placed = layout().field(field);
+        return phases.supplyLaunch(() -> io.snode.codegen.internal.Reductions.summarize(runtime.internalStructure(),
+                placed, launcher.pool()));
     }
 
     private void launch(SNode snode, Kernel kernel, int arity) {
         checkOwned(snode);
-        launcher.forEach(snode, kernel, arity);
+        inLaunch(() -> launcher.forEach(snode, kernel, arity));
+    }
+
+    /**
+     * Runs a launch inside the phase lock (shared), then collects when it deactivated something
+     * (the structure's epoch moved) and this thread is not itself inside a launch.
+     */
+    private void inLaunch(Runnable body) {
+        Structure structure = runtime.internalStructure();
+        long before = structure.epoch();
+        long[] after = {before};
+        try {
+            phases.launch(() -> {
+                try {
+                    body.run();
+                } finally {
+                    after[0] = structure.epoch();
+                }
+            });
+        } finally {
+            if (after[0] != before && !phases.inLaunchOnCurrentThread()) {
+                gc();
+            }
+        }
     }
 
     private static Class<?> kernelInterface(Kernel kernel) {
@@ -389,6 +445,9 @@ public final class SNodeRuntime implements AutoCloseable {
     public void close() {
         launcher.close();
         runtime.close();
+        if (ownCollector != null) {
+            ownCollector.close();
+        }
     }
 
     private static void verify(byte[] bytes) {

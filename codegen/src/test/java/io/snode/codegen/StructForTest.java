@@ -60,6 +60,12 @@ class StructForTest {
             assertThat(visits.get()).isEqualTo(before);
             assertThat(rt.count("phi")).isZero();
             assertThat(sumBefore).isPositive();
+            // The launch deactivated blocks, so the runtime collected after it.
+            assertThat(rt.memoryStats().of(inner).cells().cellsRecycled()).isZero();
+            assertThat(rt.memoryStats().of(inner).cells().cellsInUse()).isZero();
+            assertThat(rt.lastGcStatistics().cellsReclaimed()).isPositive();
+            assertThat(rt.lastGcStatistics().of(inner.path()).cellsReclaimed())
+                    .isEqualTo(rt.lastGcStatistics().cellsReclaimed());
             for (float value : seen) {
                 assertThat(value).isBetween(0f, 199f);
             }
