@@ -404,7 +404,9 @@ public final class SNodeRuntime implements AutoCloseable {
 
     /**
      * Runs a launch inside the phase lock (shared), then collects when it deactivated something
-     * (the structure's epoch moved) and this thread is not itself inside a launch.
+     * (the structure's epoch moved), unless this thread is itself inside a launch or another
+     * launch is active (the collection never blocks the launcher; it happens at a later launch's
+     * end or at an explicit {@link #gc()}).
      */
     private void inLaunch(Runnable body) {
         Structure structure = runtime.internalStructure();
@@ -420,7 +422,7 @@ public final class SNodeRuntime implements AutoCloseable {
             });
         } finally {
             if (after[0] != before && !phases.inLaunchOnCurrentThread()) {
-                gc();
+                phases.tryExclusive(runtime::collect);
             }
         }
     }
