@@ -52,6 +52,10 @@ final class DemoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** One step's line: step, particles, emitted, left, blocks, touched cells, in use, held, gc, step time. */
+    private static final String ROW = "%5d  %9d  %7d  %7d  %6d  %13d  %s  %s  %5.1f ms  %6.0f ms";
+    private static final String HEADER = "%5s  %9s  %7s  %7s  %6s  %13s  %10s  %10s  %8s  %9s";
+
     /** Whether stdout is a terminal: then a progress bar follows the step lines. */
     static boolean stdoutIsTerminal() {
         java.io.Console console = System.console();
@@ -67,7 +71,6 @@ final class DemoCommand implements Callable<Integer> {
         printer.printf(Locale.ROOT, "snode demo: sparse particle-in-cell in %d^3 cells (%d^3 blocks of %d^3), %d steps,"
                         + " %,d particles, seed %d, %d thread%s%n", ParticleInCell.N, ParticleInCell.BLOCKS,
                 ParticleInCell.BLOCK, steps, particles, seed, threadCount, threadCount == 1 ? "" : "s");
-        ProgressBar progress = new ProgressBar(printer, steps, !noProgress && stdoutIsTerminal());
         List<ParticleInCell.StepStats> history = new ArrayList<>();
         long checksum;
         ParticleInCell.Projection projection;
@@ -77,13 +80,15 @@ final class DemoCommand implements Callable<Integer> {
             printer.println("layout " + run.layout());
             printer.printf(Locale.ROOT, "compiled the layout and bound its accessors in %.0f ms%n",
                     run.compileNanos() / 1e6);
-            printer.println(" step  particles  emitted     left  blocks  touched cells   in use     held      gc    step");
+            printer.println(String.format(Locale.ROOT, HEADER, "step", "particles", "emitted", "left", "blocks",
+                    "touched cells", "in use", "held", "gc", "step time"));
             printer.flush();
+            ProgressBar progress = new ProgressBar(printer, steps, !noProgress && stdoutIsTerminal());
             long start = System.nanoTime();
             for (int n = 0; n < steps; n++) {
                 ParticleInCell.StepStats stats = run.step();
                 history.add(stats);
-                progress.line(String.format(Locale.ROOT, "%5d  %9d  %7d  %7d  %6d  %13d  %s  %s  %5.1f ms  %4.0f ms",
+                progress.line(String.format(Locale.ROOT, ROW,
                         stats.step(), stats.particles(), stats.emitted(), stats.left(), stats.activeBlocks(),
                         stats.touchedCells(), mib(stats.bytesInUse()), mib(stats.bytesHeld()), stats.gcNanos() / 1e6,
                         stats.stepNanos() / 1e6), stats.step());

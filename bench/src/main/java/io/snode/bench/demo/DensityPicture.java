@@ -14,18 +14,20 @@ import javax.imageio.ImageIO;
 
 /**
  * {@code demo.png}: the density of the last step summed along y, seen from the side (x to the
- * right, z up), on a log colour scale. Columns that hold no active block are near black, active
- * ones without mass dark slate (lighter the more blocks stand along y), and every active block's
- * outline is drawn, so the sparse structure shows next to the particles it holds.
+ * right, z up), on a log colour scale. Columns that hold no active block are near black (a shade
+ * lighter where blocks were active earlier in the run and have been reclaimed), active ones
+ * without mass dark slate (lighter the more blocks stand along y), and every active block
+ * column's outline is drawn, so the sparse structure shows next to the particles it holds.
  */
 public final class DensityPicture {
     static final int SCALE = 3;
     static final int MARGIN = 20;
     static final int HEADER = 58;
-    static final int FOOTER = 64;
+    static final int FOOTER = 84;
     static final Color INACTIVE = new Color(7, 8, 12);
     static final Color ACTIVE_EMPTY = new Color(22, 28, 42);
     static final Color ACTIVE_DEEP = new Color(40, 52, 78);
+    static final Color RECLAIMED = new Color(14, 17, 26);
     static final Color OUTLINE = new Color(150, 170, 205, 110);
     static final Color TEXT = new Color(225, 228, 235);
     static final Color DIM_TEXT = new Color(150, 156, 170);
@@ -76,6 +78,8 @@ public final class DensityPicture {
                     rgb = colour(LOW + (1 - LOW) * Math.min(1, Math.log1p(value / floor) / logMax));
                 } else if (depth > 0) {
                     rgb = blend(ACTIVE_EMPTY, ACTIVE_DEEP, Math.min(1.0, depth / (double) Math.min(maxDepth, 8)));
+                } else if (projection.everActive(x / ParticleInCell.BLOCK, z / ParticleInCell.BLOCK)) {
+                    rgb = RECLAIMED.getRGB();
                 } else {
                     rgb = INACTIVE.getRGB();
                 }
@@ -127,7 +131,7 @@ public final class DensityPicture {
 
         // Colour bar.
         int barX = MARGIN;
-        int barY = HEADER + plot + 26;
+        int barY = HEADER + plot + 24;
         int barWidth = plot / 2;
         for (int x = 0; x < barWidth; x++) {
             g.setColor(new Color(colour(LOW + (1 - LOW) * x / (double) (barWidth - 1))));
@@ -144,14 +148,19 @@ public final class DensityPicture {
         g.drawRect(legendX, barY, 14, 12);
         g.setColor(DIM_TEXT);
         g.drawString("active block, no mass", legendX + 20, barY + 11);
-        g.setColor(INACTIVE);
-        g.fillRect(legendX, barY + 18, 14, 12);
-        g.setColor(new Color(90, 96, 110));
-        g.drawRect(legendX, barY + 18, 14, 12);
-        g.setColor(DIM_TEXT);
-        g.drawString("inactive (no memory)", legendX + 20, barY + 29);
+        legendBox(g, legendX, barY + 18, RECLAIMED, "inactive, reclaimed (was active earlier)");
+        legendBox(g, legendX, barY + 36, INACTIVE, "inactive, never active (no memory)");
         g.dispose();
         return image;
+    }
+
+    private static void legendBox(Graphics2D g, int x, int y, Color fill, String text) {
+        g.setColor(fill);
+        g.fillRect(x, y, 14, 12);
+        g.setColor(new Color(90, 96, 110));
+        g.drawRect(x, y, 14, 12);
+        g.setColor(DIM_TEXT);
+        g.drawString(text, x + 20, y + 11);
     }
 
     /** The colour map at {@code t} in [0, 1]. */

@@ -131,16 +131,21 @@ public final class ParticleInCell implements AutoCloseable {
     }
 
     /**
-     * Density projected along y: per (x, z) column the fixed-point mass summed over y, and how
-     * many active blocks each (block x, block z) column holds.
+     * Density projected along y: per (x, z) column the fixed-point mass summed over y; per
+     * (block x, block z) column how many active blocks it holds, and whether it held one at any
+     * step of the run (memory since reclaimed where it holds none now).
      */
-    public record Projection(long[] mass, int[] blockDepth) {
+    public record Projection(long[] mass, int[] blockDepth, boolean[] everActive) {
         public long mass(int x, int z) {
             return mass[z * N + x];
         }
 
         public int blockDepth(int bx, int bz) {
             return blockDepth[bz * BLOCKS + bx];
+        }
+
+        public boolean everActive(int bx, int bz) {
+            return everActive[bz * BLOCKS + bx];
         }
     }
 
@@ -159,6 +164,8 @@ public final class ParticleInCell implements AutoCloseable {
     private final byte[] touched = new byte[BLOCKS * BLOCKS * BLOCKS];
     private final byte[] keep = new byte[BLOCKS * BLOCKS * BLOCKS];
     private final byte[] seen = new byte[BLOCKS * BLOCKS * BLOCKS];
+    /** Block columns along y, (bz, bx), that held an active block after some step. */
+    private final boolean[] everActive = new boolean[BLOCKS * BLOCKS];
     private final LongAdder moved = new LongAdder();
     private final LongAdder left = new LongAdder();
     private final ThreadLocal<Halo> halos = ThreadLocal.withInitial(() -> new Halo(localFields()));
@@ -586,6 +593,9 @@ public final class ParticleInCell implements AutoCloseable {
                 int top = topOf(index, per);
                 seenInTop[top] = true;
                 keptInTop[top] += keep[index];
+                if (keep[index] != 0) {
+                    everActive[(index % BLOCKS) * BLOCKS + index / (BLOCKS * BLOCKS)] = true;
+                }
             }
         }
         var generic = runtime.generic();
@@ -673,7 +683,7 @@ public final class ParticleInCell implements AutoCloseable {
                 depth[(z0 / BLOCK) * BLOCKS + x0 / BLOCK]++;
             }
         });
-        return new Projection(mass, depth);
+        return new Projection(mass, depth, everActive.clone());
     }
 
     /** Bytes of the cells in use, summed over every node manager (the root cell is not counted). */

@@ -12,19 +12,27 @@ class PicturesTest {
     private static final ParticleInCell.Config CONFIG = new ParticleInCell.Config(3, 100, 42, 1);
 
     @Test
-    void theDensityPictureIsDarkWhereNoBlockIsActiveAndBrightWhereMassIs() {
+    void theDensityPictureIsDarkWhereNoBlockIsActiveLighterWhereBlocksWereReclaimedAndBrightWhereMassIs() {
         int n = ParticleInCell.N;
         long[] mass = new long[n * n];
         int[] depth = new int[ParticleInCell.BLOCKS * ParticleInCell.BLOCKS];
         depth[5 * ParticleInCell.BLOCKS + 3] = 2; // block column x 24..31, z 40..47
         mass[44 * n + 28] = 50L << 20;
         var stats = new ParticleInCell.StepStats(3, 50, 0, 0, 2, 8, 1 << 16, 1 << 20, 1000, 2000);
-        BufferedImage image = DensityPicture.render(new ParticleInCell.Projection(mass, depth), List.of(stats), CONFIG);
+        boolean[] everActive = new boolean[depth.length];
+        everActive[5 * ParticleInCell.BLOCKS + 3] = true;
+        everActive[5 * ParticleInCell.BLOCKS + 2] = true; // x 16..23: active earlier, reclaimed since
+        BufferedImage image = DensityPicture.render(new ParticleInCell.Projection(mass, depth, everActive),
+                List.of(stats), CONFIG);
         int scale = DensityPicture.SCALE;
         int dark = image.getRGB(DensityPicture.MARGIN + 100 * scale + 1, pixelY(100) + 1) & 0xFFFFFF;
         int massPixel = image.getRGB(DensityPicture.MARGIN + 28 * scale + 1, pixelY(44) + 1) & 0xFFFFFF;
         int emptyActive = image.getRGB(DensityPicture.MARGIN + 26 * scale + 1, pixelY(42) + 1) & 0xFFFFFF;
+        int reclaimed = image.getRGB(DensityPicture.MARGIN + 18 * scale + 1, pixelY(42) + 1) & 0xFFFFFF;
         assertThat(dark).isEqualTo(DensityPicture.INACTIVE.getRGB() & 0xFFFFFF);
+        assertThat(reclaimed).isEqualTo(DensityPicture.RECLAIMED.getRGB() & 0xFFFFFF);
+        assertThat(brightness(emptyActive)).isGreaterThan(brightness(reclaimed));
+        assertThat(brightness(reclaimed)).isGreaterThan(brightness(dark));
         assertThat(brightness(massPixel)).isGreaterThan(brightness(emptyActive)).isGreaterThan(brightness(dark));
         // The block's outline crosses its corner pixel.
         int corner = image.getRGB(DensityPicture.MARGIN + 24 * scale, pixelY(47)) & 0xFFFFFF;
