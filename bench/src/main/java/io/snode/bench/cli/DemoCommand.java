@@ -112,9 +112,11 @@ final class DemoCommand implements Callable<Integer> {
         printer.printf(Locale.ROOT, "ran %d steps in %.1f s (%.0f ms a step, %.0f ms of it collecting in all)%n", steps,
                 runNanos / 1e9, runNanos / 1e6 / steps, gcNanos / 1e6);
         printer.println(phaseLine);
-        printer.printf(Locale.ROOT, "in use: first step %s, peak %s (step %d, %d blocks), last %s (%d blocks)%n",
+        long heldPeak = history.stream().mapToLong(ParticleInCell.StepStats::bytesHeld).max().orElseThrow();
+        printer.printf(Locale.ROOT, "in use: first step %s, peak %s (step %d, %d blocks), last %s (%d blocks);"
+                        + " held from the system at most %s%n",
                 mib(history.getFirst().bytesInUse()).strip(), mib(peak.bytesInUse()).strip(), peak.step(),
-                peak.activeBlocks(), mib(last.bytesInUse()).strip(), last.activeBlocks());
+                peak.activeBlocks(), mib(last.bytesInUse()).strip(), last.activeBlocks(), mib(heldPeak).strip());
         printer.printf(Locale.ROOT, "checksum %016x (seed %d; the same for any --threads)%n", checksum, seed);
         Path picture = out.resolve("demo.png");
         Path chart = out.resolve("memory.png");
