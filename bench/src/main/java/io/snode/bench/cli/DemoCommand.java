@@ -20,15 +20,17 @@ import picocli.CommandLine.Option;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Runs a 3-D sparse particle-in-cell simulation and draws it.",
                 "",
-                "A source emits particles into per-block dynamic lists; each step scatters their mass and",
-                "momentum into a pointer -> pointer -> dense grid of 256^3 cells (fixed-point atomic adds,",
-                "touched cells marked in a bitmasked layer), applies a swirl and gravity on the grid,",
-                "interpolates the velocity back and moves the particles to their new blocks' lists. Blocks",
-                "left empty are deactivated and the collector reclaims them, so the active set travels.",
+                "A source puffs particles into per-block dynamic lists. Each step scatters",
+                "their mass and momentum into a pointer -> pointer -> dense grid of 256^3",
+                "cells (fixed-point atomic adds; touched cells marked in a bitmasked layer),",
+                "applies a swirl and gravity on the grid, interpolates the velocity back and",
+                "moves the particles into their new blocks' lists. Blocks left empty are",
+                "deactivated and collected, so the active set travels through the domain.",
                 "",
-                "Prints one line per step, the checksum of the final state (the same for a seed whatever",
-                "--threads is), and writes DIR/demo.png (density seen along y, active blocks outlined) and",
-                "DIR/memory.png (active blocks and bytes in use per step)."})
+                "Prints a line per step and the checksum of the final state (the same for a",
+                "seed whatever --threads is); writes DIR/demo.png (density seen along y,",
+                "active blocks outlined) and DIR/memory.png (active blocks and bytes in use",
+                "per step)."})
 final class DemoCommand implements Callable<Integer> {
     @Option(names = "--steps", paramLabel = "N", defaultValue = "200", description = "steps to run (default: ${DEFAULT-VALUE})")
     int steps;
@@ -122,8 +124,8 @@ final class DemoCommand implements Callable<Integer> {
         Path chart = out.resolve("memory.png");
         DensityPicture.write(projection, history, config, picture);
         MemoryChart.write(history, config, chart);
-        printer.println("wrote " + picture + ": density seen along y (log scale), dark where no block is active,"
-                + " active blocks outlined");
+        printer.println("wrote " + picture + ": density seen along y (log scale), active blocks outlined, inactive"
+                + " space dark (a shade lighter where blocks were active earlier and have been reclaimed)");
         printer.println("wrote " + chart + ": active blocks and bytes in use at every step");
         printer.flush();
         return SnodeCli.OK;
