@@ -90,6 +90,21 @@ class TaskRunnerTest {
         }
     }
 
+    @Test
+    void aShutDownPoolLeavesTheWorkToTheCaller() {
+        ForkJoinPool closed = new ForkJoinPool(2);
+        closed.shutdown();
+        AtomicIntegerArray hits = new AtomicIntegerArray(100);
+        TaskRunner.forkJoin(closed).forRange(100, 1, (a, b) -> {
+            for (long i = a; i < b; i++) {
+                hits.incrementAndGet((int) i);
+            }
+        });
+        for (int i = 0; i < 100; i++) {
+            assertThat(hits.get(i)).isEqualTo(1);
+        }
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             assertThat(latch.await(20, TimeUnit.SECONDS)).isTrue();

@@ -3,6 +3,7 @@ package io.snode.gc.internal;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -114,7 +115,11 @@ public abstract sealed class TaskRunner {
             Job job = new Job(body, n, pieces);
             long helpers = Math.min(pool.getParallelism(), pieces - 1);
             for (long h = 0; h < helpers; h++) {
-                pool.execute(job::work);
+                try {
+                    pool.execute(job::work);
+                } catch (RejectedExecutionException e) {
+                    break; // the pool is shut down: the caller does the rest on its own
+                }
             }
             job.work();
             job.awaitAndRethrow();
