@@ -124,7 +124,7 @@ class TaskRunnerTest {
             finished.incrementAndGet(0);
         })).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("piece at");
         int after = finished.get(0);
-        assertThat(after).isLessThan(16);
+        assertThat(after).isLessThan(64);
         assertThat(finished.get(0)).as("nothing runs after the call returned").isEqualTo(after);
         assertThatThrownBy(() -> runner.pieces(5, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("grain=0");

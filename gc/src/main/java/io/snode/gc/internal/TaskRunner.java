@@ -22,8 +22,12 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public abstract sealed class TaskRunner {
 
-    /** Sub-ranges per thread of parallelism, at most. */
-    public static final int MAX_TASKS_PER_THREAD = 4;
+    /**
+     * Sub-ranges per thread of parallelism, at most. Pieces are claimed one at a time, so many
+     * small pieces cost little, and they bound what a thread that is descheduled in the middle of
+     * a piece (an oversubscribed machine) leaves the others waiting for.
+     */
+    public static final int MAX_TASKS_PER_THREAD = 16;
 
     /** The part of the work a task does: indices {@code [from, to)}. */
     @FunctionalInterface
