@@ -267,6 +267,27 @@ public final class ListManager implements AutoCloseable {
     }
 
     /**
+     * Copies the ints of elements {@code [fromIndex, fromIndex + count)} into {@code dst}, with one
+     * bulk copy per chunk. Only for lists of 4-byte elements (stride 4), such as index lists.
+     */
+    public void copyInts(long fromIndex, int[] dst, int dstIndex, int count) {
+        if (geometry.elementStride() != Integer.BYTES) {
+            throw new IllegalArgumentException("elementStride=" + geometry.elementStride() + " (copyInts needs 4)");
+        }
+        Objects.checkFromIndexSize(dstIndex, count, dst.length);
+        while (count > 0) {
+            MemorySegment chunk = chunkFor(fromIndex);
+            int k = geometry.chunkIndex(fromIndex);
+            long leftInChunk = geometry.chunkElements(k) - geometry.indexInChunk(fromIndex);
+            int run = (int) Math.min(count, leftInChunk);
+            MemorySegment.copy(chunk, ValueLayout.JAVA_INT, offsetFor(fromIndex), dst, dstIndex, run);
+            fromIndex += run;
+            dstIndex += run;
+            count -= run;
+        }
+    }
+
+    /**
      * Sets the size (release store), within the chunks held. Exclusive: no concurrent append.
      * Used by node managers to grow by a batch and by collectors to rewrite a free list.
      */

@@ -118,7 +118,7 @@ public final class NodeManager implements AutoCloseable {
 
     static {
         try {
-            FREE_CURSOR = MethodHandles.lookup().findVarHandle(NodeManager.class, "freeCursor", long.class);
+            FREE_CURSOR = MethodHandles.lookup().findVarHandle(CursorValue.class, "value", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -142,9 +142,12 @@ public final class NodeManager implements AutoCloseable {
     /** Every cache ever handed to a thread and not pruned; iterated by collection and metrics. */
     private final CopyOnWriteArrayList<ThreadCache> allCaches = new CopyOnWriteArrayList<>();
 
-    /** Free-list entries below this are taken. Access: getAcquire, compareAndSet, setRelease (FREE_CURSOR). */
-    @SuppressWarnings("unused")
-    private long freeCursor;
+    /**
+     * Free-list entries below this are taken. Access: getAcquire, compareAndSet, setRelease
+     * (FREE_CURSOR). Padded: it is the one field threads write to each other, and must not share a
+     * cache line with the fields every allocation reads.
+     */
+    private final PaddedCursor freeCursor = new PaddedCursor();
     private volatile boolean closed;
 
     /** A manager with the {@link #defaultCacheBatch default cache batch} for its cell size. */
@@ -227,22 +230,29 @@ public final class NodeManager implements AutoCloseable {
         // The free list's length changes only during collection, which does not run now (Assumption 2).
         long length = freeList.size();
         for (;;) {
-            long cursor = (long) FREE_CURSOR.getAcquire(this);
+            long cursor = (long) FREE_CURSOR.getAcquire(freeCursor);
             if (cursor >= length) {
                 break;
             }
             long end = Math.min(length, cursor + cacheBatch);
-            if (FREE_CURSOR.compareAndSet(this, cursor, end)) {
+            if (FREE_CURSOR.compareAndSet(freeCursor, cursor, end)) {
                 int n = (int) (end - cursor);
-                for (int i = 0; i < n; i++) {
-                    cache.stack[n - 1 - i] = freeList.getInt(cursor + i);
-                }
+                freeList.copyInts(cursor, cache.stack, 0, n);
+                reverse(cache.stack, n); // the lowest entry on top: cells go out in free-list order
                 cache.refilled(REFILL_FROM_FREE_LIST, cursor, end, 0, 0, 0, n);
                 return;
             }
             // Another thread took entries first; retry from the new cursor.
         }
         grow(cache);
+    }
+
+    private static void reverse(int[] a, int n) {
+        for (int i = 0, j = n - 1; i < j; i++, j--) {
+            int t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+        }
     }
 
     private void grow(ThreadCache cache) {
@@ -336,7 +346,7 @@ public final class NodeManager implements AutoCloseable {
     /** The cache is exactly as its last refill left it: give the batch back if nobody moved past it. */
     private void undoRefill(ThreadCache cache) {
         if (cache.refill == REFILL_FROM_FREE_LIST) {
-            if (FREE_CURSOR.compareAndSet(this, cache.refillEnd, cache.refillStart)) {
+            if (FREE_CURSOR.compareAndSet(freeCursor, cache.refillEnd, cache.refillStart)) {
                 cache.size = 0;
             }
         } else {
@@ -438,7 +448,7 @@ public final class NodeManager implements AutoCloseable {
             freeList.setInt(tail + i, cell);
         }
         freeList.setSize(tail + recycledCount);
-        FREE_CURSOR.setRelease(this, 0L);
+        FREE_CURSOR.setRelease(freeCursor, 0L);
         recycled.clear();
     }
 
@@ -474,7 +484,7 @@ public final class NodeManager implements AutoCloseable {
             }
         }
         freeList.setSize(length);
-        FREE_CURSOR.setRelease(this, cursor);
+        FREE_CURSOR.setRelease(freeCursor, cursor);
     }
 
     /** The data list (cells). Raw access for the collector and codegen; never resize it. */
@@ -501,7 +511,7 @@ public final class NodeManager implements AutoCloseable {
 
     /** Entries of the free list already taken (acquire load). */
     public long freeListCursor() {
-        return (long) FREE_CURSOR.getAcquire(this);
+        return (long) FREE_CURSOR.getAcquire(freeCursor);
     }
 
     public long recycledListLength() {
@@ -516,7 +526,7 @@ public final class NodeManager implements AutoCloseable {
     public void resetFreeList(long length) {
         checkOpen();
         freeList.setSize(length);
-        FREE_CURSOR.setRelease(this, 0L);
+        FREE_CURSOR.setRelease(freeCursor, 0L);
     }
 
     // ---------------------------------------------------------------- metrics and lifecycle
@@ -589,12 +599,40 @@ public final class NodeManager implements AutoCloseable {
         return "NodeManager" + metrics();
     }
 
+    /** Padding before the cursor (a full cache line plus one, against adjacent-line prefetch). */
+    @SuppressWarnings("unused")
+    private abstract static class CursorPadBefore {
+        long p00, p01, p02, p03, p04, p05, p06, p07;
+        long p10, p11, p12, p13, p14, p15, p16, p17;
+    }
+
+    private abstract static class CursorValue extends CursorPadBefore {
+        @SuppressWarnings("unused")
+        long value;
+    }
+
+    /** The free-list cursor with padding on both sides; fields of a superclass are laid out first. */
+    @SuppressWarnings("unused")
+    private static final class PaddedCursor extends CursorValue {
+        long q00, q01, q02, q03, q04, q05, q06, q07;
+        long q10, q11, q12, q13, q14, q15, q16, q17;
+    }
+
+    /** Padding before a thread cache's fields (two cache lines). */
+    @SuppressWarnings("unused")
+    private abstract static class ThreadCachePad {
+        long p00, p01, p02, p03, p04, p05, p06, p07;
+        long p10, p11, p12, p13, p14, p15, p16, p17;
+    }
+
     /**
      * One thread's cells. Fields are written by the owning thread only, except during exclusive
      * operations (drain, collection), whose exclusion gives the happens-before edges; metrics read
-     * {@link #size} racily.
+     * {@link #size} racily. Padded on both sides: after a garbage collection has moved them, the
+     * caches of two threads may sit next to each other, and {@link #size} is written at every
+     * allocation (without padding, two threads allocating at once slowed each other down).
      */
-    private static final class ThreadCache {
+    private abstract static class ThreadCacheFields extends ThreadCachePad {
         final Thread thread;
         /** Free cell indices; [0, size) are cached, the top is handed out next. */
         final int[] stack;
@@ -608,9 +646,19 @@ public final class NodeManager implements AutoCloseable {
         int freeChunksBefore;
         int recycledChunksBefore;
 
-        ThreadCache(Thread thread, int capacity) {
+        ThreadCacheFields(Thread thread, int capacity) {
             this.thread = thread;
             this.stack = new int[capacity];
+        }
+    }
+
+    @SuppressWarnings("unused")
+    private static final class ThreadCache extends ThreadCacheFields {
+        long q00, q01, q02, q03, q04, q05, q06, q07;
+        long q10, q11, q12, q13, q14, q15, q16, q17;
+
+        ThreadCache(Thread thread, int capacity) {
+            super(thread, capacity);
         }
 
         void refilled(byte kind, long start, long end, int dataChunks, int freeChunks, int recycledChunks, int n) {

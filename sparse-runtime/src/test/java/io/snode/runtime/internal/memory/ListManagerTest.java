@@ -153,6 +153,25 @@ class ListManagerTest {
     }
 
     @Test
+    void copyIntsCopiesAcrossChunkBoundaries() {
+        ListManager list = new ListManager(pool, "root.a", 4, 4);
+        for (int i = 0; i < 5000; i++) {
+            list.appendInt(i * 7);
+        }
+        // Chunks of 1024 and 2048 ints: [1000, 3100) spans three chunks.
+        int[] dst = new int[2102];
+        list.copyInts(1000, dst, 1, 2100);
+        assertThat(dst[0]).isZero();
+        for (int i = 0; i < 2100; i++) {
+            assertThat(dst[i + 1]).isEqualTo((1000 + i) * 7);
+        }
+        assertThat(dst[2101]).isZero();
+        ListManager wide = new ListManager(pool, "root.b", 8, 8);
+        assertThatThrownBy(() -> wide.copyInts(0, dst, 0, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("elementStride=8");
+    }
+
+    @Test
     void ensureCapacityMaterialisesChunksWithoutPublishingIndices() {
         ListManager list = new ListManager(pool, "root.a", 8, 8);
         list.ensureCapacity(10_000);
