@@ -78,6 +78,10 @@ public final class ParallelCollector implements ThreePhaseCollector {
         return driver.kernels();
     }
 
+    /**
+     * Shuts the worker pool down. A collection running at the same time still completes (on the
+     * calling thread alone once no worker accepts work); later ones throw.
+     */
     @Override
     public void close() {
         closed = true;

@@ -22,9 +22,11 @@ import java.util.concurrent.ForkJoinPool;
  *
  * <pre>
  * java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xms2g -Xmx2g \
- *      -cp bench/target/snode-bench.jar io.snode.bench.gc.GcZeroingRun [MiB] [rounds] [threads]
+ *      -cp bench/target/snode-bench.jar io.snode.bench.gc.GcZeroingRun [MiB] [rounds] [threads] [smallMiB]
  * </pre>
  *
+ * Both layouts run at {@code MiB} (default 256: DRAM-bound) and again at {@code smallMiB}
+ * (default 4: mostly cache-resident, so latency- and compute-bound; repeated to fill a sample).
  * Configurations per layout ({@link RecycledRegion.Layout}): {@code fill-region} (one
  * {@code MemorySegment.fill} per data chunk over the same number of bytes, contiguous: the
  * bandwidth reference), {@code fill-cells} (one fill per recycled cell, same order), and phase 2
@@ -55,49 +57,73 @@ public final class GcZeroingRun {
         GcKernels vector = RecycledRegion.kernels("vector");
         GcKernels scalar = RecycledRegion.kernels("scalar");
         System.out.printf(Locale.ROOT, "# load average before: %s%n", loadAverage());
-        ForkJoinPool pool = new ForkJoinPool(threads);
+        // The calling thread is one of the workers: the pool has one thread fewer.
+        ForkJoinPool pool = threads > 1 ? new ForkJoinPool(threads - 1) : null;
         TaskRunner one = TaskRunner.inline();
-        TaskRunner all = TaskRunner.forkJoin(pool);
+        TaskRunner all = pool == null ? one : TaskRunner.forkJoin(pool);
+        if (all.parallelism() != threads) {
+            throw new AssertionError("parallelism=" + all.parallelism() + " threads=" + threads);
+        }
         long grain = ParallelCollector.DEFAULT_ZERO_GRAIN_BYTES;
         System.out.printf(Locale.ROOT, "# GcZeroingRun: %d MiB of %d-byte cells, %d rounds (+%d warm-up), threads=%d, "
                         + "vector=%s, java=%s, cpus=%d%n", mib, cell, rounds, warmup, threads, vector.name(),
                 Runtime.version(), Runtime.getRuntime().availableProcessors());
 
-        for (RecycledRegion.Layout layout : RecycledRegion.Layout.values()) {
-            try (RecycledRegion region = new RecycledRegion(layout, bytes, cell, 42)) {
-                Map<String, Runnable> configs = new LinkedHashMap<>();
-                configs.put(FILL_REGION, () -> region.fillRegion(bytes));
-                configs.put(FILL_CELLS, region::fillEachCell);
-                for (String k : new String[] {"vector", "scalar"}) {
-                    GcKernels kernels = k.equals("vector") ? vector : scalar;
-                    for (boolean sorted : new boolean[] {false, true}) {
-                        configs.put(name(k, sorted, 1), () -> region.phase2(kernels, one, grain, sorted));
-                        configs.put(name(k, sorted, threads), () -> region.phase2(kernels, all, grain, sorted));
-                    }
-                }
-                Map<String, double[]> gbps = interleave(configs, rounds, warmup, region.zeroBytes());
-                System.out.println("## " + layout.name().toLowerCase(Locale.ROOT) + " (" + region.zeroBytes()
-                        + " bytes zeroed per op; GB/s = 10^9 bytes/s)");
-                report(gbps);
-                double fill = median(gbps.get(FILL_REGION));
-                double fillCells = median(gbps.get(FILL_CELLS));
-                for (boolean sorted : new boolean[] {false, true}) {
-                    double v1 = median(gbps.get(name("vector", sorted, 1)));
-                    double vN = median(gbps.get(name("vector", sorted, threads)));
-                    double s1 = median(gbps.get(name("scalar", sorted, 1)));
-                    double sN = median(gbps.get(name("scalar", sorted, threads)));
-                    System.out.printf(Locale.ROOT, "ratios (%s): vector1T/fill-region=%.3f vector1T/fill-cells=%.3f "
-                                    + "scalar1T/fill-region=%.3f vector1T/scalar1T=%.3f vector%dT/vector1T=%.3f "
-                                    + "scalar%dT/scalar1T=%.3f%n", sorted ? "sorted" : "recycling order",
-                            v1 / fill, v1 / fillCells, s1 / fill, v1 / s1, threads, vN / v1, threads, sN / s1);
-                }
+        long smallMib = args.length > 3 ? Long.parseLong(args[3]) : 4;
+        for (long size : new long[] {bytes, smallMib << 20}) {
+            for (RecycledRegion.Layout layout : RecycledRegion.Layout.values()) {
+                runLayout(layout, size, bytes, cell, rounds, warmup, threads, vector, scalar, one, all, grain);
             }
         }
-        pool.shutdown();
+        if (pool != null) {
+            pool.shutdown();
+        }
         cacheResident(rounds);
         dramRuns(rounds);
         indexCopies(rounds);
         System.out.printf(Locale.ROOT, "# load average after: %s%n", loadAverage());
+    }
+
+    private static void runLayout(RecycledRegion.Layout layout, long size, long bytes, long cell, int rounds, int warmup,
+                                  int threads, GcKernels vector, GcKernels scalar, TaskRunner one, TaskRunner all,
+                                  long grain) {
+        try (RecycledRegion region = new RecycledRegion(layout, size, cell, 42)) {
+            Map<String, Runnable> configs = new LinkedHashMap<>();
+            configs.put(FILL_REGION, () -> region.fillRegion(size));
+            configs.put(FILL_CELLS, region::fillEachCell);
+            for (String k : new String[] {"vector", "scalar"}) {
+                GcKernels kernels = k.equals("vector") ? vector : scalar;
+                for (boolean sorted : new boolean[] {false, true}) {
+                    configs.put(name(k, sorted, 1), () -> region.phase2(kernels, one, grain, sorted));
+                    configs.put(name(k, sorted, threads), () -> region.phase2(kernels, all, grain, sorted));
+                }
+            }
+            // A small region is zeroed many times per sample, so that each sample lasts long enough to time.
+            int reps = (int) Math.max(1, bytes / size);
+            Map<String, Runnable> repeated = new LinkedHashMap<>();
+            configs.forEach((name, op) -> repeated.put(name, () -> {
+                for (int i = 0; i < reps; i++) {
+                    op.run();
+                }
+            }));
+            Map<String, double[]> gbps = interleave(repeated, rounds, warmup, region.zeroBytes() * reps);
+            System.out.println("## " + layout.name().toLowerCase(Locale.ROOT) + " (" + region.zeroBytes()
+                    + " bytes zeroed per op" + (reps > 1 ? ", " + reps + " ops per sample" : "")
+                    + "; GB/s = 10^9 bytes/s)");
+            report(gbps);
+            double fill = median(gbps.get(FILL_REGION));
+            double fillCells = median(gbps.get(FILL_CELLS));
+            for (boolean sorted : new boolean[] {false, true}) {
+                double v1 = median(gbps.get(name("vector", sorted, 1)));
+                double vN = median(gbps.get(name("vector", sorted, threads)));
+                double s1 = median(gbps.get(name("scalar", sorted, 1)));
+                double sN = median(gbps.get(name("scalar", sorted, threads)));
+                System.out.printf(Locale.ROOT, "ratios (%s): vector1T/fill-region=%.3f vector1T/fill-cells=%.3f "
+                                + "scalar1T/fill-region=%.3f vector1T/scalar1T=%.3f vector%dT/vector1T=%.3f "
+                                + "scalar%dT/scalar1T=%.3f%n", sorted ? "sorted" : "recycling order",
+                        v1 / fill, v1 / fillCells, s1 / fill, v1 / s1, threads, vN / v1, threads, sN / s1);
+            }
+        }
     }
 
     static String loadAverage() {

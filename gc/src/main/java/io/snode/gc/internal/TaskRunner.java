@@ -3,6 +3,7 @@ package io.snode.gc.internal;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -21,8 +22,12 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public abstract sealed class TaskRunner {
 
-    /** Sub-ranges per thread of parallelism, at most. */
-    public static final int MAX_TASKS_PER_THREAD = 4;
+    /**
+     * Sub-ranges per thread of parallelism, at most. Pieces are claimed one at a time, so many
+     * small pieces cost little, and they bound what a thread that is descheduled in the middle of
+     * a piece (an oversubscribed machine) leaves the others waiting for.
+     */
+    public static final int MAX_TASKS_PER_THREAD = 16;
 
     /** The part of the work a task does: indices {@code [from, to)}. */
     @FunctionalInterface
@@ -114,7 +119,11 @@ public abstract sealed class TaskRunner {
             Job job = new Job(body, n, pieces);
             long helpers = Math.min(pool.getParallelism(), pieces - 1);
             for (long h = 0; h < helpers; h++) {
-                pool.execute(job::work);
+                try {
+                    pool.execute(job::work);
+                } catch (RejectedExecutionException e) {
+                    break; // the pool is shut down: the caller does the rest on its own
+                }
             }
             job.work();
             job.awaitAndRethrow();

@@ -16,11 +16,14 @@ import jdk.incubator.vector.VectorSpecies;
  * {@code io.snode.bench.gc} benchmarks; figures in {@code gc/README.md}):
  * <ul>
  *   <li>Zeroing a run shorter than {@link #FILL_FROM_BYTES} stores {@link #ZERO_SPECIES}-wide
- *       zero vectors, four per iteration: 2.8 to 5.5 times {@code MemorySegment.fill} when the
- *       run is in cache, 1.2 to 1.7 times for 2 KiB cells scattered over DRAM.</li>
+ *       zero vectors, four per iteration: 1.6 to 5.5 times {@code MemorySegment.fill} when the
+ *       run is in cache, 1.2 to 1.7 times for 2 KiB cells scattered over DRAM (one call per cell).</li>
  *   <li>Longer runs (recycled cells that lie next to each other, coalesced) are DRAM-bound, and
- *       there {@code MemorySegment.fill} was as fast or a little faster (0.87 to 1.0), so they
- *       use it.</li>
+ *       there {@code MemorySegment.fill} was as fast or a little faster (vector / fill 0.87 to 1.06
+ *       from 256 KiB on), so they use it. Shorter runs laid end to end also favour fill (0.63 to
+ *       0.95), but phase 2 never produces them: neighbouring cells are coalesced into one run,
+ *       and for the gapped runs of sorted scattered cells the vector kernels measured 1.5 times
+ *       the scalar ones.</li>
  *   <li>Index copies are plain {@link MemorySegment#copy}: an {@code IntVector} loop reached
  *       0.90 to 0.99 of it. The loop stays here, as {@link #copyIntsVector}, so that the
  *       benchmark keeps measuring it.</li>
