@@ -48,23 +48,19 @@ public final class Reductions {
         List<ActiveBlocks.Block> blocks = ActiveBlocks.of(structure, target);
         int groups = (blocks.size() + GROUP - 1) / GROUP;
         Summary[] partial = new Summary[groups];
-        Runnable work = () -> IntStream.range(0, groups).parallel().forEach(g -> {
+        java.util.function.IntConsumer group = g -> {
             Summary summary = Summary.EMPTY;
             for (int n = g * GROUP; n < Math.min(blocks.size(), (g + 1) * GROUP); n++) {
                 summary = summary.plus(block(blocks.get(n), plan, type, offset));
             }
             partial[g] = summary;
-        });
+        };
         if (pool == null) {
             for (int g = 0; g < groups; g++) {
-                Summary summary = Summary.EMPTY;
-                for (int n = g * GROUP; n < Math.min(blocks.size(), (g + 1) * GROUP); n++) {
-                    summary = summary.plus(block(blocks.get(n), plan, type, offset));
-                }
-                partial[g] = summary;
+                group.accept(g);
             }
         } else {
-            pool.submit(work).join();
+            pool.submit(() -> IntStream.range(0, groups).parallel().forEach(group)).join();
         }
         Summary total = Summary.EMPTY;
         for (Summary summary : partial) {
