@@ -20,15 +20,18 @@ import java.util.concurrent.locks.ReentrantLock;
  *       list's length is the number of cells that have memory ({@code cellsAllocated}); it only
  *       grows, except when {@link #unallocate} undoes growth.</li>
  *   <li><b>Free list</b> — a {@link ListManager} of cell indices ({@link IndexListDescriptor}).
- *       Entries {@code [cursor, length)} are free and not yet taken; the cursor advances by
- *       compare-and-set; length and cursor change otherwise only during collection.</li>
+ *       Entries {@code [cursor, length)} are free and not yet taken; the cursor advances by an
+ *       atomic add of a whole batch (and may run past the length, which then means "empty");
+ *       length and cursor change otherwise only during collection.</li>
  *   <li><b>Recycled list</b> — a {@link ListManager} of the indices of recycled cells; their memory
  *       is not reused until the next collection zeroes them and moves them to the free list.</li>
  *   <li><b>Thread caches</b> — each thread that allocates keeps a small stack of free cell indices
  *       (like Netty's {@code PoolThreadCache} or a TLAB). It refills the stack with one atomic step
- *       (a batch of up to {@link #cacheBatch()} entries from the free list, or a batch of new cells
- *       at the end of the data list), so threads do not meet on a shared cursor at every
- *       allocation. Cached cells count as free.</li>
+ *       (a batch of up to {@link #cacheBatch()} entries from the free list, or a batch of up to
+ *       {@link #growthBatch()} new cells at the end of the data list), so threads meet on the shared
+ *       cursor once per batch instead of at every allocation. Cached cells count as free. The
+ *       growth batch is at most the first data chunk's size, so the first cell of an SNode costs
+ *       one small chunk per list.</li>
  * </ul>
  * Both index lists always have chunks for {@code cellsAllocated} entries (they grow with the
  * data list, in the same step), so recycling and collection never allocate memory and cannot
@@ -54,7 +57,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *       collection; unallocated cells are zeroed by {@link #unallocate}).</li>
  *   <li>Reuse before growth: a thread takes cells from its cache, then from the shared free list,
  *       and only when both are empty does the data list grow. (Cells cached by <em>other</em>
- *       threads are not stolen; at most {@code cacheBatch} cells per thread wait there until that
+ *       threads are not stolen; about {@code cacheBatch} cells per thread wait there until that
  *       thread allocates again or the next collection drains them.)</li>
  *   <li>A recycled cell's memory is not reused before the next collection, so a reader that still
  *       holds its index during a launch sees its old contents, never another cell's.</li>
@@ -75,7 +78,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *       with allocations they may be stale by the work in flight.</li>
  * </ol>
  * <b>Progress</b>: allocation from the thread's cache is wait-free; a refill from the free list is
- * lock-free (a compare-and-set on the cursor, retried only when another thread took entries);
+ * wait-free (one atomic add on the cursor claims a batch);
  * growth is blocking (one growth lock per manager, held while the chunks are allocated and zeroed,
  * once per batch of cells); recycle is lock-free (a compare-and-set append); collection runs on
  * the calling thread in time linear in the free-list tail, the cached cells and the recycled cells.
@@ -96,7 +99,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Thread caches and exact undo (implementation notes)</h2>
  * A cache is an {@code int} stack whose top is the next cell to hand out. A refill happens only
  * when the stack is empty and fills it in one step; the cache records where the batch came from
- * (free-list entries {@code [start, end)}, or data-list growth from {@code start} to {@code end}
+ * (the cursor moved from {@code start} to {@code end}, or data-list growth from {@code start} to {@code end}
  * with the chunk counts of the three lists before it). A pop leaves the popped value in its slot,
  * so a later {@code unallocate(i)} whose slot above the top still holds {@code i} is an exact LIFO
  * reversal; when such reversals bring the cache back to the state right after the refill, the
@@ -107,8 +110,12 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class NodeManager implements AutoCloseable {
 
-    /** Largest number of cells a thread cache takes in one refill. */
-    public static final int MAX_CACHE_BATCH = 64;
+    /**
+     * Largest number of cells a thread cache takes in one refill. Each refill moves the shared
+     * cursor's cache line to the refilling core (100-200 ns when it comes from another core), so
+     * the batch must be large enough for that to vanish against the allocations it serves.
+     */
+    public static final int MAX_CACHE_BATCH = 512;
     /** The default batch holds at most this many bytes of cells, so big cells are not hoarded. */
     public static final long CACHE_BATCH_BYTES = 16 * 1024;
     /** Cell indices are non-negative {@code int}s. */
@@ -135,6 +142,7 @@ public final class NodeManager implements AutoCloseable {
     private final ListManager recycled;
     private final long cellStride;
     private final int cacheBatch;
+    private final int growthBatch;
     private final long maxCells;
     /** Serialises growth and the undo of growth of the three lists. */
     private final ReentrantLock growthLock = new ReentrantLock();
@@ -162,6 +170,7 @@ public final class NodeManager implements AutoCloseable {
      * @param cellSize      bytes per cell, positive
      * @param cellAlignment power of two, at most 4096
      * @param cacheBatch    cells a thread cache takes per refill, 1 to {@link #MAX_CACHE_BATCH};
+     *                      (growth takes at most the first data chunk's cells per refill);
      *                      1 makes every allocation go to the shared free list or growth (counters
      *                      then move exactly like Taichi's); -1 for {@link #defaultCacheBatch}
      */
@@ -182,6 +191,7 @@ public final class NodeManager implements AutoCloseable {
         this.recycled = new ListManager(owner, IndexListDescriptor.ELEMENT_SIZE, IndexListDescriptor.ELEMENT_ALIGNMENT);
         this.cellStride = cells.elementStride();
         this.cacheBatch = cacheBatch;
+        this.growthBatch = (int) Math.min(cacheBatch, cells.firstChunkElements());
         this.maxCells = Math.min(MAX_CELLS, Math.min(cells.maxElements(), freeList.maxElements()));
         int stackCapacity = Math.max(2, 2 * cacheBatch);
         this.caches = ThreadLocal.withInitial(() -> {
@@ -193,7 +203,7 @@ public final class NodeManager implements AutoCloseable {
 
     /**
      * The default cache batch: as many cells as fit {@link #CACHE_BATCH_BYTES}, rounded down to a
-     * power of two, between 1 and {@link #MAX_CACHE_BATCH}. A 64-byte cell gets 64, a 1 KiB cell
+     * power of two, between 1 and {@link #MAX_CACHE_BATCH}. A 16-byte cell gets 512, a 64-byte cell 256, a 1 KiB cell
      * 16, a cell of 16 KiB or more 1.
      */
     public static int defaultCacheBatch(long cellStride) {
@@ -228,21 +238,18 @@ public final class NodeManager implements AutoCloseable {
     /** Fills the empty cache from the free list, else by growth; throws leaving everything unchanged. */
     private void refill(ThreadCache cache) {
         // The free list's length changes only during collection, which does not run now (Assumption 2).
+        // One atomic add claims a whole batch: a single transfer of the cursor's cache line from the
+        // core that last refilled (a read before a compare-and-set would cost two). When the list is
+        // short or empty the cursor runs past its length; entries at or beyond the length are never
+        // read, and readers of the cursor clamp it (freeListCursor(), drainThreadCaches()).
         long length = freeList.size();
-        for (;;) {
-            long cursor = (long) FREE_CURSOR.getAcquire(freeCursor);
-            if (cursor >= length) {
-                break;
-            }
-            long end = Math.min(length, cursor + cacheBatch);
-            if (FREE_CURSOR.compareAndSet(freeCursor, cursor, end)) {
-                int n = (int) (end - cursor);
-                freeList.copyInts(cursor, cache.stack, 0, n);
-                reverse(cache.stack, n); // the lowest entry on top: cells go out in free-list order
-                cache.refilled(REFILL_FROM_FREE_LIST, cursor, end, 0, 0, 0, n);
-                return;
-            }
-            // Another thread took entries first; retry from the new cursor.
+        long start = (long) FREE_CURSOR.getAndAdd(freeCursor, (long) cacheBatch);
+        if (start < length) {
+            int n = (int) Math.min(cacheBatch, length - start);
+            freeList.copyInts(start, cache.stack, 0, n);
+            reverse(cache.stack, n); // the lowest entry on top: cells go out in free-list order
+            cache.refilled(REFILL_FROM_FREE_LIST, start, start + cacheBatch, 0, 0, 0, n);
+            return;
         }
         grow(cache);
     }
@@ -264,7 +271,7 @@ public final class NodeManager implements AutoCloseable {
                 throw new IllegalStateException("node manager of " + owner.name() + " is full: cellsAllocated="
                         + start + " maxCells=" + maxCells);
             }
-            long end = Math.min(maxCells, start + cacheBatch);
+            long end = Math.min(maxCells, start + growthBatch);
             int dataChunks = data.chunkCount();
             int freeChunks = freeList.chunkCount();
             int recycledChunks = recycled.chunkCount();
@@ -401,9 +408,14 @@ public final class NodeManager implements AutoCloseable {
         return data.elementSize();
     }
 
-    /** Cells a thread cache takes per refill. */
+    /** Cells a thread cache takes per refill from the free list, at most. */
     public int cacheBatch() {
         return cacheBatch;
+    }
+
+    /** Cells a thread cache takes per refill by growth: {@code min(cacheBatch, cells in the first data chunk)}. */
+    public int growthBatch() {
+        return growthBatch;
     }
 
     public MemoryPool.Owner owner() {
@@ -463,7 +475,7 @@ public final class NodeManager implements AutoCloseable {
     public void drainThreadCaches() {
         checkOpen();
         long length = freeList.size();
-        long cursor = freeListCursor();
+        long cursor = freeListCursor(); // clamped to the length
         for (ThreadCache cache : allCaches) {
             // In the order the cache would have handed them out (top of the stack first): the first
             // ones into taken slots just below the cursor, the rest after the end.
@@ -509,9 +521,10 @@ public final class NodeManager implements AutoCloseable {
         return freeList.size();
     }
 
-    /** Entries of the free list already taken (acquire load). */
+    /** Entries of the free list already taken (acquire load), at most {@link #freeListLength()}. */
     public long freeListCursor() {
-        return (long) FREE_CURSOR.getAcquire(freeCursor);
+        // The raw cursor may run past the length when refills found the list short or empty.
+        return Math.min((long) FREE_CURSOR.getAcquire(freeCursor), freeList.size());
     }
 
     public long recycledListLength() {
@@ -602,6 +615,7 @@ public final class NodeManager implements AutoCloseable {
     /** Padding before the cursor (a full cache line plus one, against adjacent-line prefetch). */
     @SuppressWarnings("unused")
     private abstract static class CursorPadBefore {
+        int headerGap; // see ThreadCachePad
         long p00, p01, p02, p03, p04, p05, p06, p07;
         long p10, p11, p12, p13, p14, p15, p16, p17;
     }
@@ -618,9 +632,14 @@ public final class NodeManager implements AutoCloseable {
         long q10, q11, q12, q13, q14, q15, q16, q17;
     }
 
-    /** Padding before a thread cache's fields (two cache lines). */
+    /**
+     * Padding before a thread cache's fields (two cache lines). The {@code int} takes the 4-byte gap
+     * after the object header: without it HotSpot puts a subclass's {@code int} there (it fills
+     * empty slots of superclasses), in front of the padding; that is where {@code size} landed.
+     */
     @SuppressWarnings("unused")
     private abstract static class ThreadCachePad {
+        int headerGap;
         long p00, p01, p02, p03, p04, p05, p06, p07;
         long p10, p11, p12, p13, p14, p15, p16, p17;
     }

@@ -44,12 +44,13 @@ class NodeManagerTest {
     @Test
     void aNewManagerHoldsNoMemoryAndTheFirstCellCostsThreeSmallChunks() {
         NodeManager cells = new NodeManager(pool, OWNER, 64, 8);
-        assertThat(cells.cacheBatch()).isEqualTo(64);
+        assertThat(cells.cacheBatch()).isEqualTo(256);
+        assertThat(cells.growthBatch()).isEqualTo(64);
         assertThat(cells.metrics()).isEqualTo(m(0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
 
         assertThat(cells.allocate()).isZero();
 
-        // One batch of 64 cells: one 4 KiB data chunk, one 4 KiB chunk per index list.
+        // One growth batch of 64 cells (the first data chunk): one 4 KiB chunk per list.
         assertThat(cells.metrics()).isEqualTo(m(64, 1, 63, 63, 0, 0, 0, 3, 12_288, 4096));
         assertThat(pool.bytesReserved()).isEqualTo(12_288);
         assertThat(pool.owner(OWNER).bytesReserved()).isEqualTo(12_288);
@@ -375,8 +376,8 @@ class NodeManagerTest {
                 .hasMessageContaining("index=1");
         assertThatThrownBy(() -> cells.recycle(-1)).isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> cells.unallocate(7)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> new NodeManager(pool, OWNER, 64, 8, 65))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cacheBatch=65");
+        assertThatThrownBy(() -> new NodeManager(pool, OWNER, 64, 8, NodeManager.MAX_CACHE_BATCH + 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cacheBatch=" + (NodeManager.MAX_CACHE_BATCH + 1));
     }
 
     @Test
