@@ -59,7 +59,7 @@ public final class SNodeRuntime implements AutoCloseable {
     private final GeneratedClass code;
     private final LayoutEmitter.RuntimeObjects objects;
     private final java.util.Map<Class<?>, MethodHandle> accessors = new java.util.concurrent.ConcurrentHashMap<>();
-    private final java.util.List<GeneratedClass> accessorCode = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.List<GeneratedClass> extraCode = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile io.snode.codegen.internal.Launcher launcher;
     private final io.snode.gc.PhaseLock phases = new io.snode.gc.PhaseLock();
     private final io.snode.gc.ParallelCollector ownCollector;
@@ -102,17 +102,11 @@ public final class SNodeRuntime implements AutoCloseable {
                 }
             };
             byte[] bytes = emitter.emit(objects);
-            this.code = new GeneratedClass(name, bytes, plan.describe());
-            if (CodegenSwitches.VERIFY) {
-                verify(bytes);
-            }
-            if (CodegenSwitches.DUMP_DIRECTORY != null) {
-                dump(code);
-            }
+            this.code = checked(new GeneratedClass(name, bytes, plan.describe()));
             this.generated = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()),
                     true, MethodHandles.Lookup.ClassOption.NESTMATE);
             this.launcher = new io.snode.codegen.internal.Launcher(structure, Runtime.getRuntime().availableProcessors(),
-                    accessorCode::add);
+                    this::register);
             built = true;
         } catch (IllegalAccessException e) {
             throw new AssertionError("the anchor's lookup defines classes in its own package", e);
@@ -242,17 +236,11 @@ public final class SNodeRuntime implements AutoCloseable {
         String name = "io/snode/codegen/generated/Accessor" + SEQUENCE.incrementAndGet();
         LayoutEmitter emitter = new LayoutEmitter(plan(), name);
         byte[] bytes = emitter.emitAccessor(api, bindings, objects);
-        GeneratedClass generatedClass = new GeneratedClass(name, bytes, plan().describe());
-        if (CodegenSwitches.VERIFY) {
-            verify(bytes);
-        }
-        if (CodegenSwitches.DUMP_DIRECTORY != null) {
-            dump(generatedClass);
-        }
+        GeneratedClass generatedClass = checked(new GeneratedClass(name, bytes, plan().describe()));
         try {
             MethodHandles.Lookup hidden = Anchor.lookup().defineHiddenClassWithClassData(bytes,
                     List.copyOf(emitter.classData()), true, MethodHandles.Lookup.ClassOption.NESTMATE);
-            accessorCode.add(generatedClass);
+            extraCode.add(generatedClass);
             return hidden.findConstructor(hidden.lookupClass(), java.lang.invoke.MethodType.methodType(void.class));
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot define the accessor class for " + api.getName(), e);
@@ -263,7 +251,7 @@ public final class SNodeRuntime implements AutoCloseable {
     public List<GeneratedClass> generatedCode() {
         List<GeneratedClass> all = new java.util.ArrayList<>();
         all.add(code);
-        all.addAll(accessorCode);
+        all.addAll(extraCode);
         return List.copyOf(all);
     }
 
@@ -311,7 +299,7 @@ public final class SNodeRuntime implements AutoCloseable {
      */
     public void parallelism(int threads) {
         io.snode.codegen.internal.Launcher old = launcher;
-        launcher = new io.snode.codegen.internal.Launcher(runtime.internalStructure(), threads, accessorCode::add);
+        launcher = new io.snode.codegen.internal.Launcher(runtime.internalStructure(), threads, this::register);
         old.close();
     }
 
@@ -450,6 +438,25 @@ public final class SNodeRuntime implements AutoCloseable {
         if (ownCollector != null) {
             ownCollector.close();
         }
+    }
+
+    /**
+     * Applies the generator switches to a class about to be defined: verification
+     * ({@code -Dsnode.codegen.verify=true}) and the dump ({@code -Dsnode.codegen.dump=DIR}).
+     */
+    private static GeneratedClass checked(GeneratedClass generated) {
+        if (CodegenSwitches.VERIFY) {
+            verify(generated.bytes());
+        }
+        if (CodegenSwitches.DUMP_DIRECTORY != null) {
+            dump(generated);
+        }
+        return generated;
+    }
+
+    /** A struct-for driver about to be defined: checked by the switches and listed. */
+    private void register(GeneratedClass driver) {
+        extraCode.add(checked(driver));
     }
 
     private static void verify(byte[] bytes) {

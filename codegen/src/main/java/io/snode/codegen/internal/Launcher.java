@@ -42,7 +42,10 @@ public final class Launcher implements AutoCloseable {
     private final Map<List<Object>, MethodHandle> drivers = new ConcurrentHashMap<>();
     private final Consumer<io.snode.codegen.GeneratedClass> listing;
 
-    /** @param listing receives every driver class generated, for the runtime's code listing */
+    /**
+     * @param listing receives every driver class before it is defined: the runtime verifies and
+     *                dumps it when its switches say so, and lists it
+     */
     public Launcher(Structure structure, int parallelism, Consumer<io.snode.codegen.GeneratedClass> listing) {
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism=" + parallelism + " must be at least 1");
