@@ -6,6 +6,7 @@ import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.codegen.generated.Anchor;
 import io.snode.codegen.kernel.BlockKernel;
+import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;
 import io.snode.codegen.kernel.Kernel1;
 import io.snode.codegen.kernel.Kernel2;
@@ -32,6 +33,8 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BinaryOperator;
+import java.util.function.Supplier;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.util.CheckClassAdapter;
 
@@ -293,9 +296,13 @@ public final class SNodeRuntime implements AutoCloseable {
     // ------------------------------------------------------------------ struct-for
 
     /**
-     * The number of threads launches use: 1 runs kernels on the calling thread, in tree order
-     * (for debugging and determinism). Default: the available processors. Must not be changed
-     * while a launch runs.
+     * The number of threads launches use: 1 runs kernels on the calling thread, block after block
+     * in a fixed order (for debugging and determinism). Default: the available processors. Must
+     * not be changed while a launch runs.
+     *
+     * <p>Blocks are visited in memory order (the allocation order of the cells that hold them),
+     * which streams through off-heap memory; it depends on the runtime's history (which cells
+     * were allocated, freed and reused), not on the parallelism.
      */
     public void parallelism(int threads) {
         io.snode.codegen.internal.Launcher old = launcher;
@@ -356,7 +363,25 @@ public final class SNodeRuntime implements AutoCloseable {
     public void forEachBlock(SNode snode, BlockKernel kernel) {
         checkOwned(snode);
         Objects.requireNonNull(kernel, "kernel");
-        inLaunch(() -> launcher.forEachBlock(snode, kernel));
+        inLaunch(() -> {
+            launcher.forEachBlock(snode, kernel);
+            return null;
+        });
+    }
+
+    /**
+     * The block form of a reduction over a dense or bitmasked {@code snode}: every task of the
+     * launch gets its own accumulator from {@code identity}, {@code reducer} folds each of the
+     * task's blocks into it (no atomics needed), and the accumulators are combined with
+     * {@code combiner} in block order. The tasks are the same whatever the parallelism, so the
+     * result is too (floating-point sums included). Launch rules as for {@link #forEachBlock}.
+     */
+    public <A> A reduceBlocks(SNode snode, Supplier<A> identity, BlockReducer<A> reducer, BinaryOperator<A> combiner) {
+        checkOwned(snode);
+        Objects.requireNonNull(identity, "identity");
+        Objects.requireNonNull(reducer, "reducer");
+        Objects.requireNonNull(combiner, "combiner");
+        return inLaunch(() -> launcher.reduceBlocks(snode, identity, reducer, combiner));
     }
 
     /** Sum of {@code field} over the active cells, in double; the same for any parallelism. */
@@ -387,7 +412,10 @@ public final class SNodeRuntime implements AutoCloseable {
 
     private void launch(SNode snode, Kernel kernel, int arity) {
         checkOwned(snode);
-        inLaunch(() -> launcher.forEach(snode, kernel, arity));
+        inLaunch(() -> {
+            launcher.forEach(snode, kernel, arity);
+            return null;
+        });
     }
 
     /**
@@ -396,14 +424,14 @@ public final class SNodeRuntime implements AutoCloseable {
      * launch is active (the collection never blocks the launcher; it happens at a later launch's
      * end or at an explicit {@link #gc()}).
      */
-    private void inLaunch(Runnable body) {
+    private <T> T inLaunch(Supplier<T> body) {
         Structure structure = runtime.internalStructure();
         long before = structure.epoch();
         long[] after = {before};
         try {
-            phases.launch(() -> {
+            return phases.supplyLaunch(() -> {
                 try {
-                    body.run();
+                    return body.get();
                 } finally {
                     after[0] = structure.epoch();
                 }

@@ -3,6 +3,8 @@ package io.snode.codegen.internal;
 import io.snode.api.Axis;
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
+import io.snode.codegen.kernel.KernelException;
+import io.snode.codegen.kernel.LeafBlock;
 import io.snode.runtime.DynamicHeader;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
@@ -10,7 +12,9 @@ import io.snode.runtime.internal.Atomics;
 import io.snode.runtime.internal.CellManager;
 import io.snode.runtime.internal.Structure;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -19,136 +23,488 @@ import java.util.List;
  * the same moment, which cells of the container are active (a copy of the bitmask or of the
  * pointer words' activity; a dynamic list's length). Cells activated after the snapshot are not
  * in it, which is what a launch promises.
+ *
+ * <p>Blocks are held in flat arrays (block {@code b}'s base coordinates at
+ * {@code bases[b * arity() ...]}, its mask words at {@code masks[b * maskWords() ...]}) and kept
+ * in <em>memory order</em>: by the index of the cell of the deepest pointer node above the target
+ * (the allocation order of the memory that holds the block), and in tree order inside one such
+ * cell. Without a pointer node above the target, all blocks live in the root and tree order is
+ * memory order. Reading blocks in that order streams through the node manager's chunks instead of jumping
+ * between them; the order depends only on the structure's state, never on the parallelism.
+ *
+ * <p>The walk reads pointer words with plain loads and issues an acquire fence before it follows
+ * an active one: the word was published with a release store after the child cell was written,
+ * so the fence orders the child's reads after the word's.
  */
 public final class ActiveBlocks {
-    /**
-     * One container of the target.
-     *
-     * @param segment   memory of the parent cell
-     * @param container byte offset of the target's container in {@code segment}
-     * @param base      the parent cell's coordinates, in the target's index axes (0 on axes the
-     *                  target adds)
-     * @param mask      active cells for bitmasked and pointer targets (bit n: cell n), else null
-     * @param length    a dynamic target's length, else its cell count
-     */
-    public record Block(MemorySegment segment, long container, int[] base, long[] mask, long length) {
-        /** Number of cells of this block the launch visits. */
-        public long activeCells() {
-            if (mask == null) {
-                return length;
-            }
-            long count = 0;
-            for (long word : mask) {
-                count += Long.bitCount(word);
-            }
-            return count;
+    private final SNode target;
+    private final SNodePlan plan;
+    private final int arity;
+    private final int maskWords;
+    /** The target's size on each of its index axes (1 where it does not consume the axis). */
+    private final int[] sizes;
+    private final long[] fieldOffsets;
+    private int size;
+    private MemorySegment[] segments;
+    private long[] containers;
+    private int[] bases;
+    private long[] masks;
+    private long[] lengths;
+
+    private ActiveBlocks(SNode target, SNodePlan plan, int capacity) {
+        this.target = target;
+        this.plan = plan;
+        this.arity = target.indexAxes().size();
+        NodeKind kind = plan.kind();
+        this.maskWords = kind == NodeKind.BITMASKED || kind == NodeKind.POINTER
+                ? (int) ((plan.cellCount() + 63) / 64) : 0;
+        this.segments = new MemorySegment[capacity];
+        this.containers = new long[capacity];
+        this.bases = new int[capacity * arity];
+        this.masks = maskWords == 0 ? null : new long[capacity * maskWords];
+        this.lengths = kind == NodeKind.DYNAMIC ? new long[capacity] : null;
+        this.sizes = new int[arity];
+        for (int n = 0; n < arity; n++) {
+            sizes[n] = target.size(target.indexAxes().get(n));
+        }
+        this.fieldOffsets = new long[target.fields().size()];
+        for (int slot = 0; slot < fieldOffsets.length; slot++) {
+            fieldOffsets[slot] = plan.fieldOffset(slot);
         }
     }
 
-    private final Structure structure;
-    private final SNode target;
-    private final List<SNode> chain;
-    private final Axis[] targetAxes;
-    private final List<Block> blocks = new ArrayList<>();
-
-    private ActiveBlocks(Structure structure, SNode target) {
-        this.structure = structure;
-        this.target = target;
-        this.chain = target.ancestry();
-        this.targetAxes = target.indexAxes().toArray(new Axis[0]);
+    /** The blocks of {@code target} active now, in memory order. */
+    public static ActiveBlocks of(Structure structure, SNode target) {
+        return of(structure, target, 0);
     }
 
-    /** The blocks of {@code target} active now, in tree order. */
-    public static List<Block> of(Structure structure, SNode target) {
+    /**
+     * The blocks of {@code target} active now, in memory order; {@code expected} (say, the size
+     * of the previous snapshot) sizes the arrays so that they need not grow.
+     */
+    public static ActiveBlocks of(Structure structure, SNode target, int expected) {
         if (target.kind() == NodeKind.ROOT) {
             throw new IllegalArgumentException("snode=root has one cell and no coordinates; read its fields directly");
         }
-        ActiveBlocks walk = new ActiveBlocks(structure, target);
-        walk.visit(0, structure.root(), 0, new int[Axis.MAX_AXES]);
-        return walk.blocks;
+        return new Walk(structure, target, expected).run(expected);
     }
 
-    /** At the cell of chain[level] with coordinates {@code at} (by axis ordinal). */
-    private void visit(int level, MemorySegment segment, long cell, int[] at) {
-        SNode node = chain.get(level);
-        SNode child = chain.get(level + 1);
-        SNodePlan childPlan = structure.plan().node(child);
-        long container = cell + structure.plan().node(node).childContainerOffset(node.children().indexOf(child));
-        if (child == target) {
-            blocks.add(snapshot(childPlan, segment, container, at));
-            return;
+    public SNode target() {
+        return target;
+    }
+
+    /** Number of blocks. */
+    public int size() {
+        return size;
+    }
+
+    /** Coordinates per block: the target's index axes. */
+    public int arity() {
+        return arity;
+    }
+
+    /** Mask words per block: 0 unless the target is bitmasked or pointer. */
+    public int maskWords() {
+        return maskWords;
+    }
+
+    /** Memory holding block {@code b}. */
+    public MemorySegment segment(int b) {
+        return segments[b];
+    }
+
+    /** Byte offset of block {@code b}'s container in {@link #segment(int)}. */
+    public long container(int b) {
+        return containers[b];
+    }
+
+    /**
+     * Base coordinates of every block, {@link #arity()} per block: the parent cell's coordinates
+     * in the target's index axes (0 on axes the target adds). The array itself, not a copy.
+     */
+    public int[] bases() {
+        return bases;
+    }
+
+    /** Mask words of every block, {@link #maskWords()} per block (bit n: cell n), or null. The array itself. */
+    public long[] masks() {
+        return masks;
+    }
+
+    /** Cells block {@code b} spans in the visit: a dynamic target's length, else its cell count. */
+    public long length(int b) {
+        return lengths == null ? plan.cellCount() : lengths[b];
+    }
+
+    /** Number of cells of block {@code b} the launch visits. */
+    public long activeCells(int b) {
+        if (masks == null) {
+            return length(b);
         }
-        int[] sizes = child.sizes();
-        List<Axis> axes = child.axes().list();
-        switch (child.kind()) {
-            case DENSE -> {
-                for (long index = 0; index < childPlan.cellCount(); index++) {
-                    visit(level + 1, segment, container + index * childPlan.cellBytes(), descend(at, axes, sizes, childPlan, index));
-                }
+        long count = 0;
+        for (int word = b * maskWords, end = word + maskWords; word < end; word++) {
+            count += Long.bitCount(masks[word]);
+        }
+        return count;
+    }
+
+    /** Block {@code b} as a block kernel sees it (dense and bitmasked targets). */
+    public LeafBlock leaf(int b) {
+        return new LeafBlock(target, segments[b], containers[b] + plan.cellsOffset(), plan.cellBytes(), plan.cellCount(),
+                bases, b * arity, sizes, masks, b * maskWords, maskWords, fieldOffsets);
+    }
+
+    /**
+     * What a launch throws when a block kernel threw {@code thrown} at block {@code b}: a
+     * {@link KernelException} with the block's origin, or {@code thrown} itself when it already
+     * is one (from a launch inside the kernel).
+     */
+    public RuntimeException failure(int b, Throwable thrown) {
+        if (thrown instanceof KernelException e) {
+            return e;
+        }
+        int[] origin = base(b);
+        for (int n = 0; n < origin.length; n++) {
+            origin[n] *= sizes[n];
+        }
+        return new KernelException(target.path(), origin, thrown);
+    }
+
+    /** Base coordinates of block {@code b} (a copy). */
+    public int[] base(int b) {
+        return Arrays.copyOfRange(bases, b * arity, (b + 1) * arity);
+    }
+
+    private int add(MemorySegment segment, long container) {
+        if (size == segments.length) {
+            int capacity = Math.max(16, size * 2);
+            segments = Arrays.copyOf(segments, capacity);
+            containers = Arrays.copyOf(containers, capacity);
+            bases = Arrays.copyOf(bases, capacity * arity);
+            if (masks != null) {
+                masks = Arrays.copyOf(masks, capacity * maskWords);
             }
-            case BITMASKED -> {
-                for (long word = 0; word * 64 < childPlan.cellCount(); word++) {
-                    long bits = Atomics.getAcquire(segment, container + word * Long.BYTES);
-                    while (bits != 0) {
-                        long index = word * 64 + Long.numberOfTrailingZeros(bits);
-                        bits &= bits - 1;
-                        visit(level + 1, segment, container + childPlan.cellsOffset() + index * childPlan.cellBytes(),
-                                descend(at, axes, sizes, childPlan, index));
+            if (lengths != null) {
+                lengths = Arrays.copyOf(lengths, capacity);
+            }
+        }
+        segments[size] = segment;
+        containers[size] = container;
+        return size++;
+    }
+
+    /** One walk from the root to the target's containers; no allocation per visited cell. */
+    private static final class Walk {
+        private final Structure structure;
+        private final SNode target;
+        private final SNode[] chain;
+        private final SNodePlan[] plans;
+        /** Offset of chain[level + 1]'s container inside a cell of chain[level]. */
+        private final long[] childOffsets;
+        /**
+         * Coordinates of the cell visited at each level, by <em>slot</em>: the position of the
+         * axis among the axes any node of the chain uses ({@link #width} of them).
+         */
+        private final int[][] at;
+        private final int width;
+        /**
+         * Per level and axis of the node: the coordinate slot, and how a cell index of its
+         * container splits into the local coordinate: {@code (index >>> shift) & mask} when
+         * stride and size are powers of two (shift >= 0), else {@code (index / stride) % size}.
+         */
+        private final int[][] splitSlot;
+        private final int[][] splitSize;
+        private final int[][] splitShift;
+        private final long[][] splitStride;
+        /** Scratch per level: indices and words of the active pointer cells of one container slice. */
+        private final long[][] activeIndices;
+        private final long[][] activeWords;
+        /** Slot of each of the target's index axes. */
+        private final int[] targetSlots;
+        /** Level of the deepest pointer node above the target whose cells hold its blocks, or -1. */
+        private final int keyLevel;
+        /** Level at which the first phase stops and records the cell, or -1 in the second. */
+        private int stopLevel;
+        private int records;
+        private int[] recordCells;
+        private int[] recordCoordinates;
+        private ActiveBlocks blocks;
+
+        Walk(Structure structure, SNode target, int expected) {
+            this.structure = structure;
+            this.target = target;
+            List<SNode> ancestry = target.ancestry();
+            this.chain = ancestry.toArray(new SNode[0]);
+            int levels = chain.length;
+            this.plans = new SNodePlan[levels];
+            this.childOffsets = new long[levels];
+            int deepestPointer = -1;
+            for (int level = 0; level < levels; level++) {
+                plans[level] = structure.plan().node(chain[level]);
+                if (level + 1 < levels) {
+                    childOffsets[level] = plans[level].childContainerOffset(chain[level].children().indexOf(chain[level + 1]));
+                    if (level > 0 && chain[level].kind() == NodeKind.POINTER) {
+                        deepestPointer = level;
                     }
                 }
             }
-            case POINTER -> {
-                CellManager cells = structure.cells(child);
-                for (long index = 0; index < childPlan.cellCount(); index++) {
-                    long word = Atomics.getAcquire(segment, container + index * PointerWord.BYTES);
-                    if (PointerWord.isActive(word)) {
-                        long childCell = PointerWord.cellIndex(word);
-                        visit(level + 1, cells.segment(childCell), cells.offset(childCell),
-                                descend(at, axes, sizes, childPlan, index));
+            this.keyLevel = deepestPointer;
+            int[] slotOf = new int[Axis.MAX_AXES];
+            Arrays.fill(slotOf, -1);
+            int slots = 0;
+            for (SNode node : chain) {
+                for (Axis axis : node.axes().list()) {
+                    if (slotOf[axis.ordinal()] < 0) {
+                        slotOf[axis.ordinal()] = slots++;
                     }
                 }
             }
-            case DYNAMIC, ROOT -> throw new AssertionError("a dynamic node is terminal; the root is not a child");
-        }
-    }
-
-    /** The coordinates of cell {@code index} of a child container whose parent cell is at {@code at}. */
-    private static int[] descend(int[] at, List<Axis> axes, int[] sizes, SNodePlan plan, long index) {
-        int[] child = at.clone();
-        for (int n = 0; n < axes.size(); n++) {
-            int local = (int) ((index / plan.stride(n)) % sizes[n]);
-            int ordinal = axes.get(n).ordinal();
-            child[ordinal] = child[ordinal] * sizes[n] + local;
-        }
-        return child;
-    }
-
-    private Block snapshot(SNodePlan plan, MemorySegment segment, long container, int[] at) {
-        int[] base = new int[targetAxes.length];
-        for (int n = 0; n < base.length; n++) {
-            base[n] = at[targetAxes[n].ordinal()];
-        }
-        return switch (plan.kind()) {
-            case DENSE -> new Block(segment, container, base, null, plan.cellCount());
-            case BITMASKED -> {
-                long[] mask = new long[(int) ((plan.cellCount() + 63) / 64)];
-                for (int word = 0; word < mask.length; word++) {
-                    mask[word] = Atomics.getAcquire(segment, container + (long) word * Long.BYTES);
+            this.width = slots;
+            this.at = new int[levels][slots];
+            this.splitSlot = new int[levels][];
+            this.splitSize = new int[levels][];
+            this.splitShift = new int[levels][];
+            this.splitStride = new long[levels][];
+            this.activeIndices = new long[levels][];
+            this.activeWords = new long[levels][];
+            for (int level = 1; level < levels; level++) {
+                SNode node = chain[level];
+                int axes = node.sizes().length;
+                splitSlot[level] = new int[axes];
+                splitSize[level] = new int[axes];
+                splitShift[level] = new int[axes];
+                splitStride[level] = new long[axes];
+                for (int n = 0; n < axes; n++) {
+                    int size = node.sizes()[n];
+                    long stride = plans[level].stride(n);
+                    splitSlot[level][n] = slotOf[node.axes().list().get(n).ordinal()];
+                    splitSize[level][n] = size;
+                    splitStride[level][n] = stride;
+                    splitShift[level][n] = Long.bitCount(stride) == 1 && Integer.bitCount(size) == 1
+                            ? Long.numberOfTrailingZeros(stride) : -1;
                 }
-                yield new Block(segment, container, base, mask, plan.cellCount());
+                if (node.kind() == NodeKind.POINTER && level < levels - 1) {
+                    int scratch = (int) Math.min(plans[level].cellCount(), 4096);
+                    activeIndices[level] = new long[scratch];
+                    activeWords[level] = new long[scratch];
+                }
             }
-            case POINTER -> {
-                long[] mask = new long[(int) ((plan.cellCount() + 63) / 64)];
-                for (long index = 0; index < plan.cellCount(); index++) {
-                    if (PointerWord.isActive(Atomics.getAcquire(segment, container + index * PointerWord.BYTES))) {
-                        mask[(int) (index >>> 6)] |= 1L << index;
+            List<Axis> axes = target.indexAxes();
+            this.targetSlots = new int[axes.size()];
+            for (int n = 0; n < targetSlots.length; n++) {
+                targetSlots[n] = slotOf[axes.get(n).ordinal()];
+            }
+            int capacity = Math.max(64, expected);
+            this.recordCells = new int[capacity];
+            this.recordCoordinates = new int[capacity * width];
+        }
+
+        /**
+         * Without a pointer node above the target, tree order is memory order: one walk. Else
+         * two phases: walk down to the key level and record each active cell there (its index and
+         * coordinates), order the records by cell index, then walk below each record in that
+         * order, so blocks land in their final place and nothing is permuted afterwards.
+         */
+        ActiveBlocks run(int expected) {
+            SNodePlan targetPlan = plans[chain.length - 1];
+            if (keyLevel < 0) {
+                blocks = new ActiveBlocks(target, targetPlan, Math.max(16, expected));
+                stopLevel = -1;
+                visit(0, structure.root(), 0, 0);
+                return blocks;
+            }
+            stopLevel = keyLevel;
+            visit(0, structure.root(), 0, 0);
+            long perRecord = 1;
+            for (int level = keyLevel + 1; level < chain.length - 1; level++) {
+                perRecord = Math.min(1 << 20, perRecord * plans[level].cellCount());
+            }
+            blocks = new ActiveBlocks(target, targetPlan, (int) Math.max(Math.max(16, expected),
+                    Math.min((long) records * perRecord, (long) records * 8 + 64)));
+            stopLevel = -1;
+            CellManager cells = structure.cells(chain[keyLevel]);
+            boolean direct = keyLevel == chain.length - 2;
+            long childOffset = childOffsets[keyLevel];
+            int[] level = at[keyLevel];
+            for (int record : order()) {
+                int cell = recordCells[record];
+                MemorySegment segment = cells.segment(cell);
+                long offset = cells.offset(cell);
+                if (direct) {
+                    snapshot(segment, offset + childOffset, recordCoordinates, record * width);
+                } else {
+                    System.arraycopy(recordCoordinates, record * width, level, 0, width);
+                    visit(keyLevel, segment, offset, cell);
+                }
+            }
+            return blocks;
+        }
+
+        /** Record numbers by cell index: a counting sort when the indices are dense enough. */
+        private int[] order() {
+            int[] order = new int[records];
+            int maxCell = 0;
+            boolean sorted = true;
+            for (int r = 0; r < records; r++) {
+                maxCell = Math.max(maxCell, recordCells[r]);
+                sorted &= r == 0 || recordCells[r - 1] <= recordCells[r];
+            }
+            if (sorted) {
+                for (int r = 0; r < records; r++) {
+                    order[r] = r;
+                }
+            } else if ((long) maxCell + 1 <= 4L * records + 4096) {
+                int[] starts = new int[maxCell + 2];
+                for (int r = 0; r < records; r++) {
+                    starts[recordCells[r] + 1]++;
+                }
+                for (int cell = 0; cell <= maxCell; cell++) {
+                    starts[cell + 1] += starts[cell];
+                }
+                for (int r = 0; r < records; r++) {
+                    order[starts[recordCells[r]]++] = r;
+                }
+            } else {
+                long[] packed = new long[records];
+                for (int r = 0; r < records; r++) {
+                    packed[r] = (long) recordCells[r] << 32 | r;
+                }
+                Arrays.sort(packed);
+                for (int r = 0; r < records; r++) {
+                    order[r] = (int) packed[r];
+                }
+            }
+            return order;
+        }
+
+        /** Records cell {@code cell} of the key level, at the coordinates of cell {@code index} below at[level]. */
+        private void record(int cell, int level, long index) {
+            if (records == recordCells.length) {
+                recordCells = Arrays.copyOf(recordCells, records * 2);
+                recordCoordinates = Arrays.copyOf(recordCoordinates, records * 2 * width);
+            }
+            recordCells[records] = cell;
+            descend(level, index, recordCoordinates, records * width);
+            records++;
+        }
+
+        /**
+         * At the cell of chain[level] at {@code cell} in {@code segment} (coordinates at[level]);
+         * {@code key}: its index when chain[level] is the key level's pointer node.
+         */
+        private void visit(int level, MemorySegment segment, long cell, int key) {
+            long container = cell + childOffsets[level];
+            int childLevel = level + 1;
+            if (childLevel == chain.length - 1) {
+                snapshot(segment, container, at[level], 0);
+                return;
+            }
+            SNodePlan childPlan = plans[childLevel];
+            long cellCount = childPlan.cellCount();
+            long cellBytes = childPlan.cellBytes();
+            switch (childPlan.kind()) {
+                case DENSE -> {
+                    for (long index = 0; index < cellCount; index++) {
+                        descend(level, index, at[childLevel], 0);
+                        visit(childLevel, segment, container + index * cellBytes, key);
                     }
                 }
-                yield new Block(segment, container, base, mask, plan.cellCount());
+                case BITMASKED -> {
+                    long cells = container + childPlan.cellsOffset();
+                    for (long word = 0; word * 64 < cellCount; word++) {
+                        long bits = Atomics.getAcquire(segment, container + word * Long.BYTES);
+                        while (bits != 0) {
+                            long index = word * 64 + Long.numberOfTrailingZeros(bits);
+                            bits &= bits - 1;
+                            descend(level, index, at[childLevel], 0);
+                            visit(childLevel, segment, cells + index * cellBytes, key);
+                        }
+                    }
+                }
+                case POINTER -> {
+                    CellManager cells = structure.cells(chain[childLevel]);
+                    long[] indices = activeIndices[childLevel];
+                    long[] words = activeWords[childLevel];
+                    boolean recording = childLevel == stopLevel;
+                    // In slices of the scratch size: a tight scan for active words, then the visits.
+                    for (long first = 0; first < cellCount; first += indices.length) {
+                        long last = Math.min(cellCount, first + indices.length);
+                        int found = 0;
+                        for (long index = first; index < last; index++) {
+                            long word = segment.get(ValueLayout.JAVA_LONG, container + index * PointerWord.BYTES);
+                            if (PointerWord.isActive(word)) {
+                                indices[found] = index;
+                                words[found++] = word;
+                            }
+                        }
+                        VarHandle.acquireFence();
+                        for (int n = 0; n < found; n++) {
+                            long childCell = PointerWord.cellIndex(words[n]);
+                            if (recording) {
+                                record((int) childCell, level, indices[n]);
+                            } else {
+                                descend(level, indices[n], at[childLevel], 0);
+                                visit(childLevel, cells.segment(childCell), cells.offset(childCell),
+                                        childLevel == keyLevel ? (int) childCell : key);
+                            }
+                        }
+                    }
+                }
+                case DYNAMIC, ROOT -> throw new AssertionError("a dynamic node is terminal; the root is not a child");
             }
-            case DYNAMIC -> new Block(segment, container, base, null,
-                    Atomics.getAcquire(segment, container + DynamicHeader.LENGTH_OFFSET));
-            case ROOT -> throw new AssertionError();
-        };
+        }
+
+        /**
+         * Writes to {@code to[toAt ...]} the coordinates of cell {@code index} of
+         * chain[level + 1]'s container below at[level].
+         */
+        private void descend(int level, long index, int[] to, int toAt) {
+            int[] from = at[level];
+            for (int slot = 0; slot < width; slot++) {
+                to[toAt + slot] = from[slot];
+            }
+            int child = level + 1;
+            int[] slots = splitSlot[child];
+            int[] sizes = splitSize[child];
+            int[] shifts = splitShift[child];
+            long[] strides = splitStride[child];
+            for (int n = 0; n < slots.length; n++) {
+                int size = sizes[n];
+                int shift = shifts[n];
+                int local = shift >= 0 ? (int) ((index >>> shift) & (size - 1)) : (int) ((index / strides[n]) % size);
+                to[toAt + slots[n]] = from[slots[n]] * size + local;
+            }
+        }
+
+        /** One block: the container at {@code container}, its parent's coordinates at {@code parent[parentAt ...]}. */
+        private void snapshot(MemorySegment segment, long container, int[] parent, int parentAt) {
+            int b = blocks.add(segment, container);
+            int[] bases = blocks.bases;
+            int arity = targetSlots.length;
+            for (int n = 0; n < arity; n++) {
+                bases[b * arity + n] = parent[parentAt + targetSlots[n]];
+            }
+            SNodePlan targetPlan = blocks.plan;
+            int words = blocks.maskWords;
+            switch (targetPlan.kind()) {
+                case DENSE -> {
+                }
+                case BITMASKED -> {
+                    for (int word = 0; word < words; word++) {
+                        blocks.masks[b * words + word] = Atomics.getAcquire(segment, container + (long) word * Long.BYTES);
+                    }
+                }
+                case POINTER -> {
+                    long[] masks = blocks.masks;
+                    for (long index = 0; index < targetPlan.cellCount(); index++) {
+                        if (PointerWord.isActive(Atomics.getAcquire(segment, container + index * PointerWord.BYTES))) {
+                            masks[b * words + (int) (index >>> 6)] |= 1L << index;
+                        }
+                    }
+                }
+                case DYNAMIC -> blocks.lengths[b] = Atomics.getAcquire(segment, container + DynamicHeader.LENGTH_OFFSET);
+                case ROOT -> throw new AssertionError();
+            }
+        }
     }
 }

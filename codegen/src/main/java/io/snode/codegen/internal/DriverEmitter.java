@@ -5,7 +5,6 @@ import static org.objectweb.asm.Opcodes.ACC_PUBLIC;
 import static org.objectweb.asm.Opcodes.ACC_STATIC;
 import static org.objectweb.asm.Opcodes.ACC_SUPER;
 import static org.objectweb.asm.Opcodes.ALOAD;
-import static org.objectweb.asm.Opcodes.ARRAYLENGTH;
 import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.ATHROW;
 import static org.objectweb.asm.Opcodes.DUP;
@@ -16,12 +15,15 @@ import static org.objectweb.asm.Opcodes.IALOAD;
 import static org.objectweb.asm.Opcodes.IASTORE;
 import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.IFEQ;
+import static org.objectweb.asm.Opcodes.IFGE;
 import static org.objectweb.asm.Opcodes.IF_ICMPGE;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.IMUL;
 import static org.objectweb.asm.Opcodes.INVOKEINTERFACE;
 import static org.objectweb.asm.Opcodes.INVOKESTATIC;
+import static org.objectweb.asm.Opcodes.INVOKEVIRTUAL;
 import static org.objectweb.asm.Opcodes.ISTORE;
+import static org.objectweb.asm.Opcodes.ISUB;
 import static org.objectweb.asm.Opcodes.L2I;
 import static org.objectweb.asm.Opcodes.LADD;
 import static org.objectweb.asm.Opcodes.LALOAD;
@@ -39,7 +41,6 @@ import static org.objectweb.asm.Opcodes.LUSHR;
 import static org.objectweb.asm.Opcodes.NEWARRAY;
 import static org.objectweb.asm.Opcodes.RETURN;
 import static org.objectweb.asm.Opcodes.T_INT;
-import static org.objectweb.asm.Opcodes.IFGE;
 
 import io.snode.api.Axis;
 import io.snode.api.NodeKind;
@@ -51,44 +52,58 @@ import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
 /**
- * Emits the driver of one kernel class over one SNode: a static
- * {@code run(KernelN kernel, int[] base, long[] mask, long length)} that visits the active cells
- * of one block and calls the kernel with each cell's coordinates. One class per kernel class
- * keeps the call site monomorphic, so the JIT inlines the kernel into the loop; the target's
- * sizes and strides are literals.
+ * Emits the struct-for drivers: one class per kernel class and SNode, whose static {@code run}
+ * visits blocks {@code [from, to)} of an {@link ActiveBlocks} snapshot and calls the kernel. One
+ * class per kernel class keeps the call site monomorphic, so the JIT inlines the kernel into the
+ * loop; the target's sizes, strides, cell count and mask words are literals.
  *
- * <p>Per coordinate {@code n} of the target: {@code base[n] * size + local} on axes the target
- * consumes, where {@code local} comes from the cell index with the plan's stride and size;
- * {@code base[n]} on the others. A throwing kernel stops the block with a
- * {@link io.snode.codegen.kernel.KernelException} that carries the cell's coordinates.
+ * <ul>
+ *   <li>Per cell, {@code run(KernelN kernel, ActiveBlocks blocks, int from, int to)}: for every
+ *       active cell of every block, {@code kernel.apply(coordinates)}. Coordinate {@code n} is
+ *       {@code bases[baseAt + n] * size + local} on axes the target consumes, where
+ *       {@code local} comes from the cell index with the plan's stride and size, and
+ *       {@code bases[baseAt + n]} on the others. A throwing kernel stops the launch with a
+ *       {@link io.snode.codegen.kernel.KernelException} that carries the cell's coordinates.</li>
+ *   <li>Per block, {@code run(BlockKernel kernel, ActiveBlocks blocks, int from, int to)}:
+ *       {@code kernel.apply(blocks.leaf(block))}; and for reductions
+ *       {@code run(BlockReducer reducer, Object accumulator, ActiveBlocks blocks, int from, int to)}:
+ *       {@code reducer.accumulate(accumulator, blocks.leaf(block))}. A throwing kernel stops the
+ *       launch with the block's origin ({@link ActiveBlocks#failure}).</li>
+ * </ul>
  */
 public final class DriverEmitter {
     static final String KERNEL_EXCEPTION = "io/snode/codegen/kernel/KernelException";
+    static final String BLOCKS = "io/snode/codegen/internal/ActiveBlocks";
+    static final String BLOCK_KERNEL = "io/snode/codegen/kernel/BlockKernel";
+    static final String BLOCK_REDUCER = "io/snode/codegen/kernel/BlockReducer";
+    static final String LEAF_BLOCK = "io/snode/codegen/kernel/LeafBlock";
 
+    // Locals of the per-cell driver.
     private static final int KERNEL = 0;
-    private static final int BASE = 1;
-    private static final int MASK = 2;
-    private static final int LENGTH = 3;
-    private static final int INDEX = 5;
-    private static final int WORD = 7;
-    private static final int BITS = 8;
-    private static final int FAILURE = 10;
+    private static final int SNAPSHOT = 1;
+    private static final int FROM = 2;
+    private static final int TO = 3;
+    private static final int BASES = 4;
+    private static final int MASKS = 5;
+    private static final int BLOCK = 6;
+    private static final int BASE_AT = 7;
+    private static final int INDEX = 8;
+    private static final int WORD = 10;
+    private static final int BITS = 11;
+    private static final int LENGTH = 13;
+    private static final int MASK_AT = 15;
+    private static final int FAILURE = 16;
 
     private DriverEmitter() {
     }
 
+    /** The per-cell driver of a KernelN ({@code arity} coordinates) over {@code target}. */
     public static byte[] emit(String className, SNodePlan target, int arity) {
         String kernel = "io/snode/codegen/kernel/Kernel" + arity;
-        ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS) {
-            @Override
-            protected String getCommonSuperClass(String first, String second) {
-                return "java/lang/Object";
-            }
-        };
-        writer.visit(Opcodes.V25, ACC_PUBLIC | ACC_FINAL | ACC_SUPER, className, null, "java/lang/Object", null);
-        writer.visitSource("driver of " + target.snode().path(), null);
-        MethodVisitor mv = writer.visitMethod(ACC_PUBLIC | ACC_STATIC, "run", "(L" + kernel + ";[I[JJ)V", null, null);
-        for (String name : new String[] {"kernel", "base", "mask", "length"}) {
+        ClassWriter writer = writer(className, target);
+        MethodVisitor mv = writer.visitMethod(ACC_PUBLIC | ACC_STATIC, "run",
+                "(L" + kernel + ";L" + BLOCKS + ";II)V", null, null);
+        for (String name : new String[] {"kernel", "blocks", "from", "to"}) {
             mv.visitParameter(name, 0);
         }
         mv.visitCode();
@@ -96,22 +111,43 @@ public final class DriverEmitter {
         Label end = new Label();
         Label handler = new Label();
         mv.visitTryCatchBlock(start, end, handler, "java/lang/Throwable");
+        // bases = blocks.bases(); masks = blocks.masks(); locals the handler reads start at 0
+        mv.visitVarInsn(ALOAD, SNAPSHOT);
+        mv.visitMethodInsn(INVOKEVIRTUAL, BLOCKS, "bases", "()[I", false);
+        mv.visitVarInsn(ASTORE, BASES);
+        mv.visitVarInsn(ALOAD, SNAPSHOT);
+        mv.visitMethodInsn(INVOKEVIRTUAL, BLOCKS, "masks", "()[J", false);
+        mv.visitVarInsn(ASTORE, MASKS);
+        mv.visitInsn(ICONST_0);
+        mv.visitVarInsn(ISTORE, BASE_AT);
         mv.visitInsn(LCONST_0);
         mv.visitVarInsn(LSTORE, INDEX);
-        mv.visitInsn(ICONST_0);
-        mv.visitVarInsn(ISTORE, WORD);
-        mv.visitInsn(LCONST_0);
-        mv.visitVarInsn(LSTORE, BITS);
+        mv.visitVarInsn(ILOAD, FROM);
+        mv.visitVarInsn(ISTORE, BLOCK);
         mv.visitLabel(start);
+        // for (block = from; block < to; block++) { baseAt = block * arity; <cells of the block> }
+        Label blockTest = new Label();
+        Label blockBody = new Label();
+        mv.visitJumpInsn(GOTO, blockTest);
+        mv.visitLabel(blockBody);
+        mv.visitVarInsn(ILOAD, BLOCK);
+        LayoutEmitter.pushInt(mv, arity);
+        mv.visitInsn(IMUL);
+        mv.visitVarInsn(ISTORE, BASE_AT);
         if (target.kind() == NodeKind.BITMASKED || target.kind() == NodeKind.POINTER) {
             emitMaskLoop(mv, target, kernel, arity);
         } else {
             emitCountLoop(mv, target, kernel, arity);
         }
+        mv.visitIincInsn(BLOCK, 1);
+        mv.visitLabel(blockTest);
+        mv.visitVarInsn(ILOAD, BLOCK);
+        mv.visitVarInsn(ILOAD, TO);
+        mv.visitJumpInsn(Opcodes.IF_ICMPLT, blockBody);
         mv.visitLabel(end);
         mv.visitInsn(RETURN);
 
-        // handler: throw new KernelException(path, coordinates of INDEX, failure)
+        // handler: throw new KernelException(path, coordinates of INDEX in BLOCK, failure)
         mv.visitLabel(handler);
         mv.visitVarInsn(ASTORE, FAILURE);
         mv.visitTypeInsn(Opcodes.NEW, KERNEL_EXCEPTION);
@@ -135,8 +171,99 @@ public final class DriverEmitter {
         return writer.toByteArray();
     }
 
-    /** for (index = 0; index < length; index++) call(index) */
+    /**
+     * The per-block driver over {@code target}: of a BlockKernel, or with {@code reducer} of a
+     * BlockReducer that takes the task's accumulator.
+     */
+    public static byte[] emitBlock(String className, SNodePlan target, boolean reducer) {
+        ClassWriter writer = writer(className, target);
+        String descriptor = reducer
+                ? "(L" + BLOCK_REDUCER + ";Ljava/lang/Object;L" + BLOCKS + ";II)V"
+                : "(L" + BLOCK_KERNEL + ";L" + BLOCKS + ";II)V";
+        MethodVisitor mv = writer.visitMethod(ACC_PUBLIC | ACC_STATIC, "run", descriptor, null, null);
+        String[] names = reducer
+                ? new String[] {"reducer", "accumulator", "blocks", "from", "to"}
+                : new String[] {"kernel", "blocks", "from", "to"};
+        for (String name : names) {
+            mv.visitParameter(name, 0);
+        }
+        int shift = reducer ? 1 : 0;
+        int blocks = 1 + shift;
+        int from = 2 + shift;
+        int to = 3 + shift;
+        int block = 4 + shift;
+        int failure = 5 + shift;
+        mv.visitCode();
+        Label start = new Label();
+        Label end = new Label();
+        Label handler = new Label();
+        mv.visitTryCatchBlock(start, end, handler, "java/lang/Throwable");
+        mv.visitVarInsn(ILOAD, from);
+        mv.visitVarInsn(ISTORE, block);
+        mv.visitLabel(start);
+        Label test = new Label();
+        Label body = new Label();
+        mv.visitJumpInsn(GOTO, test);
+        mv.visitLabel(body);
+        mv.visitVarInsn(ALOAD, 0);
+        if (reducer) {
+            mv.visitVarInsn(ALOAD, 1);
+        }
+        mv.visitVarInsn(ALOAD, blocks);
+        mv.visitVarInsn(ILOAD, block);
+        mv.visitMethodInsn(INVOKEVIRTUAL, BLOCKS, "leaf", "(I)L" + LEAF_BLOCK + ";", false);
+        if (reducer) {
+            mv.visitMethodInsn(INVOKEINTERFACE, BLOCK_REDUCER, "accumulate",
+                    "(Ljava/lang/Object;L" + LEAF_BLOCK + ";)V", true);
+        } else {
+            mv.visitMethodInsn(INVOKEINTERFACE, BLOCK_KERNEL, "apply", "(L" + LEAF_BLOCK + ";)V", true);
+        }
+        mv.visitIincInsn(block, 1);
+        mv.visitLabel(test);
+        mv.visitVarInsn(ILOAD, block);
+        mv.visitVarInsn(ILOAD, to);
+        mv.visitJumpInsn(Opcodes.IF_ICMPLT, body);
+        mv.visitLabel(end);
+        mv.visitInsn(RETURN);
+        // handler: throw blocks.failure(block, failure)
+        mv.visitLabel(handler);
+        mv.visitVarInsn(ASTORE, failure);
+        mv.visitVarInsn(ALOAD, blocks);
+        mv.visitVarInsn(ILOAD, block);
+        mv.visitVarInsn(ALOAD, failure);
+        mv.visitMethodInsn(INVOKEVIRTUAL, BLOCKS, "failure", "(ILjava/lang/Throwable;)Ljava/lang/RuntimeException;",
+                false);
+        mv.visitInsn(ATHROW);
+        mv.visitMaxs(0, 0);
+        mv.visitEnd();
+        writer.visitEnd();
+        return writer.toByteArray();
+    }
+
+    private static ClassWriter writer(String className, SNodePlan target) {
+        ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS) {
+            @Override
+            protected String getCommonSuperClass(String first, String second) {
+                return "java/lang/Object";
+            }
+        };
+        writer.visit(Opcodes.V25, ACC_PUBLIC | ACC_FINAL | ACC_SUPER, className, null, "java/lang/Object", null);
+        writer.visitSource("driver of " + target.snode().path(), null);
+        return writer;
+    }
+
+    /** length = cell count (or blocks.length(block) for a dynamic list); for (index = 0; index < length; index++) call(index) */
     private static void emitCountLoop(MethodVisitor mv, SNodePlan target, String kernel, int arity) {
+        if (target.kind() == NodeKind.DYNAMIC) {
+            mv.visitVarInsn(ALOAD, SNAPSHOT);
+            mv.visitVarInsn(ILOAD, BLOCK);
+            mv.visitMethodInsn(INVOKEVIRTUAL, BLOCKS, "length", "(I)J", false);
+        } else {
+            LayoutEmitter.pushLong(mv, target.cellCount());
+        }
+        mv.visitVarInsn(LSTORE, LENGTH);
+        mv.visitInsn(LCONST_0);
+        mv.visitVarInsn(LSTORE, INDEX);
         Label test = new Label();
         Label body = new Label();
         mv.visitJumpInsn(GOTO, test);
@@ -157,10 +284,18 @@ public final class DriverEmitter {
     }
 
     /**
-     * for (word = 0; word < mask.length; word++)
-     *   for (bits = mask[word]; bits != 0; bits &= bits - 1) call(word * 64 + tz(bits))
+     * maskAt = block * WORDS;
+     * for (word = maskAt; word < maskAt + WORDS; word++)
+     *   for (bits = masks[word]; bits != 0; bits &= bits - 1) call((word - maskAt) * 64 + tz(bits))
      */
     private static void emitMaskLoop(MethodVisitor mv, SNodePlan target, String kernel, int arity) {
+        int words = (int) ((target.cellCount() + 63) / 64);
+        mv.visitVarInsn(ILOAD, BLOCK);
+        LayoutEmitter.pushInt(mv, words);
+        mv.visitInsn(IMUL);
+        mv.visitInsn(DUP);
+        mv.visitVarInsn(ISTORE, MASK_AT);
+        mv.visitVarInsn(ISTORE, WORD);
         Label wordTest = new Label();
         Label wordBody = new Label();
         Label bitsTest = new Label();
@@ -168,14 +303,16 @@ public final class DriverEmitter {
         Label done = new Label();
         mv.visitJumpInsn(GOTO, wordTest);
         mv.visitLabel(wordBody);
-        mv.visitVarInsn(ALOAD, MASK);
+        mv.visitVarInsn(ALOAD, MASKS);
         mv.visitVarInsn(ILOAD, WORD);
         mv.visitInsn(LALOAD);
         mv.visitVarInsn(LSTORE, BITS);
         mv.visitJumpInsn(GOTO, bitsTest);
         mv.visitLabel(bitsBody);
-        // index = word << 6 + numberOfTrailingZeros(bits)
+        // index = (word - maskAt) << 6 + numberOfTrailingZeros(bits)
         mv.visitVarInsn(ILOAD, WORD);
+        mv.visitVarInsn(ILOAD, MASK_AT);
+        mv.visitInsn(ISUB);
         mv.visitInsn(I2L);
         LayoutEmitter.pushInt(mv, 6);
         mv.visitInsn(LSHL);
@@ -203,8 +340,9 @@ public final class DriverEmitter {
         mv.visitIincInsn(WORD, 1);
         mv.visitLabel(wordTest);
         mv.visitVarInsn(ILOAD, WORD);
-        mv.visitVarInsn(ALOAD, MASK);
-        mv.visitInsn(ARRAYLENGTH);
+        mv.visitVarInsn(ILOAD, MASK_AT);
+        LayoutEmitter.pushInt(mv, words);
+        mv.visitInsn(IADD);
         mv.visitJumpInsn(IF_ICMPGE, done);
         mv.visitJumpInsn(GOTO, wordBody);
         mv.visitLabel(done);
@@ -219,13 +357,17 @@ public final class DriverEmitter {
         mv.visitMethodInsn(INVOKEINTERFACE, kernel, "apply", "(" + "I".repeat(arity) + ")V", true);
     }
 
-    /** Pushes coordinate {@code n} of cell INDEX: base[n] * size + local, or base[n]. */
+    /** Pushes coordinate {@code n} of cell INDEX: bases[baseAt + n] * size + local, or bases[baseAt + n]. */
     private static void emitCoordinate(MethodVisitor mv, SNodePlan target, int n) {
         SNode node = target.snode();
         Axis axis = node.indexAxes().get(n);
         int position = node.axes().list().indexOf(axis);
-        mv.visitVarInsn(ALOAD, BASE);
-        LayoutEmitter.pushInt(mv, n);
+        mv.visitVarInsn(ALOAD, BASES);
+        mv.visitVarInsn(ILOAD, BASE_AT);
+        if (n > 0) {
+            LayoutEmitter.pushInt(mv, n);
+            mv.visitInsn(IADD);
+        }
         mv.visitInsn(IALOAD);
         if (position < 0) {
             return;

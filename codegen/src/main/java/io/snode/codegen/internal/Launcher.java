@@ -2,51 +2,61 @@ package io.snode.codegen.internal;
 
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
+import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.generated.Anchor;
 import io.snode.codegen.kernel.BlockKernel;
+import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;
-import io.snode.codegen.kernel.KernelException;
-import io.snode.codegen.kernel.LeafBlock;
-import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Structure;
-import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RecursiveAction;
+import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BinaryOperator;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
- * Runs struct-for launches: takes the snapshot of active blocks, then calls the kernel's
- * generated driver on every block, in parallel over a fork/join pool (blocks split in halves
- * until a task holds about {@link #GRAIN_CELLS} active cells, so tiny and huge active sets both
- * balance) or on the calling thread when the parallelism is 1. The first exception stops the
- * launch: tasks that have not started a block skip the rest, and the caller gets it.
+ * Runs struct-for launches: takes the snapshot of active blocks ({@link ActiveBlocks}, in memory
+ * order), then calls the kernel's generated driver on ranges of blocks. The blocks are split in
+ * halves (by active cells) until a range holds about {@link #GRAIN_CELLS} active cells or one
+ * block, so tiny and huge active sets both balance; the ranges run on a fork/join pool, or on the
+ * calling thread when the parallelism is 1. The split depends only on the snapshot, so a
+ * reduction combines the same partial results in the same order whatever the parallelism. The
+ * first exception stops the launch: ranges that have not started are skipped, and the caller
+ * gets it.
  */
 public final class Launcher implements AutoCloseable {
-    /** Active cells per fork/join leaf task, about 16 blocks of 8^3. */
+    /** Active cells per range, about 16 blocks of 8^3. */
     static final long GRAIN_CELLS = 8192;
     private static final AtomicLong SEQUENCE = new AtomicLong();
-    private static final MethodType DRIVER = MethodType.methodType(void.class, Kernel.class, int[].class,
-            long[].class, long.class);
+    private static final MethodType CELL_DRIVER = MethodType.methodType(void.class, Kernel.class, ActiveBlocks.class,
+            int.class, int.class);
+    private static final MethodType BLOCK_DRIVER = MethodType.methodType(void.class, BlockKernel.class,
+            ActiveBlocks.class, int.class, int.class);
+    private static final MethodType REDUCER_DRIVER = MethodType.methodType(void.class, BlockReducer.class,
+            Object.class, ActiveBlocks.class, int.class, int.class);
 
     private final Structure structure;
     private final ForkJoinPool pool;
     private final int parallelism;
     private final Map<List<Object>, MethodHandle> drivers = new ConcurrentHashMap<>();
-    private final Consumer<io.snode.codegen.GeneratedClass> listing;
+    private final Consumer<GeneratedClass> listing;
+    /** Blocks in the latest snapshot per target: sizes the next one's arrays. */
+    private final Map<SNode, Integer> lastSizes = new ConcurrentHashMap<>();
 
     /**
      * @param listing receives every driver class before it is defined: the runtime verifies and
      *                dumps it when its switches say so, and lists it
      */
-    public Launcher(Structure structure, int parallelism, Consumer<io.snode.codegen.GeneratedClass> listing) {
+    public Launcher(Structure structure, int parallelism, Consumer<GeneratedClass> listing) {
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism=" + parallelism + " must be at least 1");
         }
@@ -66,73 +76,74 @@ public final class Launcher implements AutoCloseable {
             throw new IllegalArgumentException("snode=" + target.path() + " has " + target.indexAxes().size()
                     + " coordinates " + target.indexAxes() + "; the kernel takes " + arity);
         }
-        MethodHandle driver = drivers.computeIfAbsent(List.of(kernel.getClass(), target), key -> define(target, arity));
-        List<ActiveBlocks.Block> blocks = ActiveBlocks.of(structure, target);
-        run(blocks, block -> {
-            try {
-                driver.invokeExact(kernel, block.base(), block.mask(), block.length());
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable e) {
-                throw new KernelException(target.path(), block.base(), e);
-            }
-        });
+        MethodHandle driver = drivers.computeIfAbsent(List.of("cell", kernel.getClass(), target),
+                key -> define(target, "Driver", DriverEmitter.emit(driverName("Driver"), structure.plan().node(target),
+                        arity), MethodType.methodType(void.class, kernelType(arity), ActiveBlocks.class, int.class,
+                        int.class), CELL_DRIVER));
+        ActiveBlocks blocks = snapshot(target);
+        run(blocks, () -> null, (from, to, ignored) -> {
+            driver.invokeExact(kernel, blocks, from, to);
+        }, (a, b) -> a);
     }
 
     /** Calls {@code kernel} once per active block of a dense or bitmasked {@code target}. */
     public void forEachBlock(SNode target, BlockKernel kernel) {
+        checkBlockTarget(target);
+        MethodHandle driver = drivers.computeIfAbsent(List.of("block", kernel.getClass(), target),
+                key -> define(target, "BlockDriver", DriverEmitter.emitBlock(driverName("BlockDriver"),
+                        structure.plan().node(target), false), BLOCK_DRIVER, BLOCK_DRIVER));
+        ActiveBlocks blocks = snapshot(target);
+        run(blocks, () -> null, (from, to, ignored) -> {
+            driver.invokeExact(kernel, blocks, from, to);
+        }, (a, b) -> a);
+    }
+
+    /**
+     * Folds every active block of a dense or bitmasked {@code target} into accumulators (one per
+     * range of blocks, from {@code identity}) and combines them in block order.
+     */
+    public <A> A reduceBlocks(SNode target, Supplier<A> identity, BlockReducer<A> reducer, BinaryOperator<A> combiner) {
+        checkBlockTarget(target);
+        MethodHandle driver = drivers.computeIfAbsent(List.of("reduce", reducer.getClass(), target),
+                key -> define(target, "ReduceDriver", DriverEmitter.emitBlock(driverName("ReduceDriver"),
+                        structure.plan().node(target), true), REDUCER_DRIVER, REDUCER_DRIVER));
+        ActiveBlocks blocks = snapshot(target);
+        Supplier<A> checked = () -> Objects.requireNonNull(identity.get(), "the identity supplier returned null");
+        return run(blocks, checked, (from, to, accumulator) -> {
+            driver.invokeExact(reducer, (Object) accumulator, blocks, from, to);
+        }, combiner);
+    }
+
+    private ActiveBlocks snapshot(SNode target) {
+        ActiveBlocks blocks = ActiveBlocks.of(structure, target, lastSizes.getOrDefault(target, 0));
+        lastSizes.put(target, blocks.size());
+        return blocks;
+    }
+
+    private static void checkBlockTarget(SNode target) {
         if (target.kind() != NodeKind.DENSE && target.kind() != NodeKind.BITMASKED) {
             throw new IllegalArgumentException("snode=" + target.path() + " is " + target.kind().text()
                     + "; the block form needs a dense or bitmasked node (its cells are one block of memory)");
         }
-        SNodePlan plan = structure.plan().node(target);
-        long[] fieldOffsets = new long[target.fields().size()];
-        for (int slot = 0; slot < fieldOffsets.length; slot++) {
-            fieldOffsets[slot] = plan.fieldOffset(slot);
-        }
-        int[] sizes = sizesByIndexAxis(target);
-        run(ActiveBlocks.of(structure, target), block -> {
-            int[] origin = block.base().clone();
-            for (int n = 0; n < origin.length; n++) {
-                origin[n] *= sizes[n];
-            }
-            MemorySegment cells = block.segment().asSlice(block.container() + plan.cellsOffset(),
-                    plan.cellCount() * plan.cellBytes());
-            try {
-                kernel.apply(new LeafBlock(target, origin, cells, plan.cellBytes(), block.mask(), fieldOffsets));
-            } catch (KernelException e) {
-                throw e;
-            } catch (RuntimeException | Error e) {
-                throw new KernelException(target.path(), origin, e);
-            }
-        });
     }
 
-    /** The target's size on each of its index axes (1 where it does not consume the axis). */
-    static int[] sizesByIndexAxis(SNode target) {
-        int[] sizes = new int[target.indexAxes().size()];
-        for (int n = 0; n < sizes.length; n++) {
-            sizes[n] = target.size(target.indexAxes().get(n));
-        }
-        return sizes;
+    /** Calls a driver on blocks {@code [from, to)} with the range's accumulator. */
+    @FunctionalInterface
+    private interface Range<A> {
+        void run(int from, int to, A accumulator) throws Throwable;
     }
 
-    private void run(List<ActiveBlocks.Block> blocks, Consumer<ActiveBlocks.Block> body) {
-        if (blocks.isEmpty()) {
-            return;
-        }
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        if (pool == null) {
-            for (ActiveBlocks.Block block : blocks) {
-                body.accept(block);
-            }
-            return;
+    private <A> A run(ActiveBlocks blocks, Supplier<A> identity, Range<A> range, BinaryOperator<A> combiner) {
+        if (blocks.size() == 0) {
+            return identity.get();
         }
         long[] prefix = new long[blocks.size() + 1];
         for (int n = 0; n < blocks.size(); n++) {
-            prefix[n + 1] = prefix[n] + Math.max(1, blocks.get(n).activeCells());
+            prefix[n + 1] = prefix[n] + Math.max(1, blocks.activeCells(n));
         }
-        pool.invoke(new Task(blocks, prefix, 0, blocks.size(), body, failure));
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Split<A> all = new Split<>(prefix, 0, blocks.size(), identity, range, combiner, failure);
+        A result = pool == null ? all.compute() : pool.invoke(all);
         Throwable thrown = failure.get();
         if (thrown instanceof RuntimeException e) {
             throw e;
@@ -140,61 +151,91 @@ public final class Launcher implements AutoCloseable {
         if (thrown instanceof Error e) {
             throw e;
         }
+        if (thrown != null) {
+            throw new IllegalStateException("a struct-for driver threw a checked exception", thrown);
+        }
+        return result;
     }
 
-    /** Blocks [from, to), split at the middle of their active cells until small enough. */
-    private static final class Task extends RecursiveAction {
-        private final List<ActiveBlocks.Block> blocks;
+    /**
+     * Blocks [from, to), split at the middle of their active cells until small enough; the same
+     * split runs on the pool (forked) and on the calling thread (in order).
+     */
+    private final class Split<A> extends RecursiveTask<A> {
         private final long[] prefix;
         private final int from;
         private final int to;
-        private final Consumer<ActiveBlocks.Block> body;
+        private final Supplier<A> identity;
+        private final Range<A> range;
+        private final BinaryOperator<A> combiner;
         private final AtomicReference<Throwable> failure;
 
-        Task(List<ActiveBlocks.Block> blocks, long[] prefix, int from, int to, Consumer<ActiveBlocks.Block> body,
-             AtomicReference<Throwable> failure) {
-            this.blocks = blocks;
+        Split(long[] prefix, int from, int to, Supplier<A> identity, Range<A> range, BinaryOperator<A> combiner,
+              AtomicReference<Throwable> failure) {
             this.prefix = prefix;
             this.from = from;
             this.to = to;
-            this.body = body;
+            this.identity = identity;
+            this.range = range;
+            this.combiner = combiner;
             this.failure = failure;
         }
 
         @Override
-        protected void compute() {
+        protected A compute() {
             if (to - from > 1 && prefix[to] - prefix[from] > GRAIN_CELLS) {
                 long middle = (prefix[from] + prefix[to]) / 2;
                 int split = from + 1;
                 while (split < to - 1 && prefix[split] < middle) {
                     split++;
                 }
-                invokeAll(new Task(blocks, prefix, from, split, body, failure),
-                        new Task(blocks, prefix, split, to, body, failure));
-                return;
+                Split<A> left = new Split<>(prefix, from, split, identity, range, combiner, failure);
+                Split<A> right = new Split<>(prefix, split, to, identity, range, combiner, failure);
+                if (pool == null) {
+                    A first = left.compute();
+                    return combine(first, right.compute());
+                }
+                right.fork();
+                A first = left.compute();
+                return combine(first, right.join());
             }
-            for (int n = from; n < to && failure.get() == null; n++) {
+            A accumulator = identity.get();
+            if (failure.get() == null) {
                 try {
-                    body.accept(blocks.get(n));
-                } catch (RuntimeException | Error e) {
+                    range.run(from, to, accumulator);
+                } catch (Throwable e) {
                     failure.compareAndSet(null, e);
                 }
             }
+            return accumulator;
+        }
+
+        private A combine(A first, A second) {
+            return failure.get() == null ? combiner.apply(first, second) : first;
         }
     }
 
-    private MethodHandle define(SNode target, int arity) {
-        String name = "io/snode/codegen/generated/Driver" + SEQUENCE.incrementAndGet();
-        byte[] bytes = DriverEmitter.emit(name, structure.plan().node(target), arity);
-        listing.accept(new io.snode.codegen.GeneratedClass(name, bytes, structure.plan().node(target).toString()));
+    private static String driverName(String kind) {
+        return "io/snode/codegen/generated/" + kind + SEQUENCE.incrementAndGet();
+    }
+
+    private static Class<?> kernelType(int arity) {
+        try {
+            return Class.forName("io.snode.codegen.kernel.Kernel" + arity);
+        } catch (ClassNotFoundException e) {
+            throw new AssertionError("Kernel1..Kernel8 exist", e);
+        }
+    }
+
+    private MethodHandle define(SNode target, String kind, byte[] bytes, MethodType declared, MethodType erased) {
+        String name = new org.objectweb.asm.ClassReader(bytes).getClassName();
+        listing.accept(new GeneratedClass(name, bytes, structure.plan().node(target).toString()));
         try {
             MethodHandles.Lookup hidden = Anchor.lookup().defineHiddenClass(bytes, true,
                     MethodHandles.Lookup.ClassOption.NESTMATE);
-            Class<?> kernelType = Class.forName("io.snode.codegen.kernel.Kernel" + arity);
-            return hidden.findStatic(hidden.lookupClass(), "run",
-                    MethodType.methodType(void.class, kernelType, int[].class, long[].class, long.class)).asType(DRIVER);
+            return hidden.findStatic(hidden.lookupClass(), "run", declared).asType(erased);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot define the struct-for driver of " + target.path(), e);
+            throw new IllegalStateException("cannot define the struct-for " + kind + " of " + target.path(), e);
         }
     }
 

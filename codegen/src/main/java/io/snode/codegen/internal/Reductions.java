@@ -8,13 +8,12 @@ import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Structure;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.List;
 import java.util.concurrent.ForkJoinPool;
 import java.util.stream.IntStream;
 
 /**
  * Sum, minimum, maximum and count over the active cells of a field's SNode, without atomics.
- * Deterministic whatever the parallelism: blocks are summed in groups of {@link #GROUP} in
+ * Deterministic whatever the parallelism: blocks (in the snapshot's memory order) are summed in groups of {@link #GROUP} in
  * block order, and the groups' results are combined in group order, so a parallel run adds the
  * same numbers in the same order as a sequential one.
  */
@@ -45,13 +44,13 @@ public final class Reductions {
                     result[0] = result[0].plus(one(load(type, segment, cell + offset))));
             return result[0];
         }
-        List<ActiveBlocks.Block> blocks = ActiveBlocks.of(structure, target);
+        ActiveBlocks blocks = ActiveBlocks.of(structure, target);
         int groups = (blocks.size() + GROUP - 1) / GROUP;
         Summary[] partial = new Summary[groups];
         java.util.function.IntConsumer group = g -> {
             Summary summary = Summary.EMPTY;
             for (int n = g * GROUP; n < Math.min(blocks.size(), (g + 1) * GROUP); n++) {
-                summary = summary.plus(block(blocks.get(n), plan, type, offset));
+                summary = summary.plus(block(blocks, n, plan, type, offset));
             }
             partial[g] = summary;
         };
@@ -74,16 +73,18 @@ public final class Reductions {
     }
 
     /** One block, its active cells in cell order. */
-    private static Summary block(ActiveBlocks.Block block, SNodePlan plan, FieldType type, long fieldOffset) {
-        MemorySegment segment = block.segment();
-        long first = block.container() + plan.cellsOffset() + fieldOffset;
+    private static Summary block(ActiveBlocks blocks, int b, SNodePlan plan, FieldType type, long fieldOffset) {
+        MemorySegment segment = blocks.segment(b);
+        long first = blocks.container(b) + plan.cellsOffset() + fieldOffset;
         long count = 0;
         double sum = 0;
         double min = Double.POSITIVE_INFINITY;
         double max = Double.NEGATIVE_INFINITY;
-        long[] mask = block.mask();
-        for (long n = 0; n < block.length(); n++) {
-            if (mask != null && (mask[(int) (n >>> 6)] & (1L << n)) == 0) {
+        long[] mask = blocks.masks();
+        int maskAt = b * blocks.maskWords();
+        long length = blocks.length(b);
+        for (long n = 0; n < length; n++) {
+            if (mask != null && (mask[maskAt + (int) (n >>> 6)] & (1L << n)) == 0) {
                 continue;
             }
             double value = load(type, segment, first + n * plan.cellBytes());

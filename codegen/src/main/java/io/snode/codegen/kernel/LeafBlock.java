@@ -3,30 +3,54 @@ package io.snode.codegen.kernel;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * One active block of a dense or bitmasked SNode, as a struct-for hands it to a
- * {@link BlockKernel}: the coordinates of its first cell, its cells' memory (cell {@code n}
- * at byte {@code n * cellBytes()}, fields at {@link #fieldOffset}), and which cells are active.
- * Inactive cells of a bitmasked block hold zero in memory too (the runtime zeroes a cell when it
- * is deactivated), so a loop may read all cells and still sum only the active values.
- * Valid only during the kernel call.
+ * {@link BlockKernel} or {@link BlockReducer}: the coordinates of its first cell, its cells'
+ * memory (cell {@code n} at byte {@code n * cellBytes()}, fields at {@link #fieldOffset}), and
+ * which cells are active. Inactive cells of a bitmasked block hold zero in memory too (the
+ * runtime zeroes a cell when it is deactivated), so a loop may read all cells and still sum only
+ * the active values.
+ *
+ * <p>Valid only during the kernel call: keep neither the object nor its memory. The launch makes
+ * one per block; when the kernel inlines into the launch's generated driver (it does once the
+ * JIT has compiled it), the object and the {@link #cells()} slice are not allocated at all.
  */
 public final class LeafBlock {
     private final SNode snode;
-    private final int[] origin;
-    private final MemorySegment cells;
+    private final MemorySegment memory;
+    private final long offset;
     private final long cellBytes;
-    private final long[] mask;
+    private final long cellCount;
+    private final int[] bases;
+    private final int baseAt;
+    private final int[] sizes;
+    private final long[] masks;
+    private final int maskAt;
+    private final int maskWords;
     private final long[] fieldOffsets;
 
-    /** Made by the launch; {@code fieldOffsets} by field slot, {@code mask} null for dense blocks. */
-    public LeafBlock(SNode snode, int[] origin, MemorySegment cells, long cellBytes, long[] mask, long[] fieldOffsets) {
+    /**
+     * Made by the launch. The block's cells are {@code cellCount * cellBytes} bytes of
+     * {@code memory} from {@code offset}; its parent cell's coordinates are
+     * {@code bases[baseAt ...]} and the SNode's sizes per index axis {@code sizes}; its mask
+     * words are {@code masks[maskAt ... maskAt + maskWords)}, {@code masks} null for dense
+     * blocks; {@code fieldOffsets} by field slot. The arrays are shared, not copied.
+     */
+    public LeafBlock(SNode snode, MemorySegment memory, long offset, long cellBytes, long cellCount, int[] bases,
+                     int baseAt, int[] sizes, long[] masks, int maskAt, int maskWords, long[] fieldOffsets) {
         this.snode = snode;
-        this.origin = origin;
-        this.cells = cells;
+        this.memory = memory;
+        this.offset = offset;
         this.cellBytes = cellBytes;
-        this.mask = mask;
+        this.cellCount = cellCount;
+        this.bases = bases;
+        this.baseAt = baseAt;
+        this.sizes = sizes;
+        this.masks = masks;
+        this.maskAt = maskAt;
+        this.maskWords = maskWords;
         this.fieldOffsets = fieldOffsets;
     }
 
@@ -36,17 +60,21 @@ public final class LeafBlock {
 
     /** Coordinates of cell 0, in the SNode's index axes; cell coordinates add the local indices. */
     public int[] origin() {
-        return origin.clone();
+        int[] origin = new int[sizes.length];
+        for (int n = 0; n < origin.length; n++) {
+            origin[n] = origin(n);
+        }
+        return origin;
     }
 
     /** Coordinate {@code n} of cell 0. */
     public int origin(int n) {
-        return origin[n];
+        return bases[baseAt + n] * sizes[n];
     }
 
     /** The block's cells: {@code cellCount() * cellBytes()} bytes, cell {@code n} at {@code n * cellBytes()}. */
     public MemorySegment cells() {
-        return cells;
+        return memory.asSlice(offset, cellCount * cellBytes);
     }
 
     public long cellBytes() {
@@ -54,7 +82,7 @@ public final class LeafBlock {
     }
 
     public long cellCount() {
-        return cells.byteSize() / cellBytes;
+        return cellCount;
     }
 
     /** Byte offset of {@code field} inside a cell. */
@@ -67,28 +95,31 @@ public final class LeafBlock {
 
     /** Number of active cells. */
     public long activeCount() {
-        if (mask == null) {
-            return cellCount();
+        if (masks == null) {
+            return cellCount;
         }
         long count = 0;
-        for (long word : mask) {
-            count += Long.bitCount(word);
+        for (int word = maskAt; word < maskAt + maskWords; word++) {
+            count += Long.bitCount(masks[word]);
         }
         return count;
     }
 
     /** Whether every cell of the block is active (dense blocks). */
     public boolean allActive() {
-        return mask == null;
+        return masks == null;
     }
 
     /** Whether cell {@code n} is active (a snapshot taken when the launch started). */
     public boolean isActive(long n) {
-        return mask == null || (mask[(int) (n >>> 6)] & (1L << n)) != 0;
+        if (n < 0 || n >= cellCount) {
+            throw new IndexOutOfBoundsException("cell " + n + " of a block of " + cellCount + " cells");
+        }
+        return masks == null || (masks[maskAt + (int) (n >>> 6)] & (1L << n)) != 0;
     }
 
     /** The activity mask (bit n: cell n) of a bitmasked block, or null for a dense one. */
     public long[] mask() {
-        return mask == null ? null : mask.clone();
+        return masks == null ? null : Arrays.copyOfRange(masks, maskAt, maskAt + maskWords);
     }
 }
