@@ -359,12 +359,32 @@ public final class SNodeRuntime implements AutoCloseable {
         launch(snode, kernel, Kernel.arity(kernelInterface(kernel)));
     }
 
-    /** Calls {@code kernel} once per active leaf block of a dense or bitmasked {@code snode}. */
+    /**
+     * Struct-for with a kernel per task: every task of the launch (a range of blocks) gets its
+     * own kernel from {@code kernels}, so the kernel's fields can accumulate without atomics;
+     * the kernels come back in block order, one per task (the split into tasks depends only on
+     * the active blocks, never on the parallelism), for the caller to combine. {@code kernels}
+     * must make kernels of one class, a Kernel1..Kernel8 taking as many coordinates as the SNode
+     * has. Launch rules as for {@link #forEach(SNode, Kernel)}.
+     */
+    public <K extends Kernel> List<K> forEachPerTask(SNode snode, Supplier<K> kernels) {
+        checkOwned(snode);
+        Objects.requireNonNull(kernels, "kernels");
+        K first = Objects.requireNonNull(kernels.get(), "the kernel supplier returned null");
+        int arity = Kernel.arity(kernelInterface(first));
+        return inLaunch(() -> launcher.forEachPerTask(launcher.snapshot(snode), first, kernels, arity));
+    }
+
+    /**
+     * Calls {@code kernel} once per active leaf block of a dense or bitmasked {@code snode}, in
+     * parallel over the blocks; launch rules as for {@link #forEach(SNode, Kernel)}.
+     */
     public void forEachBlock(SNode snode, BlockKernel kernel) {
         checkOwned(snode);
         Objects.requireNonNull(kernel, "kernel");
+        io.snode.codegen.internal.Launcher.checkBlockTarget(snode);
         inLaunch(() -> {
-            launcher.forEachBlock(snode, kernel);
+            launcher.forEachBlock(launcher.snapshot(snode), kernel);
             return null;
         });
     }
@@ -381,7 +401,60 @@ public final class SNodeRuntime implements AutoCloseable {
         Objects.requireNonNull(identity, "identity");
         Objects.requireNonNull(reducer, "reducer");
         Objects.requireNonNull(combiner, "combiner");
-        return inLaunch(() -> launcher.reduceBlocks(snode, identity, reducer, combiner));
+        io.snode.codegen.internal.Launcher.checkBlockTarget(snode);
+        return inLaunch(() -> launcher.reduceBlocks(launcher.snapshot(snode), identity, reducer, combiner));
+    }
+
+    // ------------------------------------------------------------------ kept active sets
+
+    /**
+     * The active blocks of {@code snode} now, kept for launches that follow (see
+     * {@link ActiveSet}): launches over it skip the walk from the root.
+     */
+    public ActiveSet activeSet(SNode snode) {
+        checkOwned(snode);
+        if (snode.kind() == NodeKind.ROOT) {
+            throw new IllegalArgumentException("snode=root has one cell and no coordinates; read its fields directly");
+        }
+        Structure structure = runtime.internalStructure();
+        return phases.supplyLaunch(() -> new ActiveSet(this, launcher.snapshot(snode), structure.epoch()));
+    }
+
+    /** {@link #forEach(SNode, Kernel)} over the cells of a kept set; throws if the set is stale. */
+    public void forEach(ActiveSet set, Kernel kernel) {
+        Objects.requireNonNull(set, "set");
+        Objects.requireNonNull(kernel, "kernel");
+        int arity = Kernel.arity(kernelInterface(kernel));
+        inLaunch(() -> {
+            launcher.forEach(set.blocks(this), kernel, arity);
+            return null;
+        });
+    }
+
+    /** {@link #forEachBlock(SNode, BlockKernel)} over a kept set; throws if the set is stale. */
+    public void forEachBlock(ActiveSet set, BlockKernel kernel) {
+        Objects.requireNonNull(set, "set");
+        Objects.requireNonNull(kernel, "kernel");
+        io.snode.codegen.internal.Launcher.checkBlockTarget(set.snode());
+        inLaunch(() -> {
+            launcher.forEachBlock(set.blocks(this), kernel);
+            return null;
+        });
+    }
+
+    /** {@link #reduceBlocks(SNode, Supplier, BlockReducer, BinaryOperator)} over a kept set; throws if stale. */
+    public <A> A reduceBlocks(ActiveSet set, Supplier<A> identity, BlockReducer<A> reducer, BinaryOperator<A> combiner) {
+        Objects.requireNonNull(set, "set");
+        Objects.requireNonNull(identity, "identity");
+        Objects.requireNonNull(reducer, "reducer");
+        Objects.requireNonNull(combiner, "combiner");
+        io.snode.codegen.internal.Launcher.checkBlockTarget(set.snode());
+        return inLaunch(() -> launcher.reduceBlocks(set.blocks(this), identity, reducer, combiner));
+    }
+
+    /** The structure's epoch: advances on every deactivation, roll-back and collection. */
+    long epoch() {
+        return runtime.internalStructure().epoch();
     }
 
     /** Sum of {@code field} over the active cells, in double; the same for any parallelism. */
@@ -413,7 +486,7 @@ public final class SNodeRuntime implements AutoCloseable {
     private void launch(SNode snode, Kernel kernel, int arity) {
         checkOwned(snode);
         inLaunch(() -> {
-            launcher.forEach(snode, kernel, arity);
+            launcher.forEach(launcher.snapshot(snode), kernel, arity);
             return null;
         });
     }

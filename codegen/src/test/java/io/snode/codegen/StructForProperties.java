@@ -54,6 +54,7 @@ class StructForProperties {
                         expected.add(boxed(at));
                     }
                 });
+                checkBlockForms(rt, node, expected);
                 for (int threads : new int[] {1, 2}) {
                     rt.parallelism(threads);
                     Set<List<Integer>> visited = ConcurrentHashMap.newKeySet();
@@ -71,6 +72,57 @@ class StructForProperties {
                 }
             }
         }
+    }
+
+    /**
+     * For dense and bitmasked nodes: the block form sees exactly the expected cells (origin plus
+     * local index, where the block says the cell is active), reduceBlocks counts them with the
+     * same tasks whatever the parallelism, and a kept active set visits them too.
+     */
+    static void checkBlockForms(SNodeRuntime rt, SNode node, Set<List<Integer>> expected) {
+        if (node.kind() != io.snode.api.NodeKind.DENSE && node.kind() != io.snode.api.NodeKind.BITMASKED) {
+            return;
+        }
+        int[] sizes = new int[node.indexAxes().size()];
+        for (int n = 0; n < sizes.length; n++) {
+            sizes[n] = node.size(node.indexAxes().get(n));
+        }
+        List<io.snode.api.Axis> own = node.axes().list();
+        List<Long> tasksByThreads = new java.util.ArrayList<>();
+        for (int threads : new int[] {1, 2}) {
+            rt.parallelism(threads);
+            Set<List<Integer>> visited = ConcurrentHashMap.newKeySet();
+            rt.forEachBlock(node, (io.snode.codegen.kernel.LeafBlock block) -> {
+                for (long n = 0; n < block.cellCount(); n++) {
+                    if (!block.isActive(n)) {
+                        continue;
+                    }
+                    int[] at = block.origin();
+                    for (int a = 0; a < own.size(); a++) {
+                        int position = node.indexAxes().indexOf(own.get(a));
+                        long stride = 1;
+                        for (int b = a + 1; b < own.size(); b++) {
+                            stride *= node.sizes()[b];
+                        }
+                        at[position] += (int) ((n / stride) % node.sizes()[a]);
+                    }
+                    assertThat(visited.add(boxed(at))).as("visited twice: %s", boxed(at)).isTrue();
+                }
+            });
+            assertThat(visited).as("block form over %s with %d threads", node.path(), threads).isEqualTo(expected);
+            long[] tasks = rt.reduceBlocks(node, () -> new long[2], (long[] acc, io.snode.codegen.kernel.LeafBlock block) -> {
+                acc[0] += block.activeCount();
+                acc[1] = 1;
+            }, (a, b) -> new long[] {a[0] + b[0], a[1] + b[1]});
+            assertThat(tasks[0]).isEqualTo(expected.size());
+            tasksByThreads.add(tasks[1]);
+            ActiveSet set = rt.activeSet(node);
+            assertThat(set.cellCount()).isEqualTo(expected.size());
+            Set<List<Integer>> kept = ConcurrentHashMap.newKeySet();
+            rt.forEach(set, kernel(node.indexAxes().size(), at -> kept.add(boxed(at))));
+            assertThat(kept).isEqualTo(expected);
+        }
+        assertThat(tasksByThreads.get(0)).as("tasks do not depend on the parallelism").isEqualTo(tasksByThreads.get(1));
     }
 
     /** A kernel of the SNode's arity that hands the coordinates to {@code body}. */

@@ -70,57 +70,93 @@ public final class Launcher implements AutoCloseable {
         return parallelism;
     }
 
-    /** Calls {@code kernel} (a Kernel1..Kernel8 of {@code arity}) on every active cell of {@code target}. */
-    public void forEach(SNode target, Kernel kernel, int arity) {
-        if (arity != target.indexAxes().size()) {
-            throw new IllegalArgumentException("snode=" + target.path() + " has " + target.indexAxes().size()
-                    + " coordinates " + target.indexAxes() + "; the kernel takes " + arity);
-        }
-        MethodHandle driver = drivers.computeIfAbsent(List.of("cell", kernel.getClass(), target),
-                key -> define(target, "Driver", DriverEmitter.emit(driverName("Driver"), structure.plan().node(target),
-                        arity), MethodType.methodType(void.class, kernelType(arity), ActiveBlocks.class, int.class,
-                        int.class), CELL_DRIVER));
-        ActiveBlocks blocks = snapshot(target);
-        run(blocks, () -> null, (from, to, ignored) -> {
-            driver.invokeExact(kernel, blocks, from, to);
-        }, (a, b) -> a);
-    }
-
-    /** Calls {@code kernel} once per active block of a dense or bitmasked {@code target}. */
-    public void forEachBlock(SNode target, BlockKernel kernel) {
-        checkBlockTarget(target);
-        MethodHandle driver = drivers.computeIfAbsent(List.of("block", kernel.getClass(), target),
-                key -> define(target, "BlockDriver", DriverEmitter.emitBlock(driverName("BlockDriver"),
-                        structure.plan().node(target), false), BLOCK_DRIVER, BLOCK_DRIVER));
-        ActiveBlocks blocks = snapshot(target);
+    /**
+     * Calls {@code kernel} (a Kernel1..Kernel8 of {@code arity}) on every active cell of the
+     * snapshot's target.
+     */
+    public void forEach(ActiveBlocks blocks, Kernel kernel, int arity) {
+        MethodHandle driver = cellDriver(blocks.target(), kernel.getClass(), arity);
         run(blocks, () -> null, (from, to, ignored) -> {
             driver.invokeExact(kernel, blocks, from, to);
         }, (a, b) -> a);
     }
 
     /**
-     * Folds every active block of a dense or bitmasked {@code target} into accumulators (one per
-     * range of blocks, from {@code identity}) and combines them in block order.
+     * Calls a kernel made per range of blocks on every active cell of the snapshot's target: the
+     * first range gets {@code first}, every other range a new one from {@code kernels} (of the
+     * same class, else IllegalArgumentException). Returns the kernels in block order.
      */
-    public <A> A reduceBlocks(SNode target, Supplier<A> identity, BlockReducer<A> reducer, BinaryOperator<A> combiner) {
+    public <K extends Kernel> List<K> forEachPerTask(ActiveBlocks blocks, K first, Supplier<K> kernels, int arity) {
+        Class<?> kernelClass = first.getClass();
+        MethodHandle driver = cellDriver(blocks.target(), kernelClass, arity);
+        java.util.concurrent.atomic.AtomicBoolean firstTaken = new java.util.concurrent.atomic.AtomicBoolean();
+        Supplier<List<K>> perRange = () -> {
+            K kernel = firstTaken.compareAndSet(false, true) ? first
+                    : Objects.requireNonNull(kernels.get(), "the kernel supplier returned null");
+            if (kernel.getClass() != kernelClass) {
+                throw new IllegalArgumentException("the kernel supplier made a " + kernel.getClass().getName()
+                        + " after a " + kernelClass.getName() + "; it must make one class");
+            }
+            List<K> list = new java.util.ArrayList<>(1);
+            list.add(kernel);
+            return list;
+        };
+        return run(blocks, perRange, (from, to, list) -> {
+            driver.invokeExact((Kernel) list.getFirst(), blocks, from, to);
+        }, (left, right) -> {
+            left.addAll(right);
+            return left;
+        });
+    }
+
+    private MethodHandle cellDriver(SNode target, Class<?> kernelClass, int arity) {
+        if (arity != target.indexAxes().size()) {
+            throw new IllegalArgumentException("snode=" + target.path() + " has " + target.indexAxes().size()
+                    + " coordinates " + target.indexAxes() + "; the kernel takes " + arity);
+        }
+        return drivers.computeIfAbsent(List.of("cell", kernelClass, target),
+                key -> define(target, "Driver", DriverEmitter.emit(driverName("Driver"), structure.plan().node(target),
+                        arity), MethodType.methodType(void.class, kernelType(arity), ActiveBlocks.class, int.class,
+                        int.class), CELL_DRIVER));
+    }
+
+    /** Calls {@code kernel} once per block of the snapshot (of a dense or bitmasked target). */
+    public void forEachBlock(ActiveBlocks blocks, BlockKernel kernel) {
+        SNode target = blocks.target();
+        checkBlockTarget(target);
+        MethodHandle driver = drivers.computeIfAbsent(List.of("block", kernel.getClass(), target),
+                key -> define(target, "BlockDriver", DriverEmitter.emitBlock(driverName("BlockDriver"),
+                        structure.plan().node(target), false), BLOCK_DRIVER, BLOCK_DRIVER));
+        run(blocks, () -> null, (from, to, ignored) -> {
+            driver.invokeExact(kernel, blocks, from, to);
+        }, (a, b) -> a);
+    }
+
+    /**
+     * Folds every block of the snapshot (of a dense or bitmasked target) into accumulators (one
+     * per range of blocks, from {@code identity}) and combines them in block order.
+     */
+    public <A> A reduceBlocks(ActiveBlocks blocks, Supplier<A> identity, BlockReducer<A> reducer,
+                              BinaryOperator<A> combiner) {
+        SNode target = blocks.target();
         checkBlockTarget(target);
         MethodHandle driver = drivers.computeIfAbsent(List.of("reduce", reducer.getClass(), target),
                 key -> define(target, "ReduceDriver", DriverEmitter.emitBlock(driverName("ReduceDriver"),
                         structure.plan().node(target), true), REDUCER_DRIVER, REDUCER_DRIVER));
-        ActiveBlocks blocks = snapshot(target);
         Supplier<A> checked = () -> Objects.requireNonNull(identity.get(), "the identity supplier returned null");
         return run(blocks, checked, (from, to, accumulator) -> {
             driver.invokeExact(reducer, (Object) accumulator, blocks, from, to);
         }, combiner);
     }
 
-    private ActiveBlocks snapshot(SNode target) {
+    /** The active blocks of {@code target} now, in memory order (call inside the phase lock). */
+    public ActiveBlocks snapshot(SNode target) {
         ActiveBlocks blocks = ActiveBlocks.of(structure, target, lastSizes.getOrDefault(target, 0));
         lastSizes.put(target, blocks.size());
         return blocks;
     }
 
-    private static void checkBlockTarget(SNode target) {
+    public static void checkBlockTarget(SNode target) {
         if (target.kind() != NodeKind.DENSE && target.kind() != NodeKind.BITMASKED) {
             throw new IllegalArgumentException("snode=" + target.path() + " is " + target.kind().text()
                     + "; the block form needs a dense or bitmasked node (its cells are one block of memory)");
@@ -199,9 +235,10 @@ public final class Launcher implements AutoCloseable {
                 A first = left.compute();
                 return combine(first, right.join());
             }
-            A accumulator = identity.get();
+            A accumulator = null;
             if (failure.get() == null) {
                 try {
+                    accumulator = identity.get();
                     range.run(from, to, accumulator);
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);

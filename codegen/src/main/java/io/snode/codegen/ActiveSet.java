@@ -1,0 +1,70 @@
+package io.snode.codegen;
+
+import io.snode.api.SNode;
+import io.snode.codegen.internal.ActiveBlocks;
+
+/**
+ * The active blocks of one SNode, taken once and kept for several launches (as OpenVDB's
+ * {@code LeafManager} keeps a leaf array): a launch over a set skips the walk from the root that
+ * every other launch starts with. Take one with {@link SNodeRuntime#activeSet(SNode)}.
+ *
+ * <p>A launch over a set visits the cells that were active when the set was taken. Cells
+ * activated later are not visited. A set goes stale when any cell of the runtime is deactivated
+ * or memory is collected after it was taken (the memory of its blocks could then hold other
+ * cells): a launch over a stale set throws {@link IllegalStateException} and visits nothing.
+ * Take a new set after such changes; {@link #isCurrent()} says whether one is needed.
+ */
+public final class ActiveSet {
+    private final SNodeRuntime owner;
+    private final ActiveBlocks blocks;
+    private final long epoch;
+    private final long cells;
+
+    ActiveSet(SNodeRuntime owner, ActiveBlocks blocks, long epoch) {
+        this.owner = owner;
+        this.blocks = blocks;
+        this.epoch = epoch;
+        long count = 0;
+        for (int b = 0; b < blocks.size(); b++) {
+            count += blocks.activeCells(b);
+        }
+        this.cells = count;
+    }
+
+    public SNode snode() {
+        return blocks.target();
+    }
+
+    /** Number of blocks (active cells of the SNode's parent). */
+    public int blockCount() {
+        return blocks.size();
+    }
+
+    /** Number of cells a launch over this set visits. */
+    public long cellCount() {
+        return cells;
+    }
+
+    /** Whether no cell was deactivated and no memory collected since the set was taken. */
+    public boolean isCurrent() {
+        return owner.epoch() == epoch;
+    }
+
+    ActiveBlocks blocks(SNodeRuntime runtime) {
+        if (runtime != owner) {
+            throw new IllegalArgumentException("this active set of " + snode().path() + " belongs to another runtime");
+        }
+        if (!isCurrent()) {
+            throw new IllegalStateException("the active set of " + snode().path() + " is stale: cells were deactivated"
+                    + " or memory collected since it was taken (epoch " + epoch + ", now " + owner.epoch()
+                    + "); take a new one with activeSet(snode)");
+        }
+        return blocks;
+    }
+
+    @Override
+    public String toString() {
+        return "ActiveSet[" + snode().path() + ", " + blockCount() + " blocks, " + cellCount() + " cells"
+                + (isCurrent() ? "" : ", stale") + "]";
+    }
+}
