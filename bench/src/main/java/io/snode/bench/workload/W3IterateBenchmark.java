@@ -2,11 +2,13 @@ package io.snode.bench.workload;
 
 import io.snode.api.Layout;
 import io.snode.api.SNode;
+import io.snode.codegen.ActiveSet;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.LeafBlock;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
@@ -31,9 +33,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * W3 of WORKLOADS.md, iterate-active: on the W1s grid of L1 (dense 8^3 leaves: every cell of an
  * active block is visited, 28,993,536 cells) and of L2 (bitmasked leaves: 8,048,580 cells),
  * count the cells visited and sum their values in double (33845.922322932631 on both), with
- * the per-cell struct-for and the block form, single-threaded and with every core. The limit
- * in the same run: a Vector API sum over a {@code float[]} of the same bytes of leaf data,
- * widening to double with four accumulators.
+ * the per-cell struct-for (a kernel per task, and a shared-adder variant) and the block form
+ * (a reduction per launch, and over a kept active set), with one and two threads. The limit in
+ * the same run: a Vector API sum over a {@code float[]} of the same bytes of leaf data
+ * (56,628 blocks x 2 KiB), widening to double with four accumulators, on one thread.
  *
  * <p>Run: {@code java --add-modules jdk.incubator.vector -cp bench/target/snode-bench.jar
  * org.openjdk.jmh.Main W3IterateBenchmark}. Every invocation checks the count and the sum and
@@ -57,6 +60,8 @@ public class W3IterateBenchmark {
     public int threads;
 
     private SNodeRuntime runtime;
+    private Grid grid;
+    private ActiveSet kept;
     private SNode leaf;
     private long expectedCount;
     private float[] flat;
@@ -66,12 +71,13 @@ public class W3IterateBenchmark {
         Layout chosen = layout.equals("L1") ? Layouts.l1() : Layouts.l2();
         runtime = SNodeRuntime.compile(chosen);
         NarrowBand band = NarrowBand.sorted();
-        Grid grid = runtime.bind(Grid.class);
+        grid = runtime.bind(Grid.class);
         for (int n = 0; n < band.size(); n++) {
             grid.phi(band.i(n), band.j(n), band.k(n), band.value(n));
         }
         runtime.parallelism(threads);
         leaf = chosen.snode(3);
+        kept = runtime.activeSet(leaf);
         expectedCount = layout.equals("L1") ? 512L * 56_628 : band.size();
         long blocks = runtime.memoryStats().of(chosen.snode(2)).cells().cellsInUse();
         flat = new float[(int) (blocks * 512)];
@@ -92,13 +98,51 @@ public class W3IterateBenchmark {
         void phi(int i, int j, int k, float value);
     }
 
+    /** The per-cell kernel: one per task (forEachPerTask), reading each value through {@code grid}. */
+    static final class CellSum implements Kernel3 {
+        private final Grid grid;
+        double sum;
+        long count;
+
+        CellSum(Grid grid) {
+            this.grid = grid;
+        }
+
+        @Override
+        public void apply(int i, int j, int k) {
+            sum += grid.phi(i, j, k);
+            count++;
+        }
+    }
+
+    /**
+     * Per-cell form: a kernel call per active cell, which reads its value through an accessor
+     * (generated code that keeps the last block; one accessor per task, as each is one thread's).
+     */
     @Benchmark
     public double perCell() {
-        Grid grid = runtime.bind(Grid.class);
+        List<CellSum> parts = runtime.forEachPerTask(leaf, () -> new CellSum(runtime.accessor(Grid.class)));
+        double sum = 0;
+        long count = 0;
+        for (CellSum part : parts) {
+            sum += part.sum;
+            count += part.count;
+        }
+        return check(count, sum);
+    }
+
+    /**
+     * Per-cell form with atomics in the kernel (a DoubleAdder and a LongAdder per cell) and reads
+     * through the plain binding (no cached block): what a user who uses neither forEachPerTask nor
+     * an accessor pays.
+     */
+    @Benchmark
+    public double perCellAdders() {
         DoubleAdder sum = new DoubleAdder();
         LongAdder count = new LongAdder();
+        Grid bound = grid;
         runtime.forEach("phi", (Kernel3) (i, j, k) -> {
-            sum.add(grid.phi(i, j, k));
+            sum.add(bound.phi(i, j, k));
             count.increment();
         });
         return check(count.sum(), sum.sum());
@@ -116,14 +160,33 @@ public class W3IterateBenchmark {
         }
     }
 
+    /** Block form, as a launch runs it by default: the walk that finds the active blocks, then the sum. */
     @Benchmark
     public double block() {
-        Partial total = runtime.reduceBlocks(leaf, Partial::new, (Partial partial, LeafBlock block) -> {
-            // Inactive cells of a bitmasked block hold zero in memory too, so the whole block sums.
-            partial.sum += sumAll(block.cells());
-            partial.count += block.activeCount();
-        }, Partial::merge);
+        Partial total = runtime.reduceBlocks(leaf, Partial::new, W3IterateBenchmark::accumulate, Partial::merge);
         return check(total.count, total.sum);
+    }
+
+    /**
+     * Block form over a kept {@link ActiveSet} taken untimed in the set-up (as OpenVDB's
+     * LeafManager in the peer's fastest W3 loop): the sum alone.
+     */
+    @Benchmark
+    public double blockKeptSet() {
+        Partial total = runtime.reduceBlocks(kept, Partial::new, W3IterateBenchmark::accumulate, Partial::merge);
+        return check(total.count, total.sum);
+    }
+
+    /** Only the walk that finds the active blocks: what {@link #block} pays over {@link #blockKeptSet}. */
+    @Benchmark
+    public int activeSetOnly() {
+        return runtime.activeSet(leaf).blockCount();
+    }
+
+    private static void accumulate(Partial partial, LeafBlock block) {
+        // Inactive cells of a bitmasked block hold zero in memory too, so the whole block sums.
+        partial.sum += sumAll(block.cells());
+        partial.count += block.activeCount();
     }
 
     /** The limit: a Vector API sum over a float[] of the same bytes, four double accumulators. */
