@@ -49,6 +49,8 @@ public final class ActiveBlocks {
     private long[] containers;
     private int[] bases;
     private long[] masks;
+    /** Active cells per block for bitmasked and pointer targets (the masks' bit counts), else null. */
+    private int[] counts;
     private long[] lengths;
 
     private ActiveBlocks(SNode target, SNodePlan plan, int capacity) {
@@ -62,6 +64,7 @@ public final class ActiveBlocks {
         this.containers = new long[capacity];
         this.bases = new int[capacity * arity];
         this.masks = maskWords == 0 ? null : new long[capacity * maskWords];
+        this.counts = maskWords == 0 ? null : new int[capacity];
         this.lengths = kind == NodeKind.DYNAMIC ? new long[capacity] : null;
         this.sizes = new int[arity];
         for (int n = 0; n < arity; n++) {
@@ -138,20 +141,13 @@ public final class ActiveBlocks {
 
     /** Number of cells of block {@code b} the launch visits. */
     public long activeCells(int b) {
-        if (masks == null) {
-            return length(b);
-        }
-        long count = 0;
-        for (int word = b * maskWords, end = word + maskWords; word < end; word++) {
-            count += Long.bitCount(masks[word]);
-        }
-        return count;
+        return counts == null ? length(b) : counts[b];
     }
 
     /** Block {@code b} as a block kernel sees it (dense and bitmasked targets). */
     public LeafBlock leaf(int b) {
         return new LeafBlock(target, segments[b], containers[b] + plan.cellsOffset(), plan.cellBytes(), plan.cellCount(),
-                bases, b * arity, sizes, masks, b * maskWords, maskWords, fieldOffsets);
+                bases, b * arity, sizes, masks, b * maskWords, maskWords, activeCells(b), fieldOffsets);
     }
 
     /**
@@ -183,6 +179,7 @@ public final class ActiveBlocks {
             bases = Arrays.copyOf(bases, capacity * arity);
             if (masks != null) {
                 masks = Arrays.copyOf(masks, capacity * maskWords);
+                counts = Arrays.copyOf(counts, capacity);
             }
             if (lengths != null) {
                 lengths = Arrays.copyOf(lengths, capacity);
@@ -228,6 +225,15 @@ public final class ActiveBlocks {
         private int records;
         private int[] recordCells;
         private int[] recordCoordinates;
+        /**
+         * When the key level is the target's parent: records go straight to slot {@code cell}
+         * of {@link #byCell} (coordinates, {@link #width} per cell) and set bit {@code cell} of
+         * {@link #present}; reading the bits in order is the memory order, with no sort.
+         */
+        private boolean direct;
+        private int capacity;
+        private int[] byCell;
+        private long[] present;
         private ActiveBlocks blocks;
 
         Walk(Structure structure, SNode target, int expected) {
@@ -294,9 +300,9 @@ public final class ActiveBlocks {
             for (int n = 0; n < targetSlots.length; n++) {
                 targetSlots[n] = slotOf[axes.get(n).ordinal()];
             }
-            int capacity = Math.max(64, expected);
-            this.recordCells = new int[capacity];
-            this.recordCoordinates = new int[capacity * width];
+            int recordCapacity = Math.max(64, expected);
+            this.recordCells = new int[recordCapacity];
+            this.recordCoordinates = new int[recordCapacity * width];
         }
 
         /**
@@ -314,6 +320,13 @@ public final class ActiveBlocks {
                 return blocks;
             }
             stopLevel = keyLevel;
+            CellManager keyCells = structure.cells(chain[keyLevel]);
+            if (keyLevel == chain.length - 2) {
+                long cellCapacity = keyCells.capacity();
+                if (cellCapacity <= (Integer.MAX_VALUE - 64) / Math.max(1, width)) {
+                    return runDirect(keyCells, (int) cellCapacity, expected);
+                }
+            }
             visit(0, structure.root(), 0, 0);
             long perRecord = 1;
             for (int level = keyLevel + 1; level < chain.length - 1; level++) {
@@ -335,6 +348,38 @@ public final class ActiveBlocks {
                 } else {
                     System.arraycopy(recordCoordinates, record * width, level, 0, width);
                     visit(keyLevel, segment, offset, cell);
+                }
+            }
+            return blocks;
+        }
+
+        /**
+         * The blocks are the cells of the key level: record them by cell index, then emit them
+         * in index order. Cells at or above {@code cellCapacity} (read before the walk) were
+         * allocated while the walk ran, so they are left out, as any cell activated after the
+         * launch started may be.
+         */
+        private ActiveBlocks runDirect(CellManager cells, int cellCapacity, int expected) {
+            direct = true;
+            capacity = cellCapacity;
+            byCell = new int[cellCapacity * width];
+            present = new long[(cellCapacity + 63) >>> 6];
+            visit(0, structure.root(), 0, 0);
+            blocks = new ActiveBlocks(target, plans[chain.length - 1], Math.max(16, Math.max(records, expected)));
+            stopLevel = -1;
+            long childOffset = childOffsets[keyLevel];
+            MemorySegment chunk = null;
+            long chunkEnd = 0;
+            for (int word = 0; word < present.length; word++) {
+                long bits = present[word];
+                while (bits != 0) {
+                    int cell = word << 6 | Long.numberOfTrailingZeros(bits);
+                    bits &= bits - 1;
+                    if (cell >= chunkEnd) {
+                        chunk = cells.segment(cell);
+                        chunkEnd = cells.chunkEnd(cell);
+                    }
+                    snapshot(chunk, cells.offset(cell) + childOffset, byCell, cell * width);
                 }
             }
             return blocks;
@@ -379,6 +424,14 @@ public final class ActiveBlocks {
 
         /** Records cell {@code cell} of the key level, at the coordinates of cell {@code index} below at[level]. */
         private void record(int cell, int level, long index) {
+            if (direct) {
+                if (cell < capacity) {
+                    descend(level, index, byCell, cell * width);
+                    present[cell >>> 6] |= 1L << cell;
+                    records++;
+                }
+                return;
+            }
             if (records == recordCells.length) {
                 recordCells = Arrays.copyOf(recordCells, records * 2);
                 recordCoordinates = Arrays.copyOf(recordCoordinates, records * 2 * width);
@@ -431,11 +484,11 @@ public final class ActiveBlocks {
                         long last = Math.min(cellCount, first + indices.length);
                         int found = 0;
                         for (long index = first; index < last; index++) {
+                            // Branch-free: most words are inactive, and a branch per word mispredicts.
                             long word = segment.get(ValueLayout.JAVA_LONG, container + index * PointerWord.BYTES);
-                            if (PointerWord.isActive(word)) {
-                                indices[found] = index;
-                                words[found++] = word;
-                            }
+                            indices[found] = index;
+                            words[found] = word;
+                            found += PointerWord.isActive(word) ? 1 : 0;
                         }
                         VarHandle.acquireFence();
                         for (int n = 0; n < found; n++) {
@@ -490,17 +543,26 @@ public final class ActiveBlocks {
                 case DENSE -> {
                 }
                 case BITMASKED -> {
+                    long[] masks = blocks.masks;
+                    int count = 0;
                     for (int word = 0; word < words; word++) {
-                        blocks.masks[b * words + word] = Atomics.getAcquire(segment, container + (long) word * Long.BYTES);
+                        long bits = segment.get(ValueLayout.JAVA_LONG, container + (long) word * Long.BYTES);
+                        masks[b * words + word] = bits;
+                        count += Long.bitCount(bits);
                     }
+                    VarHandle.acquireFence();
+                    blocks.counts[b] = count;
                 }
                 case POINTER -> {
                     long[] masks = blocks.masks;
+                    int count = 0;
                     for (long index = 0; index < targetPlan.cellCount(); index++) {
                         if (PointerWord.isActive(Atomics.getAcquire(segment, container + index * PointerWord.BYTES))) {
                             masks[b * words + (int) (index >>> 6)] |= 1L << index;
+                            count++;
                         }
                     }
+                    blocks.counts[b] = count;
                 }
                 case DYNAMIC -> blocks.lengths[b] = Atomics.getAcquire(segment, container + DynamicHeader.LENGTH_OFFSET);
                 case ROOT -> throw new AssertionError();

@@ -29,6 +29,7 @@ public final class LeafBlock {
     private final long[] masks;
     private final int maskAt;
     private final int maskWords;
+    private final long activeCount;
     private final long[] fieldOffsets;
 
     /**
@@ -36,10 +37,12 @@ public final class LeafBlock {
      * {@code memory} from {@code offset}; its parent cell's coordinates are
      * {@code bases[baseAt ...]} and the SNode's sizes per index axis {@code sizes}; its mask
      * words are {@code masks[maskAt ... maskAt + maskWords)}, {@code masks} null for dense
-     * blocks; {@code fieldOffsets} by field slot. The arrays are shared, not copied.
+     * blocks, and {@code activeCount} of its cells are active; {@code fieldOffsets} by field
+     * slot. The arrays are shared, not copied.
      */
     public LeafBlock(SNode snode, MemorySegment memory, long offset, long cellBytes, long cellCount, int[] bases,
-                     int baseAt, int[] sizes, long[] masks, int maskAt, int maskWords, long[] fieldOffsets) {
+                     int baseAt, int[] sizes, long[] masks, int maskAt, int maskWords, long activeCount,
+                     long[] fieldOffsets) {
         this.snode = snode;
         this.memory = memory;
         this.offset = offset;
@@ -51,6 +54,7 @@ public final class LeafBlock {
         this.masks = masks;
         this.maskAt = maskAt;
         this.maskWords = maskWords;
+        this.activeCount = activeCount;
         this.fieldOffsets = fieldOffsets;
     }
 
@@ -95,14 +99,7 @@ public final class LeafBlock {
 
     /** Number of active cells. */
     public long activeCount() {
-        if (masks == null) {
-            return cellCount;
-        }
-        long count = 0;
-        for (int word = maskAt; word < maskAt + maskWords; word++) {
-            count += Long.bitCount(masks[word]);
-        }
-        return count;
+        return activeCount;
     }
 
     /** Whether every cell of the block is active (dense blocks). */

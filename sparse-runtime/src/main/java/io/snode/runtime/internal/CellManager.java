@@ -21,4 +21,13 @@ public interface CellManager {
 
     /** The byte offset of {@code cell} inside {@link #segment(long)}. */
     long offset(long cell);
+
+    /** Cells with memory: every cell index handed out so far is below this. */
+    long capacity();
+
+    /**
+     * The first cell index after the chunk that holds {@code cell}: cells from {@code cell} up
+     * to it share {@link #segment(long)}, so a walk in index order looks the chunk up once.
+     */
+    long chunkEnd(long cell);
 }

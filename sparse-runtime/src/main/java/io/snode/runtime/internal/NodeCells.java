@@ -45,6 +45,17 @@ public final class NodeCells implements CellManager {
         return manager.cellOffset(index(cell));
     }
 
+    @Override
+    public long capacity() {
+        return manager.dataList().capacity();
+    }
+
+    @Override
+    public long chunkEnd(long cell) {
+        var geometry = manager.dataList().geometry();
+        return geometry.chunkStart(geometry.chunkIndex(index(cell)) + 1);
+    }
+
     private static int index(long cell) {
         if (cell < 0 || cell > Integer.MAX_VALUE) {
             throw new IllegalStateException("corrupted cell reference " + cell
