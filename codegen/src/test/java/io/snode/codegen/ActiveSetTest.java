@@ -152,4 +152,67 @@ class ActiveSetTest {
             assertThat(cells).isEqualTo(rt.count("phi"));
         }
     }
+
+    /**
+     * Writers activate new cells while launches run (no deactivation): every launch visits at
+     * least the cells active before it started and at most those active after it ended, and
+     * reads only values that were written (1 per cell), whatever the walk met half-way.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void launchesRacingWithActivationsSeeAConsistentActiveSet(int threads) throws Exception {
+        try (SNodeRuntime rt = SNodeRuntime.compile(L2)) {
+            rt.parallelism(threads);
+            SNode leaf = L2.snode(3);
+            int writers = 3;
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+            try {
+                List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+                for (int w = 0; w < writers; w++) {
+                    int seed = w;
+                    done.add(pool.submit(() -> {
+                        java.util.Random random = new java.util.Random(seed);
+                        start.await();
+                        for (int n = 0; n < 20_000 && !stop.get(); n++) {
+                            rt.generic().setFloat("phi", 1f, random.nextInt(128), random.nextInt(128), random.nextInt(128));
+                        }
+                        return null;
+                    }));
+                }
+                start.countDown();
+                for (int launch = 0; launch < 40; launch++) {
+                    long before = countActive(rt);
+                    double[] result = rt.reduceBlocks(leaf, () -> new double[2], (double[] acc, LeafBlock block) -> {
+                        for (int n = 0; n < block.cellCount(); n++) {
+                            if (block.isActive(n)) {
+                                float value = block.cells().get(java.lang.foreign.ValueLayout.JAVA_FLOAT, n * block.cellBytes());
+                                acc[0]++;
+                                acc[1] += value;
+                            }
+                        }
+                    }, (a, b) -> new double[] {a[0] + b[0], a[1] + b[1]});
+                    long after = countActive(rt);
+                    assertThat((long) result[0]).isBetween(before, after);
+                    // A cell's bit is set before its value is written, so a visited cell reads 0 or 1.
+                    assertThat(result[1]).isBetween(0.0, result[0]);
+                }
+                stop.set(true);
+                for (java.util.concurrent.Future<?> future : done) {
+                    future.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            } finally {
+                stop.set(true);
+                pool.shutdownNow();
+                assertThat(pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            }
+            assertThat(rt.activeSet(leaf).cellCount()).isEqualTo(rt.count("phi"));
+        }
+    }
+
+    /** Active cells now, counted by the runtime's reduction (a walk of its own). */
+    private static long countActive(SNodeRuntime rt) {
+        return rt.count("phi");
+    }
 }
