@@ -34,8 +34,11 @@ import java.util.function.Supplier;
  * gets it.
  */
 public final class Launcher implements AutoCloseable {
-    /** Active cells per range, about 16 blocks of 8^3. */
-    static final long GRAIN_CELLS = 8192;
+    /**
+     * Active cells per range: 64 blocks of 8^3. Each range costs a task, an accumulator and a
+     * driver call; 56,628 blocks make about 900 ranges, enough to balance on many cores.
+     */
+    static final long GRAIN_CELLS = 32768;
     private static final AtomicLong SEQUENCE = new AtomicLong();
     private static final MethodType CELL_DRIVER = MethodType.methodType(void.class, Kernel.class, ActiveBlocks.class,
             int.class, int.class);
@@ -220,11 +223,10 @@ public final class Launcher implements AutoCloseable {
         @Override
         protected A compute() {
             if (to - from > 1 && prefix[to] - prefix[from] > GRAIN_CELLS) {
+                // The first block boundary at or after the middle of the active cells, in (from, to).
                 long middle = (prefix[from] + prefix[to]) / 2;
-                int split = from + 1;
-                while (split < to - 1 && prefix[split] < middle) {
-                    split++;
-                }
+                int split = java.util.Arrays.binarySearch(prefix, from + 1, to, middle);
+                split = Math.min(to - 1, Math.max(from + 1, split >= 0 ? split : -split - 1));
                 Split<A> left = new Split<>(prefix, from, split, identity, range, combiner, failure);
                 Split<A> right = new Split<>(prefix, split, to, identity, range, combiner, failure);
                 if (pool == null) {
