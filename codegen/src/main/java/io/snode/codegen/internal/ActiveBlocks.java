@@ -13,6 +13,7 @@ import io.snode.runtime.internal.CellManager;
 import io.snode.runtime.internal.Structure;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.List;
@@ -86,10 +87,21 @@ public final class ActiveBlocks {
      * of the previous snapshot) sizes the arrays so that they need not grow.
      */
     public static ActiveBlocks of(Structure structure, SNode target, int expected) {
+        return of(structure, target, expected, null);
+    }
+
+    /**
+     * As {@link #of(Structure, SNode, int)}, with the first phase done by {@code walker}, the
+     * {@code walk(int[] byCell, long[] present, int capacity)} that {@link WalkerEmitter}
+     * generated for {@code target} (null: the generic walk).
+     */
+    public static ActiveBlocks of(Structure structure, SNode target, int expected, MethodHandle walker) {
         if (target.kind() == NodeKind.ROOT) {
             throw new IllegalArgumentException("snode=root has one cell and no coordinates; read its fields directly");
         }
-        return new Walk(structure, target, expected).run(expected);
+        Walk walk = new Walk(structure, target, expected);
+        walk.walker = walker;
+        return walk.run(expected);
     }
 
     public SNode target() {
@@ -231,6 +243,8 @@ public final class ActiveBlocks {
          * {@link #present}; reading the bits in order is the memory order, with no sort.
          */
         private boolean direct;
+        /** The generated first phase of the direct case, or null. */
+        private MethodHandle walker;
         private int capacity;
         private int[] byCell;
         private long[] present;
@@ -364,12 +378,27 @@ public final class ActiveBlocks {
             capacity = cellCapacity;
             byCell = new int[cellCapacity * width];
             present = new long[(cellCapacity + 63) >>> 6];
-            visit(0, structure.root(), 0, 0);
+            if (walker != null) {
+                try {
+                    records = (int) walker.invokeExact(byCell, present, cellCapacity);
+                } catch (RuntimeException | Error e) {
+                    throw e;
+                } catch (Throwable e) {
+                    throw new IllegalStateException("the generated walk of " + target.path() + " failed", e);
+                }
+            } else {
+                visit(0, structure.root(), 0, 0);
+            }
             blocks = new ActiveBlocks(target, plans[chain.length - 1], Math.max(16, Math.max(records, expected)));
             stopLevel = -1;
             long childOffset = childOffsets[keyLevel];
+            MemorySegment[] segments = blocks.segments;
+            long[] containers = blocks.containers;
+            int[] bases = blocks.bases;
+            int arity = targetSlots.length;
             MemorySegment chunk = null;
             long chunkEnd = 0;
+            int b = 0;
             for (int word = 0; word < present.length; word++) {
                 long bits = present[word];
                 while (bits != 0) {
@@ -379,10 +408,71 @@ public final class ActiveBlocks {
                         chunk = cells.segment(cell);
                         chunkEnd = cells.chunkEnd(cell);
                     }
-                    snapshot(chunk, cells.offset(cell) + childOffset, byCell, cell * width);
+                    segments[b] = chunk;
+                    containers[b] = cells.offset(cell) + childOffset;
+                    for (int n = 0; n < arity; n++) {
+                        bases[b * arity + n] = byCell[cell * width + targetSlots[n]];
+                    }
+                    b++;
                 }
             }
+            blocks.size = b;
+            snapshotActivity();
             return blocks;
+        }
+
+        /** The target's activity in every block, one pass per kind: masks and counts, or lengths. */
+        private void snapshotActivity() {
+            SNodePlan targetPlan = blocks.plan;
+            int words = blocks.maskWords;
+            MemorySegment[] segments = blocks.segments;
+            long[] containers = blocks.containers;
+            switch (targetPlan.kind()) {
+                case DENSE -> {
+                }
+                case BITMASKED -> {
+                    long[] masks = blocks.masks;
+                    int[] counts = blocks.counts;
+                    for (int b = 0; b < blocks.size; b++) {
+                        MemorySegment segment = segments[b];
+                        long container = containers[b];
+                        int count = 0;
+                        for (int word = 0; word < words; word++) {
+                            long bits = segment.get(ValueLayout.JAVA_LONG, container + (long) word * Long.BYTES);
+                            masks[b * words + word] = bits;
+                            count += Long.bitCount(bits);
+                        }
+                        counts[b] = count;
+                    }
+                    VarHandle.acquireFence();
+                }
+                case POINTER -> {
+                    for (int b = 0; b < blocks.size; b++) {
+                        pointerMask(b, segments[b], containers[b]);
+                    }
+                }
+                case DYNAMIC -> {
+                    for (int b = 0; b < blocks.size; b++) {
+                        blocks.lengths[b] = Atomics.getAcquire(segments[b], containers[b] + DynamicHeader.LENGTH_OFFSET);
+                    }
+                }
+                case ROOT -> throw new AssertionError();
+            }
+        }
+
+        /** Mask and count of block {@code b} of a pointer target: which of its words are active. */
+        private void pointerMask(int b, MemorySegment segment, long container) {
+            long[] masks = blocks.masks;
+            int words = blocks.maskWords;
+            long cellCount = blocks.plan.cellCount();
+            int count = 0;
+            for (long index = 0; index < cellCount; index++) {
+                if (PointerWord.isActive(Atomics.getAcquire(segment, container + index * PointerWord.BYTES))) {
+                    masks[b * words + (int) (index >>> 6)] |= 1L << index;
+                    count++;
+                }
+            }
+            blocks.counts[b] = count;
         }
 
         /** Record numbers by cell index: a counting sort when the indices are dense enough. */
@@ -553,17 +643,7 @@ public final class ActiveBlocks {
                     VarHandle.acquireFence();
                     blocks.counts[b] = count;
                 }
-                case POINTER -> {
-                    long[] masks = blocks.masks;
-                    int count = 0;
-                    for (long index = 0; index < targetPlan.cellCount(); index++) {
-                        if (PointerWord.isActive(Atomics.getAcquire(segment, container + index * PointerWord.BYTES))) {
-                            masks[b * words + (int) (index >>> 6)] |= 1L << index;
-                            count++;
-                        }
-                    }
-                    blocks.counts[b] = count;
-                }
+                case POINTER -> pointerMask(b, segment, container);
                 case DYNAMIC -> blocks.lengths[b] = Atomics.getAcquire(segment, container + DynamicHeader.LENGTH_OFFSET);
                 case ROOT -> throw new AssertionError();
             }

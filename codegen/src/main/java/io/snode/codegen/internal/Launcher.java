@@ -52,6 +52,8 @@ public final class Launcher implements AutoCloseable {
     private final int parallelism;
     private final Map<List<Object>, MethodHandle> drivers = new ConcurrentHashMap<>();
     private final Consumer<GeneratedClass> listing;
+    /** Generated first phases of snapshots, per target under a pointer parent. */
+    private final Map<SNode, MethodHandle> walkers = new ConcurrentHashMap<>();
     /** Blocks in the latest snapshot per target: sizes the next one's arrays. */
     private final Map<SNode, Integer> lastSizes = new ConcurrentHashMap<>();
 
@@ -154,7 +156,8 @@ public final class Launcher implements AutoCloseable {
 
     /** The active blocks of {@code target} now, in memory order (call inside the phase lock). */
     public ActiveBlocks snapshot(SNode target) {
-        ActiveBlocks blocks = ActiveBlocks.of(structure, target, lastSizes.getOrDefault(target, 0));
+        MethodHandle walker = WalkerEmitter.applies(target) ? walkers.computeIfAbsent(target, this::defineWalker) : null;
+        ActiveBlocks blocks = ActiveBlocks.of(structure, target, lastSizes.getOrDefault(target, 0), walker);
         lastSizes.put(target, blocks.size());
         return blocks;
     }
@@ -275,6 +278,28 @@ public final class Launcher implements AutoCloseable {
             return hidden.findStatic(hidden.lookupClass(), "run", declared).asType(erased);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot define the struct-for " + kind + " of " + target.path(), e);
+        }
+    }
+
+    private MethodHandle defineWalker(SNode target) {
+        WalkerEmitter emitter = new WalkerEmitter(structure.plan(), driverName("Walk"), target);
+        List<SNode> chain = target.ancestry();
+        Object[] cells = new Object[chain.size()];
+        for (int level = 1; level < chain.size() - 1; level++) {
+            if (chain.get(level).kind() == NodeKind.POINTER) {
+                cells[level] = structure.cells(chain.get(level));
+            }
+        }
+        byte[] bytes = emitter.emit(structure.root(), cells);
+        String name = new org.objectweb.asm.ClassReader(bytes).getClassName();
+        listing.accept(new GeneratedClass(name, bytes, structure.plan().node(target).toString()));
+        try {
+            MethodHandles.Lookup hidden = Anchor.lookup().defineHiddenClassWithClassData(bytes,
+                    List.copyOf(emitter.classData()), true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            return hidden.findStatic(hidden.lookupClass(), "walk",
+                    MethodType.methodType(int.class, int[].class, long[].class, int.class));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot define the active-block walk of " + target.path(), e);
         }
     }
 

@@ -1,0 +1,85 @@
+package io.snode.codegen.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snode.api.Layout;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import io.snode.api.testing.RandomLayouts;
+import io.snode.codegen.GeneratedClass;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.runtime.internal.Structure;
+import io.snode.runtime.testing.LayoutModel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * The generated first phase of a snapshot ({@link WalkerEmitter}) and the generic walk agree
+ * block for block (order, memory, base coordinates, masks, lengths) on random layouts, for every
+ * SNode whose parent is a pointer node, after random writes and deactivations.
+ */
+class WalkerDifferentialProperties {
+    static final RandomLayouts.Options SMALL = new RandomLayouts.Options(2, 4, 2, 4, 4096, 12);
+
+    @Property(tries = 200)
+    void generatedAndGenericWalksAgree(@ForAll("layouts") Layout layout, @ForAll("seeds") long seed) {
+        Random random = new Random(seed);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            for (int n = 0; n < 40; n++) {
+                PlacedField field = layout.fields().get(random.nextInt(layout.fields().size()));
+                int[] at = LayoutModel.coordinates(field.snode(), random);
+                rt.generic().writeBits(field, LayoutModel.randomBits(field.type(), random), at);
+                if (random.nextInt(6) == 0) {
+                    List<SNode> sparse = layout.snodes().stream().filter(s -> s.kind().isSparse()).toList();
+                    if (!sparse.isEmpty()) {
+                        SNode node = sparse.get(random.nextInt(sparse.size()));
+                        rt.generic().deactivate(node, LayoutModel.coordinates(node, random));
+                    }
+                }
+                if (random.nextInt(20) == 0) {
+                    rt.gc();
+                }
+            }
+            Structure structure = rt.generic().internalStructure();
+            List<GeneratedClass> listed = new ArrayList<>();
+            try (Launcher launcher = new Launcher(structure, 1, listed::add)) {
+                for (SNode node : layout.snodes()) {
+                    if (node.kind() == io.snode.api.NodeKind.ROOT || !WalkerEmitter.applies(node)) {
+                        continue;
+                    }
+                    ActiveBlocks generated = launcher.snapshot(node);
+                    ActiveBlocks generic = ActiveBlocks.of(structure, node);
+                    assertThat(generated.size()).as("blocks of %s in %s", node.path(), layout).isEqualTo(generic.size());
+                    for (int b = 0; b < generic.size(); b++) {
+                        assertThat(generated.segment(b)).isSameAs(generic.segment(b));
+                        assertThat(generated.container(b)).isEqualTo(generic.container(b));
+                        assertThat(generated.base(b)).isEqualTo(generic.base(b));
+                        assertThat(generated.activeCells(b)).isEqualTo(generic.activeCells(b));
+                        assertThat(generated.length(b)).isEqualTo(generic.length(b));
+                    }
+                    if (generic.masks() != null) {
+                        assertThat(java.util.Arrays.copyOf(generated.masks(), generic.size() * generic.maskWords()))
+                                .isEqualTo(java.util.Arrays.copyOf(generic.masks(), generic.size() * generic.maskWords()));
+                    }
+                }
+            }
+            assertThat(listed).allSatisfy(c -> assertThat(c.disassembly()).contains("walk([I[JI)I"));
+        }
+    }
+
+    @Provide
+    Arbitrary<Layout> layouts() {
+        return RandomLayouts.layouts(SMALL);
+    }
+
+    @Provide
+    Arbitrary<Long> seeds() {
+        return Arbitraries.longs();
+    }
+}
