@@ -30,12 +30,21 @@ import java.util.List;
  * in <em>memory order</em>: by the index of the cell of the deepest pointer node above the target
  * (the allocation order of the memory that holds the block), and in tree order inside one such
  * cell. Without a pointer node above the target, all blocks live in the root and tree order is
- * memory order. Reading blocks in that order streams through the node manager's chunks instead of jumping
- * between them; the order depends only on the structure's state, never on the parallelism.
+ * memory order. Reading blocks in that order streams through the node manager's chunks instead
+ * of jumping between them; the order depends only on the structure's state, never on the
+ * parallelism.
  *
- * <p>The walk reads pointer words with plain loads and issues an acquire fence before it follows
- * an active one: the word was published with a release store after the child cell was written,
- * so the fence orders the child's reads after the word's.
+ * <p>How the order is found: when the target's parent is that pointer node (leaf blocks under a
+ * pointer, the common case), the walk records each active parent cell at slot {@code cell} of an
+ * array sized by the parent manager's capacity and sets bit {@code cell} of a bitmap; reading the
+ * bitmap in order is memory order, with no sort. {@link WalkerEmitter} generates this walk per
+ * target; the generic walk here is the fallback and the reference. Deeper targets record the
+ * pointer cells, order them by a counting sort, and walk below each in that order.
+ *
+ * <p>The walk reads pointer words with plain loads and issues an acquire fence before it reads
+ * memory the word leads to (a child container, or the recorded blocks after the walk): the word
+ * was published with a release store after the child cell was written, so the fence orders the
+ * child's reads after the word's.
  */
 public final class ActiveBlocks {
     private final SNode target;

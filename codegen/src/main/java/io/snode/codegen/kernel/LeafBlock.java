@@ -14,8 +14,8 @@ import java.util.Arrays;
  * the active values.
  *
  * <p>Valid only during the kernel call: keep neither the object nor its memory. The launch makes
- * one per block; when the kernel inlines into the launch's generated driver (it does once the
- * JIT has compiled it), the object and the {@link #cells()} slice are not allocated at all.
+ * one per block in its generated driver; when the JIT inlines the kernel there, escape analysis
+ * can remove both this object and the {@link #cells()} slice.
  */
 public final class LeafBlock {
     private final SNode snode;
