@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
+import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -52,6 +53,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class W3IterateBenchmark {
     static final double SUM = 33845.922322932631;
     static final VectorSpecies<Float> SPECIES = FloatVector.SPECIES_PREFERRED;
+    static final VectorSpecies<Double> DOUBLES = DoubleVector.SPECIES_PREFERRED;
 
     @Param({"L1", "L2"})
     public String layout;
@@ -156,13 +158,20 @@ public class W3IterateBenchmark {
 
     /** What a task of the block form accumulates. */
     static final class Partial {
-        double sum;
+        /** Per-lane sums: blocks add their vector sums here; lanes are added once, at the end. */
+        final double[] lanes = new double[DOUBLES.length()];
         long count;
 
         Partial merge(Partial other) {
-            sum += other.sum;
+            for (int lane = 0; lane < lanes.length; lane++) {
+                lanes[lane] += other.lanes[lane];
+            }
             count += other.count;
             return this;
+        }
+
+        double sum() {
+            return DoubleVector.fromArray(DOUBLES, lanes, 0).reduceLanes(VectorOperators.ADD);
         }
     }
 
@@ -170,7 +179,7 @@ public class W3IterateBenchmark {
     @Benchmark
     public double block() {
         Partial total = runtime.reduceBlocks(leaf, Partial::new, W3IterateBenchmark::accumulate, Partial::merge);
-        return check(total.count, total.sum);
+        return check(total.count, total.sum());
     }
 
     /**
@@ -180,7 +189,7 @@ public class W3IterateBenchmark {
     @Benchmark
     public double blockKeptSet() {
         Partial total = runtime.reduceBlocks(kept, Partial::new, W3IterateBenchmark::accumulate, Partial::merge);
-        return check(total.count, total.sum);
+        return check(total.count, total.sum());
     }
 
     /** Only the walk that finds the active blocks: what {@link #block} pays over {@link #blockKeptSet}. */
@@ -189,10 +198,36 @@ public class W3IterateBenchmark {
         return runtime.activeSet(leaf).blockCount();
     }
 
+    /**
+     * The block form's kernel: the block's floats widened to double into four vector
+     * accumulators (as the limit's loop), added to the task's per-lane sums. No horizontal
+     * reduction per block: an ordered reduction of eight doubles per 2 KiB block measured as a
+     * third of the time.
+     */
     private static void accumulate(Partial partial, LeafBlock block) {
         // Inactive cells of a bitmasked block hold zero in memory too, so the whole block sums.
         // Through the block's slice: on L2 it measured faster than indexing the chunk's segment.
-        partial.sum += sumAll(block.cells());
+        MemorySegment cells = block.cells();
+        int lanes = SPECIES.length();
+        DoubleVector a0 = DoubleVector.fromArray(DOUBLES, partial.lanes, 0);
+        DoubleVector a1 = DoubleVector.zero(DOUBLES);
+        DoubleVector a2 = a1;
+        DoubleVector a3 = a1;
+        long bytes = cells.byteSize();
+        long step = 8L * lanes;
+        long offset = 0;
+        for (; offset + step <= bytes; offset += step) {
+            FloatVector x = FloatVector.fromMemorySegment(SPECIES, cells, offset, ByteOrder.nativeOrder());
+            FloatVector y = FloatVector.fromMemorySegment(SPECIES, cells, offset + 4L * lanes, ByteOrder.nativeOrder());
+            a0 = a0.add(x.convertShape(VectorOperators.F2D, DOUBLES, 0).reinterpretAsDoubles());
+            a1 = a1.add(x.convertShape(VectorOperators.F2D, DOUBLES, 1).reinterpretAsDoubles());
+            a2 = a2.add(y.convertShape(VectorOperators.F2D, DOUBLES, 0).reinterpretAsDoubles());
+            a3 = a3.add(y.convertShape(VectorOperators.F2D, DOUBLES, 1).reinterpretAsDoubles());
+        }
+        a0.add(a1).add(a2).add(a3).intoArray(partial.lanes, 0);
+        if (offset < bytes) {
+            partial.lanes[0] += sumTail(cells, offset, bytes);
+        }
         partial.count += block.activeCount();
     }
 

@@ -167,7 +167,16 @@ public final class ActiveBlocks {
 
     /** Block {@code b} as a block kernel sees it (dense and bitmasked targets). */
     public LeafBlock leaf(int b) {
-        return new LeafBlock(target, segments[b], containers[b] + plan.cellsOffset(), plan.cellBytes(), plan.cellCount(),
+        return leaf(b, plan.cellsOffset(), plan.cellBytes(), plan.cellCount());
+    }
+
+    /**
+     * Block {@code b}, with the target's cell geometry passed in: the generated block drivers
+     * pass the plan's numbers as literals, so that once the kernel is inlined the block's size is
+     * a constant and the JIT can unroll loops over its cells and drop their bounds checks.
+     */
+    public LeafBlock leaf(int b, long cellsOffset, long cellBytes, long cellCount) {
+        return new LeafBlock(target, segments[b], containers[b] + cellsOffset, cellBytes, cellCount,
                 bases, b * arity, sizes, masks, b * maskWords, maskWords, activeCells(b), fieldOffsets);
     }
 

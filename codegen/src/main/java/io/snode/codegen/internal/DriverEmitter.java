@@ -65,9 +65,10 @@ import org.objectweb.asm.Opcodes;
  *       {@code bases[baseAt + n]} on the others. A throwing kernel stops the launch with a
  *       {@link io.snode.codegen.kernel.KernelException} that carries the cell's coordinates.</li>
  *   <li>Per block, {@code run(BlockKernel kernel, ActiveBlocks blocks, int from, int to)}:
- *       {@code kernel.apply(blocks.leaf(block))}; and for reductions
- *       {@code run(BlockReducer reducer, Object accumulator, ActiveBlocks blocks, int from, int to)}:
- *       {@code reducer.accumulate(accumulator, blocks.leaf(block))}. A throwing kernel stops the
+ *       {@code kernel.apply(blocks.leaf(block, CELLS_OFFSET, CELL_BYTES, CELL_COUNT))} (the plan's
+ *       numbers as literals, so an inlined kernel loops over a block of constant size); and for
+ *       reductions {@code run(BlockReducer reducer, Object accumulator, ActiveBlocks blocks, int
+ *       from, int to)}: {@code reducer.accumulate(accumulator, blocks.leaf(...))}. A throwing kernel stops the
  *       launch with the block's origin ({@link ActiveBlocks#failure}).</li>
  * </ul>
  */
@@ -211,7 +212,10 @@ public final class DriverEmitter {
         }
         mv.visitVarInsn(ALOAD, blocks);
         mv.visitVarInsn(ILOAD, block);
-        mv.visitMethodInsn(INVOKEVIRTUAL, BLOCKS, "leaf", "(I)L" + LEAF_BLOCK + ";", false);
+        LayoutEmitter.pushLong(mv, target.cellsOffset());
+        LayoutEmitter.pushLong(mv, target.cellBytes());
+        LayoutEmitter.pushLong(mv, target.cellCount());
+        mv.visitMethodInsn(INVOKEVIRTUAL, BLOCKS, "leaf", "(IJJJ)L" + LEAF_BLOCK + ";", false);
         if (reducer) {
             mv.visitMethodInsn(INVOKEINTERFACE, BLOCK_REDUCER, "accumulate",
                     "(Ljava/lang/Object;L" + LEAF_BLOCK + ";)V", true);
