@@ -3,15 +3,14 @@ package io.snode.codegen;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
-import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.api.testing.RandomLayouts;
+import io.snode.codegen.testing.RandomWrites;
 import io.snode.codegen.kernel.Kernel;
 import io.snode.codegen.kernel.Kernel1;
 import io.snode.codegen.kernel.Kernel2;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.Kernel4;
-import io.snode.runtime.testing.LayoutModel;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -35,18 +34,7 @@ class StructForProperties {
     void forEachVisitsExactlyTheActiveCells(@ForAll("layouts") Layout layout, @ForAll("seeds") long seed) {
         Random random = new Random(seed);
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            for (int n = 0; n < 30; n++) {
-                PlacedField field = layout.fields().get(random.nextInt(layout.fields().size()));
-                int[] at = LayoutModel.coordinates(field.snode(), random);
-                rt.generic().writeBits(field, LayoutModel.randomBits(field.type(), random), at);
-                if (random.nextInt(5) == 0) {
-                    List<SNode> sparse = layout.snodes().stream().filter(s -> s.kind().isSparse()).toList();
-                    if (!sparse.isEmpty()) {
-                        SNode node = sparse.get(random.nextInt(sparse.size()));
-                        rt.generic().deactivate(node, LayoutModel.coordinates(node, random));
-                    }
-                }
-            }
+            RandomWrites.apply(rt, layout, random, 30, 5, 0);
             for (SNode node : layout.snodes().subList(1, layout.snodes().size())) {
                 Set<List<Integer>> expected = new HashSet<>();
                 enumerate(node.indexShape(), new int[node.indexShape().length], 0, at -> {

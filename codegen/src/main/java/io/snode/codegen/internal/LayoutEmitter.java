@@ -232,6 +232,14 @@ public final class LayoutEmitter {
     }
 
     private void emitStaticInitializer() {
+        emitClassDataInitializer(writer, className, staticFields);
+    }
+
+    /**
+     * {@code <clinit>}: loads {@code MethodHandles.classData(lookup(), "_", List.class)} and puts
+     * element {@code n} into static final field {@code fields[n]} ({name, descriptor}).
+     */
+    static void emitClassDataInitializer(ClassWriter writer, String className, List<String[]> fields) {
         MethodVisitor mv = writer.visitMethod(ACC_STATIC, "<clinit>", "()V", null, null);
         mv.visitCode();
         mv.visitMethodInsn(INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup",
@@ -242,8 +250,8 @@ public final class LayoutEmitter {
                 "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;Ljava/lang/Class;)Ljava/lang/Object;", false);
         mv.visitTypeInsn(CHECKCAST, "java/util/List");
         mv.visitVarInsn(ASTORE, 0);
-        for (int n = 0; n < staticFields.size(); n++) {
-            String[] field = staticFields.get(n);
+        for (int n = 0; n < fields.size(); n++) {
+            String[] field = fields.get(n);
             mv.visitVarInsn(ALOAD, 0);
             pushInt(mv, n);
             mv.visitMethodInsn(INVOKEINTERFACE, "java/util/List", "get", "(I)Ljava/lang/Object;", true);

@@ -6,8 +6,7 @@ import static org.objectweb.asm.Opcodes.ACC_PUBLIC;
 import static org.objectweb.asm.Opcodes.ACC_STATIC;
 import static org.objectweb.asm.Opcodes.ACC_SUPER;
 import static org.objectweb.asm.Opcodes.ALOAD;
-import static org.objectweb.asm.Opcodes.ASTORE;
-import static org.objectweb.asm.Opcodes.CHECKCAST;
+import static org.objectweb.asm.Opcodes.DUP2;
 import static org.objectweb.asm.Opcodes.GETSTATIC;
 import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.I2L;
@@ -32,19 +31,13 @@ import static org.objectweb.asm.Opcodes.LASTORE;
 import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LCONST_0;
 import static org.objectweb.asm.Opcodes.LCONST_1;
-import static org.objectweb.asm.Opcodes.LDIV;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LMUL;
 import static org.objectweb.asm.Opcodes.LOR;
-import static org.objectweb.asm.Opcodes.LREM;
 import static org.objectweb.asm.Opcodes.LSHL;
 import static org.objectweb.asm.Opcodes.LSTORE;
 import static org.objectweb.asm.Opcodes.LSUB;
 import static org.objectweb.asm.Opcodes.LUSHR;
-import static org.objectweb.asm.Opcodes.PUTSTATIC;
-import static org.objectweb.asm.Opcodes.RETURN;
-import static org.objectweb.asm.Opcodes.DUP2;
-import static org.objectweb.asm.Opcodes.DUP;
 
 import io.snode.api.Axis;
 import io.snode.api.NodeKind;
@@ -58,7 +51,6 @@ import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
-import org.objectweb.asm.Type;
 
 /**
  * Emits the first phase of a snapshot ({@link ActiveBlocks}) for a target whose parent is the
@@ -173,7 +165,7 @@ public final class WalkerEmitter {
                 constant(writer, "CELLS_" + chain[level].id(), D_CELLS, cells[level]);
             }
         }
-        emitInitializer(writer);
+        LayoutEmitter.emitClassDataInitializer(writer, className, staticFields);
         emitWalk(writer);
         for (int level = 0; level < keyLevel; level++) {
             emitVisit(writer, level);
@@ -186,30 +178,6 @@ public final class WalkerEmitter {
         writer.visitField(ACC_PRIVATE | ACC_STATIC | ACC_FINAL, name, descriptor, null, null).visitEnd();
         staticFields.add(new String[] {name, descriptor});
         classData.add(value);
-    }
-
-    private void emitInitializer(ClassWriter writer) {
-        MethodVisitor mv = writer.visitMethod(ACC_STATIC, "<clinit>", "()V", null, null);
-        mv.visitCode();
-        mv.visitMethodInsn(INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup",
-                "()Ljava/lang/invoke/MethodHandles$Lookup;", false);
-        mv.visitLdcInsn("_");
-        mv.visitLdcInsn(Type.getType(List.class));
-        mv.visitMethodInsn(INVOKESTATIC, "java/lang/invoke/MethodHandles", "classData",
-                "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;Ljava/lang/Class;)Ljava/lang/Object;", false);
-        mv.visitTypeInsn(CHECKCAST, "java/util/List");
-        mv.visitVarInsn(ASTORE, 0);
-        for (int n = 0; n < staticFields.size(); n++) {
-            String[] field = staticFields.get(n);
-            mv.visitVarInsn(ALOAD, 0);
-            LayoutEmitter.pushInt(mv, n);
-            mv.visitMethodInsn(INVOKEINTERFACE, "java/util/List", "get", "(I)Ljava/lang/Object;", true);
-            mv.visitTypeInsn(CHECKCAST, Type.getType(field[1]).getInternalName());
-            mv.visitFieldInsn(PUTSTATIC, className, field[0], field[1]);
-        }
-        mv.visitInsn(RETURN);
-        mv.visitMaxs(0, 0);
-        mv.visitEnd();
     }
 
     private String visitDescriptor() {

@@ -3,13 +3,12 @@ package io.snode.codegen.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
-import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.api.testing.RandomLayouts;
 import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.testing.RandomWrites;
 import io.snode.runtime.internal.Structure;
-import io.snode.runtime.testing.LayoutModel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -31,21 +30,7 @@ class WalkerDifferentialProperties {
     void generatedAndGenericWalksAgree(@ForAll("layouts") Layout layout, @ForAll("seeds") long seed) {
         Random random = new Random(seed);
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            for (int n = 0; n < 40; n++) {
-                PlacedField field = layout.fields().get(random.nextInt(layout.fields().size()));
-                int[] at = LayoutModel.coordinates(field.snode(), random);
-                rt.generic().writeBits(field, LayoutModel.randomBits(field.type(), random), at);
-                if (random.nextInt(6) == 0) {
-                    List<SNode> sparse = layout.snodes().stream().filter(s -> s.kind().isSparse()).toList();
-                    if (!sparse.isEmpty()) {
-                        SNode node = sparse.get(random.nextInt(sparse.size()));
-                        rt.generic().deactivate(node, LayoutModel.coordinates(node, random));
-                    }
-                }
-                if (random.nextInt(20) == 0) {
-                    rt.gc();
-                }
-            }
+            RandomWrites.apply(rt, layout, random, 40, 6, 20);
             Structure structure = rt.generic().internalStructure();
             List<GeneratedClass> listed = new ArrayList<>();
             try (Launcher launcher = new Launcher(structure, 1, listed::add)) {
