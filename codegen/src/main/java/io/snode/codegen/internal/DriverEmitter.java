@@ -140,13 +140,7 @@ public final class DriverEmitter {
         } else {
             emitCountLoop(mv, target, kernel, arity);
         }
-        mv.visitIincInsn(BLOCK, 1);
-        mv.visitLabel(blockTest);
-        mv.visitVarInsn(ILOAD, BLOCK);
-        mv.visitVarInsn(ILOAD, TO);
-        mv.visitJumpInsn(Opcodes.IF_ICMPLT, blockBody);
-        mv.visitLabel(end);
-        mv.visitInsn(RETURN);
+        emitNextBlock(mv, BLOCK, TO, blockTest, blockBody, end);
 
         // handler: throw new KernelException(path, coordinates of INDEX in BLOCK, failure)
         mv.visitLabel(handler);
@@ -222,13 +216,7 @@ public final class DriverEmitter {
         } else {
             mv.visitMethodInsn(INVOKEINTERFACE, BLOCK_KERNEL, "apply", "(L" + LEAF_BLOCK + ";)V", true);
         }
-        mv.visitIincInsn(block, 1);
-        mv.visitLabel(test);
-        mv.visitVarInsn(ILOAD, block);
-        mv.visitVarInsn(ILOAD, to);
-        mv.visitJumpInsn(Opcodes.IF_ICMPLT, body);
-        mv.visitLabel(end);
-        mv.visitInsn(RETURN);
+        emitNextBlock(mv, block, to, test, body, end);
         // handler: throw blocks.failure(block, failure)
         mv.visitLabel(handler);
         mv.visitVarInsn(ASTORE, failure);
@@ -242,6 +230,17 @@ public final class DriverEmitter {
         mv.visitEnd();
         writer.visitEnd();
         return writer.toByteArray();
+    }
+
+    /** The end of a loop over blocks: block++; test: if (block < to) goto body; end: return */
+    private static void emitNextBlock(MethodVisitor mv, int block, int to, Label test, Label body, Label end) {
+        mv.visitIincInsn(block, 1);
+        mv.visitLabel(test);
+        mv.visitVarInsn(ILOAD, block);
+        mv.visitVarInsn(ILOAD, to);
+        mv.visitJumpInsn(Opcodes.IF_ICMPLT, body);
+        mv.visitLabel(end);
+        mv.visitInsn(RETURN);
     }
 
     private static ClassWriter writer(String className, SNodePlan target) {

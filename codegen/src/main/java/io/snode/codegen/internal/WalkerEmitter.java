@@ -85,6 +85,19 @@ public final class WalkerEmitter {
     private final SNodePlan[] plans;
     private final int keyLevel;
     private final int width;
+    /**
+     * Locals of visitL after its parameters (segment, cell, byCell, present, capacity and the
+     * {@link #width} coordinates): the record count, the container offset (long), the cell index
+     * (int), the pointer word (long) or mask word index (int), the mask bits (long), the child
+     * cell (long), then the child's coordinates.
+     */
+    private final int countLocal;
+    private final int containerLocal;
+    private final int indexLocal;
+    private final int wordLocal;
+    private final int bitsLocal;
+    private final int childLocal;
+    private final int childCoordsLocal;
     private final int[] slotOf = new int[Axis.MAX_AXES];
     private final List<Object> classData = new ArrayList<>();
     private final List<String[]> staticFields = new ArrayList<>();
@@ -114,6 +127,13 @@ public final class WalkerEmitter {
             }
         }
         this.width = slots;
+        this.countLocal = COORDS + slots;
+        this.containerLocal = countLocal + 1;
+        this.indexLocal = countLocal + 3;
+        this.wordLocal = countLocal + 5;
+        this.bitsLocal = countLocal + 7;
+        this.childLocal = countLocal + 9;
+        this.childCoordsLocal = countLocal + 11;
     }
 
     /** Whether the target's parent is a pointer node (not the root): then this walker applies. */
@@ -214,34 +234,6 @@ public final class WalkerEmitter {
     private static final int CAPACITY = 5;
     private static final int COORDS = 6;
 
-    private int count() {
-        return COORDS + width;
-    }
-
-    private int container() {
-        return count() + 1;
-    }
-
-    private int index() {
-        return count() + 3;
-    }
-
-    private int word() {
-        return count() + 5;
-    }
-
-    private int bits() {
-        return count() + 7;
-    }
-
-    private int child() {
-        return count() + 9;
-    }
-
-    private int childCoords() {
-        return count() + 11;
-    }
-
     /** visitL: the cells of chain[L + 1] in the cell of chain[L] at {@code cell}. */
     private void emitVisit(ClassWriter writer, int level) {
         MethodVisitor mv = writer.visitMethod(ACC_STATIC, "visit" + level, visitDescriptor(), null, null);
@@ -258,11 +250,11 @@ public final class WalkerEmitter {
         SNodePlan childPlan = plans[childLevel];
         // count = 0; container = cell + offset of chain[L + 1]'s container
         mv.visitInsn(ICONST_0);
-        mv.visitVarInsn(ISTORE, count());
+        mv.visitVarInsn(ISTORE, countLocal);
         mv.visitVarInsn(LLOAD, CELL_ARG);
         LayoutEmitter.pushLong(mv, plans[level].childContainerOffset(chain[level].children().indexOf(chain[childLevel])));
         mv.visitInsn(LADD);
-        mv.visitVarInsn(LSTORE, container());
+        mv.visitVarInsn(LSTORE, containerLocal);
         Label done = new Label();
         switch (childPlan.kind()) {
             case DENSE -> emitDenseLoop(mv, childLevel, done);
@@ -271,7 +263,7 @@ public final class WalkerEmitter {
             case DYNAMIC, ROOT -> throw new AssertionError("a dynamic node is terminal; the root is not a child");
         }
         mv.visitLabel(done);
-        mv.visitVarInsn(ILOAD, count());
+        mv.visitVarInsn(ILOAD, countLocal);
         mv.visitInsn(IRETURN);
         mv.visitMaxs(0, 0);
         mv.visitEnd();
@@ -282,21 +274,21 @@ public final class WalkerEmitter {
         SNodePlan childPlan = plans[childLevel];
         Label test = new Label();
         mv.visitInsn(ICONST_0);
-        mv.visitVarInsn(ISTORE, index());
+        mv.visitVarInsn(ISTORE, indexLocal);
         mv.visitLabel(test);
-        mv.visitVarInsn(ILOAD, index());
+        mv.visitVarInsn(ILOAD, indexLocal);
         LayoutEmitter.pushInt(mv, (int) childPlan.cellCount());
         mv.visitJumpInsn(Opcodes.IF_ICMPGE, done);
         emitChildCoordinates(mv, childLevel);
         mv.visitVarInsn(ALOAD, SEGMENT_ARG);
-        mv.visitVarInsn(LLOAD, container());
-        mv.visitVarInsn(ILOAD, index());
+        mv.visitVarInsn(LLOAD, containerLocal);
+        mv.visitVarInsn(ILOAD, indexLocal);
         mv.visitInsn(I2L);
         LayoutEmitter.pushLong(mv, childPlan.cellBytes());
         mv.visitInsn(LMUL);
         mv.visitInsn(LADD);
         emitDescend(mv, childLevel);
-        mv.visitIincInsn(index(), 1);
+        mv.visitIincInsn(indexLocal, 1);
         mv.visitJumpInsn(GOTO, test);
     }
 
@@ -312,45 +304,45 @@ public final class WalkerEmitter {
         Label bitsTest = new Label();
         Label nextWord = new Label();
         mv.visitInsn(ICONST_0);
-        mv.visitVarInsn(ISTORE, word());
+        mv.visitVarInsn(ISTORE, wordLocal);
         mv.visitLabel(wordTest);
-        mv.visitVarInsn(ILOAD, word());
+        mv.visitVarInsn(ILOAD, wordLocal);
         LayoutEmitter.pushInt(mv, (int) words);
         mv.visitJumpInsn(Opcodes.IF_ICMPGE, done);
         mv.visitVarInsn(ALOAD, SEGMENT_ARG);
-        mv.visitVarInsn(LLOAD, container());
-        mv.visitVarInsn(ILOAD, word());
+        mv.visitVarInsn(LLOAD, containerLocal);
+        mv.visitVarInsn(ILOAD, wordLocal);
         mv.visitInsn(I2L);
         LayoutEmitter.pushInt(mv, 3);
         mv.visitInsn(LSHL);
         mv.visitInsn(LADD);
         mv.visitMethodInsn(INVOKESTATIC, "io/snode/runtime/internal/Atomics", "getAcquire", "(" + D_SEGMENT + "J)J", false);
-        mv.visitVarInsn(LSTORE, bits());
+        mv.visitVarInsn(LSTORE, bitsLocal);
         mv.visitLabel(bitsTest);
-        mv.visitVarInsn(LLOAD, bits());
+        mv.visitVarInsn(LLOAD, bitsLocal);
         mv.visitInsn(LCONST_0);
         mv.visitInsn(LCMP);
         mv.visitJumpInsn(IFEQ, nextWord);
         // index = word << 6 + numberOfTrailingZeros(bits); bits &= bits - 1
-        mv.visitVarInsn(ILOAD, word());
+        mv.visitVarInsn(ILOAD, wordLocal);
         LayoutEmitter.pushInt(mv, 6);
         mv.visitInsn(Opcodes.ISHL);
-        mv.visitVarInsn(LLOAD, bits());
+        mv.visitVarInsn(LLOAD, bitsLocal);
         mv.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "numberOfTrailingZeros", "(J)I", false);
         mv.visitInsn(IADD);
-        mv.visitVarInsn(ISTORE, index());
-        mv.visitVarInsn(LLOAD, bits());
-        mv.visitVarInsn(LLOAD, bits());
+        mv.visitVarInsn(ISTORE, indexLocal);
+        mv.visitVarInsn(LLOAD, bitsLocal);
+        mv.visitVarInsn(LLOAD, bitsLocal);
         mv.visitInsn(LCONST_1);
         mv.visitInsn(LSUB);
         mv.visitInsn(LAND);
-        mv.visitVarInsn(LSTORE, bits());
+        mv.visitVarInsn(LSTORE, bitsLocal);
         emitChildCoordinates(mv, childLevel);
         mv.visitVarInsn(ALOAD, SEGMENT_ARG);
-        mv.visitVarInsn(LLOAD, container());
+        mv.visitVarInsn(LLOAD, containerLocal);
         LayoutEmitter.pushLong(mv, childPlan.cellsOffset());
         mv.visitInsn(LADD);
-        mv.visitVarInsn(ILOAD, index());
+        mv.visitVarInsn(ILOAD, indexLocal);
         mv.visitInsn(I2L);
         LayoutEmitter.pushLong(mv, childPlan.cellBytes());
         mv.visitInsn(LMUL);
@@ -358,7 +350,7 @@ public final class WalkerEmitter {
         emitDescend(mv, childLevel);
         mv.visitJumpInsn(GOTO, bitsTest);
         mv.visitLabel(nextWord);
-        mv.visitIincInsn(word(), 1);
+        mv.visitIincInsn(wordLocal, 1);
         mv.visitJumpInsn(GOTO, wordTest);
     }
 
@@ -374,22 +366,22 @@ public final class WalkerEmitter {
         Label test = new Label();
         Label next = new Label();
         mv.visitInsn(ICONST_0);
-        mv.visitVarInsn(ISTORE, index());
+        mv.visitVarInsn(ISTORE, indexLocal);
         mv.visitLabel(test);
-        mv.visitVarInsn(ILOAD, index());
+        mv.visitVarInsn(ILOAD, indexLocal);
         LayoutEmitter.pushInt(mv, (int) childPlan.cellCount());
         mv.visitJumpInsn(Opcodes.IF_ICMPGE, done);
         mv.visitVarInsn(ALOAD, SEGMENT_ARG);
         mv.visitFieldInsn(GETSTATIC, "java/lang/foreign/ValueLayout", "JAVA_LONG", "Ljava/lang/foreign/ValueLayout$OfLong;");
-        mv.visitVarInsn(LLOAD, container());
-        mv.visitVarInsn(ILOAD, index());
+        mv.visitVarInsn(LLOAD, containerLocal);
+        mv.visitVarInsn(ILOAD, indexLocal);
         mv.visitInsn(I2L);
         LayoutEmitter.pushInt(mv, 3);
         mv.visitInsn(LSHL);
         mv.visitInsn(LADD);
         mv.visitMethodInsn(INVOKEINTERFACE, SEGMENT, "get", "(Ljava/lang/foreign/ValueLayout$OfLong;J)J", true);
         mv.visitInsn(DUP2);
-        mv.visitVarInsn(LSTORE, word());
+        mv.visitVarInsn(LSTORE, wordLocal);
         mv.visitInsn(LCONST_0);
         mv.visitInsn(LCMP);
         mv.visitJumpInsn(IFLE, next);
@@ -399,25 +391,25 @@ public final class WalkerEmitter {
             // segment's checks out of the scan.
             mv.visitMethodInsn(INVOKESTATIC, "java/lang/invoke/VarHandle", "acquireFence", "()V", false);
         }
-        mv.visitVarInsn(LLOAD, word());
+        mv.visitVarInsn(LLOAD, wordLocal);
         mv.visitInsn(LCONST_1);
         mv.visitInsn(LSUB);
-        mv.visitVarInsn(LSTORE, child());
+        mv.visitVarInsn(LSTORE, childLocal);
         emitChildCoordinates(mv, childLevel);
         if (childLevel == keyLevel) {
             emitRecord(mv, next);
         } else {
             String cells = "CELLS_" + chain[childLevel].id();
             mv.visitFieldInsn(GETSTATIC, className, cells, D_CELLS);
-            mv.visitVarInsn(LLOAD, child());
+            mv.visitVarInsn(LLOAD, childLocal);
             mv.visitMethodInsn(INVOKEINTERFACE, CELLS, "segment", "(J)" + D_SEGMENT, true);
             mv.visitFieldInsn(GETSTATIC, className, cells, D_CELLS);
-            mv.visitVarInsn(LLOAD, child());
+            mv.visitVarInsn(LLOAD, childLocal);
             mv.visitMethodInsn(INVOKEINTERFACE, CELLS, "offset", "(J)J", true);
             emitDescend(mv, childLevel);
         }
         mv.visitLabel(next);
-        mv.visitIincInsn(index(), 1);
+        mv.visitIincInsn(indexLocal, 1);
         mv.visitJumpInsn(GOTO, test);
     }
 
@@ -426,14 +418,14 @@ public final class WalkerEmitter {
      * present[child >>> 6] |= 1L << child; count++; }
      */
     private void emitRecord(MethodVisitor mv, Label next) {
-        mv.visitVarInsn(LLOAD, child());
+        mv.visitVarInsn(LLOAD, childLocal);
         mv.visitVarInsn(ILOAD, CAPACITY);
         mv.visitInsn(I2L);
         mv.visitInsn(LCMP);
         mv.visitJumpInsn(IFGE, next);
         for (int slot = 0; slot < width; slot++) {
             mv.visitVarInsn(ALOAD, BY_CELL);
-            mv.visitVarInsn(LLOAD, child());
+            mv.visitVarInsn(LLOAD, childLocal);
             mv.visitInsn(L2I);
             LayoutEmitter.pushInt(mv, width);
             mv.visitInsn(IMUL);
@@ -441,24 +433,24 @@ public final class WalkerEmitter {
                 LayoutEmitter.pushInt(mv, slot);
                 mv.visitInsn(IADD);
             }
-            mv.visitVarInsn(ILOAD, childCoords() + slot);
+            mv.visitVarInsn(ILOAD, childCoordsLocal + slot);
             mv.visitInsn(IASTORE);
         }
         // present[(int) (child >>> 6)] |= 1L << child
         mv.visitVarInsn(ALOAD, PRESENT);
-        mv.visitVarInsn(LLOAD, child());
+        mv.visitVarInsn(LLOAD, childLocal);
         LayoutEmitter.pushInt(mv, 6);
         mv.visitInsn(LUSHR);
         mv.visitInsn(L2I);
         mv.visitInsn(DUP2);
         mv.visitInsn(LALOAD);
         mv.visitInsn(LCONST_1);
-        mv.visitVarInsn(LLOAD, child());
+        mv.visitVarInsn(LLOAD, childLocal);
         mv.visitInsn(L2I);
         mv.visitInsn(Opcodes.LSHL);
         mv.visitInsn(LOR);
         mv.visitInsn(LASTORE);
-        mv.visitIincInsn(count(), 1);
+        mv.visitIincInsn(countLocal, 1);
     }
 
     /** Stack: segment, cell offset -> count += visit(L)(segment, cell, byCell, present, capacity, child coordinates) */
@@ -467,12 +459,12 @@ public final class WalkerEmitter {
         mv.visitVarInsn(ALOAD, PRESENT);
         mv.visitVarInsn(ILOAD, CAPACITY);
         for (int slot = 0; slot < width; slot++) {
-            mv.visitVarInsn(ILOAD, childCoords() + slot);
+            mv.visitVarInsn(ILOAD, childCoordsLocal + slot);
         }
         mv.visitMethodInsn(INVOKESTATIC, className, "visit" + childLevel, visitDescriptor(), false);
-        mv.visitVarInsn(ILOAD, count());
+        mv.visitVarInsn(ILOAD, countLocal);
         mv.visitInsn(IADD);
-        mv.visitVarInsn(ISTORE, count());
+        mv.visitVarInsn(ISTORE, countLocal);
     }
 
     /**
@@ -497,7 +489,7 @@ public final class WalkerEmitter {
                 long stride = nodePlan.stride(n);
                 LayoutEmitter.pushInt(mv, size);
                 mv.visitInsn(IMUL);
-                mv.visitVarInsn(ILOAD, index());
+                mv.visitVarInsn(ILOAD, indexLocal);
                 if (Long.bitCount(stride) == 1 && Integer.bitCount(size) == 1) {
                     if (stride > 1) {
                         LayoutEmitter.pushInt(mv, Long.numberOfTrailingZeros(stride));
@@ -515,7 +507,7 @@ public final class WalkerEmitter {
                 }
                 mv.visitInsn(IADD);
             }
-            mv.visitVarInsn(ISTORE, childCoords() + slot);
+            mv.visitVarInsn(ISTORE, childCoordsLocal + slot);
         }
     }
 
