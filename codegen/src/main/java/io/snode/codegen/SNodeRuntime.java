@@ -480,7 +480,7 @@ public final class SNodeRuntime implements AutoCloseable {
     private io.snode.codegen.internal.Reductions.Summary summarize(String field) {
         PlacedField placed = layout().field(field);
         return phases.supplyLaunch(() -> io.snode.codegen.internal.Reductions.summarize(runtime.internalStructure(),
-                placed, launcher.pool()));
+                placed, launcher));
     }
 
     private void launch(SNode snode, Kernel kernel, int arity) {

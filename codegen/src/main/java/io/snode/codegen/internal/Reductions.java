@@ -33,7 +33,9 @@ public final class Reductions {
     private Reductions() {
     }
 
-    public static Summary summarize(Structure structure, PlacedField field, ForkJoinPool pool) {
+    /** Over the active cells of {@code field}; dense and bitmasked SNodes through the launcher's snapshot. */
+    public static Summary summarize(Structure structure, PlacedField field, Launcher launcher) {
+        ForkJoinPool pool = launcher.pool();
         SNode target = field.snode();
         SNodePlan plan = structure.plan().node(target);
         long offset = plan.fieldOffset(field.slot());
@@ -44,7 +46,7 @@ public final class Reductions {
                     result[0] = result[0].plus(one(load(type, segment, cell + offset))));
             return result[0];
         }
-        ActiveBlocks blocks = ActiveBlocks.of(structure, target);
+        ActiveBlocks blocks = launcher.snapshot(target);
         int groups = (blocks.size() + GROUP - 1) / GROUP;
         Summary[] partial = new Summary[groups];
         java.util.function.IntConsumer group = g -> {
