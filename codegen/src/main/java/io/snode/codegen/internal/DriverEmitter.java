@@ -123,14 +123,10 @@ public final class DriverEmitter {
         mv.visitVarInsn(ISTORE, BASE_AT);
         mv.visitInsn(LCONST_0);
         mv.visitVarInsn(LSTORE, INDEX);
-        mv.visitVarInsn(ILOAD, FROM);
-        mv.visitVarInsn(ISTORE, BLOCK);
-        mv.visitLabel(start);
         // for (block = from; block < to; block++) { baseAt = block * arity; <cells of the block> }
         Label blockTest = new Label();
         Label blockBody = new Label();
-        mv.visitJumpInsn(GOTO, blockTest);
-        mv.visitLabel(blockBody);
+        emitFirstBlock(mv, FROM, BLOCK, start, blockTest, blockBody);
         mv.visitVarInsn(ILOAD, BLOCK);
         LayoutEmitter.pushInt(mv, arity);
         mv.visitInsn(IMUL);
@@ -193,13 +189,9 @@ public final class DriverEmitter {
         Label end = new Label();
         Label handler = new Label();
         mv.visitTryCatchBlock(start, end, handler, "java/lang/Throwable");
-        mv.visitVarInsn(ILOAD, from);
-        mv.visitVarInsn(ISTORE, block);
-        mv.visitLabel(start);
         Label test = new Label();
         Label body = new Label();
-        mv.visitJumpInsn(GOTO, test);
-        mv.visitLabel(body);
+        emitFirstBlock(mv, from, block, start, test, body);
         mv.visitVarInsn(ALOAD, 0);
         if (reducer) {
             mv.visitVarInsn(ALOAD, 1);
@@ -230,6 +222,15 @@ public final class DriverEmitter {
         mv.visitEnd();
         writer.visitEnd();
         return writer.toByteArray();
+    }
+
+    /** The start of a loop over blocks: block = from; start: (the try range) goto test; body: */
+    private static void emitFirstBlock(MethodVisitor mv, int from, int block, Label start, Label test, Label body) {
+        mv.visitVarInsn(ILOAD, from);
+        mv.visitVarInsn(ISTORE, block);
+        mv.visitLabel(start);
+        mv.visitJumpInsn(GOTO, test);
+        mv.visitLabel(body);
     }
 
     /** The end of a loop over blocks: block++; test: if (block < to) goto body; end: return */

@@ -269,16 +269,21 @@ public final class WalkerEmitter {
         mv.visitEnd();
     }
 
-    /** for (index = 0; index < cells; index++) count += visit(L + 1)(segment, container + index * cellBytes, ...) */
-    private void emitDenseLoop(MethodVisitor mv, int childLevel, Label done) {
-        SNodePlan childPlan = plans[childLevel];
-        Label test = new Label();
+    /** index = 0; test: if (index >= the container's cell count) goto done */
+    private void emitIndexLoopHead(MethodVisitor mv, SNodePlan childPlan, Label test, Label done) {
         mv.visitInsn(ICONST_0);
         mv.visitVarInsn(ISTORE, indexLocal);
         mv.visitLabel(test);
         mv.visitVarInsn(ILOAD, indexLocal);
         LayoutEmitter.pushInt(mv, (int) childPlan.cellCount());
         mv.visitJumpInsn(Opcodes.IF_ICMPGE, done);
+    }
+
+    /** for (index = 0; index < cells; index++) count += visit(L + 1)(segment, container + index * cellBytes, ...) */
+    private void emitDenseLoop(MethodVisitor mv, int childLevel, Label done) {
+        SNodePlan childPlan = plans[childLevel];
+        Label test = new Label();
+        emitIndexLoopHead(mv, childPlan, test, done);
         emitChildCoordinates(mv, childLevel);
         mv.visitVarInsn(ALOAD, SEGMENT_ARG);
         mv.visitVarInsn(LLOAD, containerLocal);
@@ -365,12 +370,7 @@ public final class WalkerEmitter {
         SNodePlan childPlan = plans[childLevel];
         Label test = new Label();
         Label next = new Label();
-        mv.visitInsn(ICONST_0);
-        mv.visitVarInsn(ISTORE, indexLocal);
-        mv.visitLabel(test);
-        mv.visitVarInsn(ILOAD, indexLocal);
-        LayoutEmitter.pushInt(mv, (int) childPlan.cellCount());
-        mv.visitJumpInsn(Opcodes.IF_ICMPGE, done);
+        emitIndexLoopHead(mv, childPlan, test, done);
         mv.visitVarInsn(ALOAD, SEGMENT_ARG);
         mv.visitFieldInsn(GETSTATIC, "java/lang/foreign/ValueLayout", "JAVA_LONG", "Ljava/lang/foreign/ValueLayout$OfLong;");
         mv.visitVarInsn(LLOAD, containerLocal);
