@@ -372,7 +372,8 @@ public final class SNodeRuntime implements AutoCloseable {
         Objects.requireNonNull(kernels, "kernels");
         K first = Objects.requireNonNull(kernels.get(), "the kernel supplier returned null");
         int arity = Kernel.arity(kernelInterface(first));
-        return inLaunch(() -> launcher.forEachPerTask(launcher.snapshot(snode), first, kernels, arity));
+        return inLaunch(() -> launcher.withSnapshot(snode,
+                blocks -> launcher.forEachPerTask(blocks, first, kernels, arity)));
     }
 
     /**
@@ -383,10 +384,10 @@ public final class SNodeRuntime implements AutoCloseable {
         checkOwned(snode);
         Objects.requireNonNull(kernel, "kernel");
         io.snode.codegen.internal.Launcher.checkBlockTarget(snode);
-        inLaunch(() -> {
-            launcher.forEachBlock(launcher.snapshot(snode), kernel);
+        inLaunch(() -> launcher.withSnapshot(snode, blocks -> {
+            launcher.forEachBlock(blocks, kernel);
             return null;
-        });
+        }));
     }
 
     /**
@@ -402,7 +403,8 @@ public final class SNodeRuntime implements AutoCloseable {
         Objects.requireNonNull(reducer, "reducer");
         Objects.requireNonNull(combiner, "combiner");
         io.snode.codegen.internal.Launcher.checkBlockTarget(snode);
-        return inLaunch(() -> launcher.reduceBlocks(launcher.snapshot(snode), identity, reducer, combiner));
+        return inLaunch(() -> launcher.withSnapshot(snode,
+                blocks -> launcher.reduceBlocks(blocks, identity, reducer, combiner)));
     }
 
     // ------------------------------------------------------------------ kept active sets
@@ -485,10 +487,10 @@ public final class SNodeRuntime implements AutoCloseable {
 
     private void launch(SNode snode, Kernel kernel, int arity) {
         checkOwned(snode);
-        inLaunch(() -> {
-            launcher.forEach(launcher.snapshot(snode), kernel, arity);
+        inLaunch(() -> launcher.withSnapshot(snode, blocks -> {
+            launcher.forEach(blocks, kernel, arity);
             return null;
-        });
+        }));
     }
 
     /**

@@ -62,20 +62,33 @@ public final class ActiveBlocks {
     /** Active cells per block for bitmasked and pointer targets (the masks' bit counts), else null. */
     private int[] counts;
     private long[] lengths;
+    /**
+     * The walk's scratch, kept with the arrays for the next snapshot that reuses them: the
+     * coordinates recorded by cell index, and the bitmap of recorded cells (all zero between
+     * walks: the emission clears every word it reads).
+     */
+    private int[] byCell;
+    private long[] present;
 
-    private ActiveBlocks(SNode target, SNodePlan plan, int capacity) {
+    /**
+     * Blocks of {@code target}, room for {@code capacity}; the arrays of {@code spare} (an
+     * earlier snapshot of the same target that nobody reads any more, or null) are taken over
+     * when they are large enough, so that a launch need not allocate and zero them again.
+     */
+    private ActiveBlocks(SNode target, SNodePlan plan, int capacity, ActiveBlocks spare) {
         this.target = target;
         this.plan = plan;
         this.arity = target.indexAxes().size();
         NodeKind kind = plan.kind();
         this.maskWords = kind == NodeKind.BITMASKED || kind == NodeKind.POINTER
                 ? (int) ((plan.cellCount() + 63) / 64) : 0;
-        this.segments = new MemorySegment[capacity];
-        this.containers = new long[capacity];
-        this.bases = new int[capacity * arity];
-        this.masks = maskWords == 0 ? null : new long[capacity * maskWords];
-        this.counts = maskWords == 0 ? null : new int[capacity];
-        this.lengths = kind == NodeKind.DYNAMIC ? new long[capacity] : null;
+        boolean reuse = spare != null && spare.target == target && spare.segments.length >= capacity;
+        this.segments = reuse ? spare.segments : new MemorySegment[capacity];
+        this.containers = reuse ? spare.containers : new long[capacity];
+        this.bases = reuse ? spare.bases : new int[capacity * arity];
+        this.masks = maskWords == 0 ? null : reuse ? spare.masks : new long[capacity * maskWords];
+        this.counts = maskWords == 0 ? null : reuse ? spare.counts : new int[capacity];
+        this.lengths = kind != NodeKind.DYNAMIC ? null : reuse ? spare.lengths : new long[capacity];
         this.sizes = new int[arity];
         for (int n = 0; n < arity; n++) {
             sizes[n] = target.size(target.indexAxes().get(n));
@@ -105,11 +118,27 @@ public final class ActiveBlocks {
      * generated for {@code target} (null: the generic walk).
      */
     public static ActiveBlocks of(Structure structure, SNode target, int expected, MethodHandle walker) {
+        return of(structure, target, expected, walker, null);
+    }
+
+    /**
+     * As {@link #of(Structure, SNode, int, MethodHandle)}, refilling the arrays of
+     * {@code spare}: an earlier snapshot of {@code target} that no launch reads any more (it is
+     * overwritten; null: allocate). A launch of 56,628 blocks otherwise allocates and zeroes
+     * several megabytes per call.
+     */
+    public static ActiveBlocks of(Structure structure, SNode target, int expected, MethodHandle walker,
+                                  ActiveBlocks spare) {
         if (target.kind() == NodeKind.ROOT) {
             throw new IllegalArgumentException("snode=root has one cell and no coordinates; read its fields directly");
         }
+        if (spare != null && spare.target != target) {
+            throw new IllegalArgumentException("the spare snapshot is of " + spare.target.path() + ", not of "
+                    + target.path());
+        }
         Walk walk = new Walk(structure, target, expected);
         walk.walker = walker;
+        walk.spare = spare;
         return walk.run(expected);
     }
 
@@ -267,6 +296,8 @@ public final class ActiveBlocks {
         private int[] byCell;
         private long[] present;
         private ActiveBlocks blocks;
+        /** An earlier snapshot whose arrays this one reuses, or null. */
+        private ActiveBlocks spare;
 
         Walk(Structure structure, SNode target, int expected) {
             this.structure = structure;
@@ -346,7 +377,7 @@ public final class ActiveBlocks {
         ActiveBlocks run(int expected) {
             SNodePlan targetPlan = plans[chain.length - 1];
             if (keyLevel < 0) {
-                blocks = new ActiveBlocks(target, targetPlan, Math.max(16, expected));
+                blocks = new ActiveBlocks(target, targetPlan, Math.max(16, expected), spare);
                 stopLevel = -1;
                 visit(0, structure.root(), 0, 0);
                 return blocks;
@@ -365,7 +396,7 @@ public final class ActiveBlocks {
                 perRecord = Math.min(1 << 20, perRecord * plans[level].cellCount());
             }
             blocks = new ActiveBlocks(target, targetPlan, (int) Math.max(Math.max(16, expected),
-                    Math.min((long) records * perRecord, (long) records * 8 + 64)));
+                    Math.min((long) records * perRecord, (long) records * 8 + 64)), spare);
             stopLevel = -1;
             CellManager cells = structure.cells(chain[keyLevel]);
             boolean direct = keyLevel == chain.length - 2;
@@ -394,8 +425,11 @@ public final class ActiveBlocks {
         private ActiveBlocks runDirect(CellManager cells, int cellCapacity, int expected) {
             direct = true;
             capacity = cellCapacity;
-            byCell = new int[cellCapacity * width];
-            present = new long[(cellCapacity + 63) >>> 6];
+            int presentWords = (cellCapacity + 63) >>> 6;
+            boolean reuse = spare != null && spare.byCell != null && spare.byCell.length >= cellCapacity * width
+                    && spare.present.length >= presentWords;
+            byCell = reuse ? spare.byCell : new int[cellCapacity * width];
+            present = reuse ? spare.present : new long[presentWords];
             if (walker != null) {
                 try {
                     records = (int) walker.invokeExact(byCell, present, cellCapacity);
@@ -407,36 +441,79 @@ public final class ActiveBlocks {
             } else {
                 visit(0, structure.root(), 0, 0);
             }
-            blocks = new ActiveBlocks(target, plans[chain.length - 1], Math.max(16, Math.max(records, expected)));
+            blocks = new ActiveBlocks(target, plans[chain.length - 1], Math.max(16, Math.max(records, expected)),
+                    spare);
+            blocks.byCell = byCell;
+            blocks.present = present;
             stopLevel = -1;
+            emitDirect(cells, presentWords);
+            if (blocks.plan.kind() != NodeKind.BITMASKED) {
+                snapshotActivity();
+            }
+            return blocks;
+        }
+
+        /**
+         * Blocks in the order of the present bits (clearing them for the next walk): memory,
+         * base coordinates, and for a bitmasked target its mask and count in the same pass (the
+         * block's memory is read in order, once). Inside one chunk, cells lie at the manager's
+         * constant stride, so the chunk is looked up once per run of cells.
+         */
+        private void emitDirect(CellManager cells, int presentWords) {
             long childOffset = childOffsets[keyLevel];
+            long stride = cells.cellStride();
             MemorySegment[] segments = blocks.segments;
             long[] containers = blocks.containers;
             int[] bases = blocks.bases;
-            int arity = targetSlots.length;
+            int[] slots = targetSlots;
+            int arity = slots.length;
+            int width = this.width;
+            long[] present = this.present;
+            int[] byCell = this.byCell;
+            boolean masked = blocks.plan.kind() == NodeKind.BITMASKED;
+            int words = blocks.maskWords;
+            long[] masks = blocks.masks;
+            int[] counts = blocks.counts;
             MemorySegment chunk = null;
             long chunkEnd = 0;
+            long chunkBase = 0;
             int b = 0;
-            for (int word = 0; word < present.length; word++) {
+            for (int word = 0; word < presentWords; word++) {
                 long bits = present[word];
-                while (bits != 0) {
+                if (bits == 0) {
+                    continue;
+                }
+                present[word] = 0;
+                do {
                     int cell = word << 6 | Long.numberOfTrailingZeros(bits);
                     bits &= bits - 1;
                     if (cell >= chunkEnd) {
                         chunk = cells.segment(cell);
                         chunkEnd = cells.chunkEnd(cell);
+                        chunkBase = cells.offset(cell) - cell * stride + childOffset;
                     }
+                    long container = chunkBase + cell * stride;
                     segments[b] = chunk;
-                    containers[b] = cells.offset(cell) + childOffset;
+                    containers[b] = container;
                     for (int n = 0; n < arity; n++) {
-                        bases[b * arity + n] = byCell[cell * width + targetSlots[n]];
+                        bases[b * arity + n] = byCell[cell * width + slots[n]];
+                    }
+                    if (masked) {
+                        int count = 0;
+                        for (int w = 0; w < words; w++) {
+                            long mask = chunk.get(ValueLayout.JAVA_LONG, container + (long) w * Long.BYTES);
+                            masks[b * words + w] = mask;
+                            count += Long.bitCount(mask);
+                        }
+                        counts[b] = count;
                     }
                     b++;
-                }
+                } while (bits != 0);
+            }
+            if (masked) {
+                VarHandle.acquireFence();
             }
             blocks.size = b;
-            snapshotActivity();
-            return blocks;
         }
 
         /** The target's activity in every block, one pass per kind: masks and counts, or lengths. */
@@ -483,6 +560,7 @@ public final class ActiveBlocks {
             long[] masks = blocks.masks;
             int words = blocks.maskWords;
             long cellCount = blocks.plan.cellCount();
+            Arrays.fill(masks, b * words, (b + 1) * words, 0L);
             int count = 0;
             for (long index = 0; index < cellCount; index++) {
                 if (PointerWord.isActive(Atomics.getAcquire(segment, container + index * PointerWord.BYTES))) {

@@ -46,7 +46,11 @@ public final class Reductions {
                     result[0] = result[0].plus(one(load(type, segment, cell + offset))));
             return result[0];
         }
-        ActiveBlocks blocks = launcher.snapshot(target);
+        return launcher.withSnapshot(target, blocks -> summarize(blocks, plan, type, offset, pool));
+    }
+
+    private static Summary summarize(ActiveBlocks blocks, SNodePlan plan, FieldType type, long offset,
+                                     ForkJoinPool pool) {
         int groups = (blocks.size() + GROUP - 1) / GROUP;
         Summary[] partial = new Summary[groups];
         java.util.function.IntConsumer group = g -> {

@@ -58,6 +58,57 @@ class WalkerDifferentialProperties {
         }
     }
 
+    /**
+     * A launch's snapshot refills the arrays of the previous launch's ({@link Launcher#withSnapshot}):
+     * after more writes, deactivations and collections, the refilled one equals a fresh generic
+     * walk, for every SNode (leaf, inner, pointer and dynamic targets, deep or under a pointer
+     * parent), whether the set of blocks grew or shrank.
+     */
+    @Property(tries = 150)
+    void refilledSnapshotsEqualFreshOnes(@ForAll("layouts") Layout layout, @ForAll("seeds") long seed) {
+        Random random = new Random(seed);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            Structure structure = rt.generic().internalStructure();
+            try (Launcher launcher = new Launcher(structure, 1, c -> { })) {
+                for (int round = 0; round < 4; round++) {
+                    RandomWrites.apply(rt, layout, random, round == 2 ? 5 : 30, 3 + round, 15);
+                    if (round == 3) {
+                        for (SNode node : layout.snodes()) {
+                            if (node.kind().isSparse()) {
+                                rt.generic().deactivateAll(node);
+                            }
+                        }
+                        RandomWrites.apply(rt, layout, random, 3, Integer.MAX_VALUE, 0);
+                    }
+                    for (SNode node : layout.snodes()) {
+                        if (node.kind() == io.snode.api.NodeKind.ROOT) {
+                            continue;
+                        }
+                        List<String> launched = launcher.withSnapshot(node, WalkerDifferentialProperties::describe);
+                        assertThat(launched).as("round %d, %s in %s", round, node.path(), layout)
+                                .isEqualTo(describe(ActiveBlocks.of(structure, node)));
+                    }
+                }
+            }
+        }
+    }
+
+    /** Everything a launch reads of a snapshot, block by block. */
+    static List<String> describe(ActiveBlocks blocks) {
+        List<String> lines = new ArrayList<>();
+        for (int b = 0; b < blocks.size(); b++) {
+            StringBuilder line = new StringBuilder();
+            line.append(blocks.segment(b).address()).append('+').append(blocks.container(b))
+                    .append(' ').append(java.util.Arrays.toString(blocks.base(b)))
+                    .append(" cells ").append(blocks.activeCells(b)).append(" length ").append(blocks.length(b));
+            for (int word = 0; word < blocks.maskWords(); word++) {
+                line.append(' ').append(Long.toHexString(blocks.masks()[b * blocks.maskWords() + word]));
+            }
+            lines.add(line.toString());
+        }
+        return lines;
+    }
+
     @Provide
     Arbitrary<Layout> layouts() {
         return RandomLayouts.layouts(SMALL);

@@ -30,4 +30,10 @@ public interface CellManager {
      * to it share {@link #segment(long)}, so a walk in index order looks the chunk up once.
      */
     long chunkEnd(long cell);
+
+    /**
+     * Bytes from one cell to the next inside a chunk: for cells {@code a <= b} below
+     * {@link #chunkEnd(long) chunkEnd(a)}, {@code offset(b) == offset(a) + (b - a) * cellStride()}.
+     */
+    long cellStride();
 }

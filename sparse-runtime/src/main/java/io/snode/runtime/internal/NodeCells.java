@@ -56,6 +56,11 @@ public final class NodeCells implements CellManager {
         return geometry.chunkStart(geometry.chunkIndex(index(cell)) + 1);
     }
 
+    @Override
+    public long cellStride() {
+        return manager.cellStride();
+    }
+
     private static int index(long cell) {
         if (cell < 0 || cell > Integer.MAX_VALUE) {
             throw new IllegalStateException("corrupted cell reference " + cell
