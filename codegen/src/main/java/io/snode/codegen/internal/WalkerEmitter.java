@@ -365,12 +365,87 @@ public final class WalkerEmitter {
      *   acquireFence(); child = word - 1;
      *   at the parent level: record(child); else count += visit(L + 1)(CELLS.segment(child), CELLS.offset(child), ...)
      * }
+     * or, when the cell count is a multiple of {@link PointerScan#LANES}, the same a vector of
+     * words at a time ({@link #emitGroupedPointerLoop}).
      */
     private void emitPointerLoop(MethodVisitor mv, int childLevel, Label done) {
         SNodePlan childPlan = plans[childLevel];
+        if (PointerScan.LANES > 1 && childPlan.cellCount() % PointerScan.LANES == 0) {
+            emitGroupedPointerLoop(mv, childLevel, done);
+            return;
+        }
         Label test = new Label();
         Label next = new Label();
         emitIndexLoopHead(mv, childPlan, test, done);
+        emitFollowWord(mv, childLevel, next);
+        mv.visitLabel(next);
+        mv.visitIincInsn(indexLocal, 1);
+        mv.visitJumpInsn(GOTO, test);
+    }
+
+    /**
+     * The pointer loop a vector of {@code LANES} words at a time (the container's cell count is
+     * a multiple of it):
+     * <pre>{@code
+     * for (group = 0; group < cells; group += LANES)
+     *   for (bits = PointerScan.activeWords(segment, container + group * 8); bits != 0; bits &= bits - 1) {
+     *     index = group + tz(bits); <the word at index, as in the loop a word at a time>
+     *   }
+     * }</pre>
+     */
+    private void emitGroupedPointerLoop(MethodVisitor mv, int childLevel, Label done) {
+        SNodePlan childPlan = plans[childLevel];
+        int group = childCoordsLocal + width;
+        Label groupTest = new Label();
+        Label bitsTest = new Label();
+        Label nextGroup = new Label();
+        mv.visitInsn(ICONST_0);
+        mv.visitVarInsn(ISTORE, group);
+        mv.visitLabel(groupTest);
+        mv.visitVarInsn(ILOAD, group);
+        LayoutEmitter.pushInt(mv, (int) childPlan.cellCount());
+        mv.visitJumpInsn(Opcodes.IF_ICMPGE, done);
+        mv.visitVarInsn(ALOAD, SEGMENT_ARG);
+        mv.visitVarInsn(LLOAD, containerLocal);
+        mv.visitVarInsn(ILOAD, group);
+        mv.visitInsn(I2L);
+        LayoutEmitter.pushInt(mv, 3);
+        mv.visitInsn(LSHL);
+        mv.visitInsn(LADD);
+        mv.visitMethodInsn(INVOKESTATIC, "io/snode/codegen/internal/PointerScan", "activeWords",
+                "(" + D_SEGMENT + "J)J", false);
+        mv.visitVarInsn(LSTORE, bitsLocal);
+        mv.visitLabel(bitsTest);
+        mv.visitVarInsn(LLOAD, bitsLocal);
+        mv.visitInsn(LCONST_0);
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFEQ, nextGroup);
+        // index = group + numberOfTrailingZeros(bits); bits &= bits - 1
+        mv.visitVarInsn(ILOAD, group);
+        mv.visitVarInsn(LLOAD, bitsLocal);
+        mv.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "numberOfTrailingZeros", "(J)I", false);
+        mv.visitInsn(IADD);
+        mv.visitVarInsn(ISTORE, indexLocal);
+        mv.visitVarInsn(LLOAD, bitsLocal);
+        mv.visitVarInsn(LLOAD, bitsLocal);
+        mv.visitInsn(LCONST_1);
+        mv.visitInsn(LSUB);
+        mv.visitInsn(LAND);
+        mv.visitVarInsn(LSTORE, bitsLocal);
+        emitFollowWord(mv, childLevel, bitsTest);
+        mv.visitJumpInsn(GOTO, bitsTest);
+        mv.visitLabel(nextGroup);
+        mv.visitIincInsn(group, PointerScan.LANES);
+        mv.visitJumpInsn(GOTO, groupTest);
+    }
+
+    /**
+     * The pointer word at {@code index}: read plainly; if it is not active, goto {@code next};
+     * else {@code child = word - 1} and the child is recorded (at the parent level) or visited,
+     * after an acquire fence, as {@code count += visit(L + 1)(CELLS.segment(child),
+     * CELLS.offset(child), ...)}. Falls through when done.
+     */
+    private void emitFollowWord(MethodVisitor mv, int childLevel, Label next) {
         mv.visitVarInsn(ALOAD, SEGMENT_ARG);
         mv.visitFieldInsn(GETSTATIC, "java/lang/foreign/ValueLayout", "JAVA_LONG", "Ljava/lang/foreign/ValueLayout$OfLong;");
         mv.visitVarInsn(LLOAD, containerLocal);
@@ -408,9 +483,6 @@ public final class WalkerEmitter {
             mv.visitMethodInsn(INVOKEINTERFACE, CELLS, "offset", "(J)J", true);
             emitDescend(mv, childLevel);
         }
-        mv.visitLabel(next);
-        mv.visitIincInsn(indexLocal, 1);
-        mv.visitJumpInsn(GOTO, test);
     }
 
     /**
