@@ -474,6 +474,11 @@ public final class ActiveBlocks {
             int words = blocks.maskWords;
             long[] masks = blocks.masks;
             int[] counts = blocks.counts;
+            boolean vectorMasks = masked && words % MaskCopy.LANES == 0;
+            boolean inOrder = true; // the target's slots are the first ones: coordinates copy straight
+            for (int n = 0; n < arity; n++) {
+                inOrder &= slots[n] == n;
+            }
             MemorySegment chunk = null;
             long chunkEnd = 0;
             long chunkBase = 0;
@@ -493,12 +498,24 @@ public final class ActiveBlocks {
                         chunkBase = cells.offset(cell) - cell * stride + childOffset;
                     }
                     long container = chunkBase + cell * stride;
-                    segments[b] = chunk;
-                    containers[b] = container;
-                    for (int n = 0; n < arity; n++) {
-                        bases[b * arity + n] = byCell[cell * width + slots[n]];
+                    if (segments[b] != chunk) {
+                        segments[b] = chunk; // a reused array mostly holds the same chunk already
                     }
-                    if (masked) {
+                    containers[b] = container;
+                    int from = cell * width;
+                    int to = b * arity;
+                    if (inOrder) {
+                        for (int n = 0; n < arity; n++) {
+                            bases[to + n] = byCell[from + n];
+                        }
+                    } else {
+                        for (int n = 0; n < arity; n++) {
+                            bases[to + n] = byCell[from + slots[n]];
+                        }
+                    }
+                    if (vectorMasks) {
+                        counts[b] = MaskCopy.copy(chunk, container, masks, b * words, words);
+                    } else if (masked) {
                         int count = 0;
                         for (int w = 0; w < words; w++) {
                             long mask = chunk.get(ValueLayout.JAVA_LONG, container + (long) w * Long.BYTES);

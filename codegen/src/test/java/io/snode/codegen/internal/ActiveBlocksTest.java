@@ -94,4 +94,68 @@ class ActiveBlocksTest {
             }
         }
     }
+
+    /**
+     * Bitmask snapshots against a model of the active cells, for blocks of 8 mask words (copied a
+     * vector at a time), 16 words, and 1 word (copied a word at a time), taken by a launch that
+     * refills the previous launch's arrays after cells were activated and deactivated.
+     */
+    @Test
+    void bitmaskSnapshotsMatchTheActiveCells() {
+        for (String text : new String[] {"pointer(ijk,4).bitmasked(ijk,8).place(f32 v)",
+                "pointer(ijk,2).bitmasked(ijk,[8,8,16]).place(f32 v)", "pointer(ij,4).bitmasked(ij,5).place(f32 v)"}) {
+            Layout layout = Layout.parse(text);
+            SNode leaf = layout.snodes().getLast();
+            int axes = leaf.indexAxes().size();
+            java.util.Random random = new java.util.Random(text.hashCode());
+            java.util.Set<List<Integer>> active = new java.util.HashSet<>();
+            try (SNodeRuntime rt = SNodeRuntime.compile(layout);
+                 Launcher launcher = new Launcher(rt.generic().internalStructure(), 1, c -> { })) {
+                for (int round = 0; round < 3; round++) {
+                    for (int n = 0; n < 400; n++) {
+                        int[] at = new int[axes];
+                        for (int a = 0; a < axes; a++) {
+                            at[a] = random.nextInt(leaf.extent(leaf.indexAxes().get(a)));
+                        }
+                        List<Integer> key = java.util.Arrays.stream(at).boxed().toList();
+                        if (round > 0 && random.nextInt(3) == 0) {
+                            rt.generic().deactivate(leaf, at);
+                            active.remove(key);
+                        } else {
+                            rt.generic().setFloat("v", 1f, at);
+                            active.add(key);
+                        }
+                    }
+                    List<String> expected = new ArrayList<>();
+                    List<String> actual = launcher.withSnapshot(leaf, blocks -> {
+                        List<String> lines = new ArrayList<>();
+                        for (int b = 0; b < blocks.size(); b++) {
+                            int[] origin = blocks.leaf(b).origin();
+                            long[] mask = new long[blocks.maskWords()];
+                            int count = 0;
+                            for (int cell = 0; cell < blocks.leaf(b).cellCount(); cell++) {
+                                int[] at = new int[axes];
+                                long rest = cell;
+                                for (int a = axes - 1; a >= 0; a--) {
+                                    int size = leaf.size(leaf.indexAxes().get(a));
+                                    at[a] = origin[a] + (int) (rest % size);
+                                    rest /= size;
+                                }
+                                if (active.contains(java.util.Arrays.stream(at).boxed().toList())) {
+                                    mask[cell >>> 6] |= 1L << cell;
+                                    count++;
+                                }
+                            }
+                            expected.add(java.util.Arrays.toString(mask) + " " + count);
+                            lines.add(java.util.Arrays.toString(blocks.leaf(b).mask()) + " " + blocks.activeCells(b));
+                        }
+                        return lines;
+                    });
+                    assertThat(actual).as("round %d of %s", round, text).isEqualTo(expected);
+                    assertThat(actual.stream().mapToInt(line -> Integer.parseInt(line.substring(line.lastIndexOf(' ') + 1)))
+                            .sum()).isEqualTo(active.size());
+                }
+            }
+        }
+    }
 }
