@@ -419,7 +419,10 @@ public final class SNodeRuntime implements AutoCloseable {
             throw new IllegalArgumentException("snode=root has one cell and no coordinates; read its fields directly");
         }
         Structure structure = runtime.internalStructure();
-        return phases.supplyLaunch(() -> new ActiveSet(this, launcher.snapshot(snode), structure.epoch()));
+        return phases.supplyLaunch(() -> {
+            long epoch = structure.epoch(); // before the walk: a deactivation during it makes the set stale
+            return new ActiveSet(this, launcher.snapshot(snode), epoch);
+        });
     }
 
     /** {@link #forEach(SNode, Kernel)} over the cells of a kept set; throws if the set is stale. */

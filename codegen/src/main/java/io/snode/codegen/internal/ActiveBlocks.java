@@ -38,8 +38,13 @@ import java.util.List;
  * pointer, the common case), the walk records each active parent cell at slot {@code cell} of an
  * array sized by the parent manager's capacity and sets bit {@code cell} of a bitmap; reading the
  * bitmap in order is memory order, with no sort. {@link WalkerEmitter} generates this walk per
- * target; the generic walk here is the fallback and the reference. Deeper targets record the
- * pointer cells, order them by a counting sort, and walk below each in that order.
+ * target; the generic walk here is the fallback and the reference. One pass over the bitmap then
+ * writes each block's memory, base coordinates and (bitmasked targets) mask and count, reading
+ * node memory in order. Deeper targets record the pointer cells, order them by a counting sort,
+ * and walk below each in that order.
+ *
+ * <p>A launch's snapshot lives only as long as the launch; the next launch of the same target
+ * refills its arrays ({@link Launcher#withSnapshot}) instead of allocating them again.
  *
  * <p>The walk reads pointer words with plain loads and issues an acquire fence before it reads
  * memory the word leads to (a child container, or the recorded blocks after the walk): the word
@@ -69,6 +74,12 @@ public final class ActiveBlocks {
      */
     private int[] byCell;
     private long[] present;
+    /**
+     * The structure's epoch and activation count read before the walk ({@link #stamp}); -1
+     * until stamped. Equal numbers later mean that the snapshot still describes the structure.
+     */
+    private long epochStamp = -1;
+    private long activationStamp = -1;
 
     /**
      * Blocks of {@code target}, room for {@code capacity}; the arrays of {@code spare} (an
@@ -144,6 +155,24 @@ public final class ActiveBlocks {
 
     public SNode target() {
         return target;
+    }
+
+    /**
+     * Records the structure's epoch and activation count as read before this snapshot's walk
+     * began (see {@link Structure#activations()}).
+     */
+    void stamp(long epoch, long activations) {
+        this.epochStamp = epoch;
+        this.activationStamp = activations;
+    }
+
+    /**
+     * Whether the structure is as this snapshot saw it: no activation, deactivation, roll-back
+     * or collection completed since its walk began ({@code epoch} and {@code activations} read
+     * now, before the snapshot would be used).
+     */
+    boolean describes(long epoch, long activations) {
+        return epochStamp == epoch && activationStamp == activations && epochStamp >= 0;
     }
 
     /** Number of blocks. */

@@ -57,11 +57,13 @@ public final class Launcher implements AutoCloseable {
     /** Blocks in the latest snapshot per target: sizes the next one's arrays. */
     private final Map<SNode, Integer> lastSizes = new ConcurrentHashMap<>();
     /**
-     * Per target, the snapshot of the latest launch that ended normally: the next launch refills
-     * its arrays instead of allocating them (several megabytes for 56,628 blocks). Taken with
+     * Per target, the snapshot of the latest launch that ended normally: the next launch uses it
+     * as it is when the structure has not changed since, else refills its arrays instead of
+     * allocating them (several megabytes for 56,628 blocks). Taken with
      * {@code remove}, so two launches never share one; kept sets ({@link #snapshot}) never go here.
      */
     private final Map<SNode, ActiveBlocks> spares = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.LongAdder walks = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * @param listing receives every driver class before it is defined: the runtime verifies and
@@ -170,14 +172,30 @@ public final class Launcher implements AutoCloseable {
 
     /**
      * Runs {@code launch} over the active blocks of {@code target} now (call inside the phase
-     * lock). The snapshot's arrays are reused by the next launch of the same target once this
-     * one has returned normally, every task of it ended; {@code launch} must not keep them.
+     * lock). The snapshot is kept for the next launch of the same target once this one has
+     * returned normally, every task of it ended ({@code launch} must not keep it): when no
+     * activation, deactivation or collection completed in between, that launch uses it as it is,
+     * without a walk; else it walks again into the same arrays.
      */
     public <R> R withSnapshot(SNode target, java.util.function.Function<ActiveBlocks, R> launch) {
-        ActiveBlocks blocks = snapshot(target, spares.remove(target));
+        // Both read before the walk: an activation or deactivation that completes later changes
+        // one of them, and the next launch walks again.
+        long activations = structure.activations();
+        long epoch = structure.epoch();
+        ActiveBlocks blocks = spares.remove(target);
+        if (blocks == null || !blocks.describes(epoch, activations)) {
+            blocks = snapshot(target, blocks);
+            blocks.stamp(epoch, activations);
+            walks.increment();
+        }
         R result = launch.apply(blocks);
         spares.put(target, blocks);
         return result;
+    }
+
+    /** Walks for the active blocks that launches made so far (a launch over an unchanged structure makes none). */
+    public long walks() {
+        return walks.sum();
     }
 
     private ActiveBlocks snapshot(SNode target, ActiveBlocks spare) {

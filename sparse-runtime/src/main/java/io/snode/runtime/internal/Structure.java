@@ -45,6 +45,15 @@ public final class Structure {
      * seen by the next access).
      */
     private volatile long epoch;
+    /**
+     * Counts activations that changed something (a pointer published, a mask bit set, a list
+     * lengthened or appended to), each counted once it is complete. It only grows. A walk that
+     * reads it (and the epoch) before it starts, and finds both unchanged later, knows that no
+     * activation or deactivation completed in between: one that completed before a reader
+     * started happened before the reader's read of this sum, which would see its increment.
+     * Striped, so that threads activating at once do not contend on one counter.
+     */
+    private final java.util.concurrent.atomic.LongAdder activations = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * @param cells       per SNode id: the allocator of a pointer's child cells or of a dynamic's
@@ -79,7 +88,16 @@ public final class Structure {
         return epoch;
     }
 
-    /** Starts a new epoch: cached cells are stale from now on. */
+    /** Activations that changed something so far (see the field); read it before a walk. */
+    public long activations() {
+        return activations.sum();
+    }
+
+    /**
+     * Starts a new epoch: cached cells are stale from now on. Deactivations and roll-backs
+     * advance it before they change anything (for accessors that cache cells) and again when
+     * they are done (for snapshots of active blocks taken meanwhile).
+     */
     public void advanceEpoch() {
         EPOCH.getAndAdd(this, 1L);
     }
@@ -142,12 +160,16 @@ public final class Structure {
             for (PathStep step : path) {
                 descend(step, coordinates, location, undo);
             }
-            return true;
         } catch (RuntimeException | Error failure) {
             advanceEpoch();
             undo.rollBack();
+            advanceEpoch();
             throw failure;
         }
+        if (undo.changedAnything()) {
+            activations.increment();
+        }
+        return true;
     }
 
     /**
@@ -302,8 +324,10 @@ public final class Structure {
         } catch (RuntimeException | Error failure) {
             advanceEpoch();
             undo.rollBack();
+            advanceEpoch();
             throw failure;
         }
+        activations.increment();
         long cell = PointerWord.cellIndex(chunkReference(node, segment, header, index / node.chunkSize()));
         CellManager manager = cells[node.id()];
         location.set(manager.segment(cell), manager.offset(cell) + (index % node.chunkSize()) * node.cellBytes());
@@ -446,7 +470,11 @@ public final class Structure {
         advanceEpoch();
         PathStep step = plan.path(target).getLast();
         long container = location.offset + step.containerOffset();
-        return deactivateCell(step.node(), location.segment, container, step.cellIndex(coordinates));
+        try {
+            return deactivateCell(step.node(), location.segment, container, step.cellIndex(coordinates));
+        } finally {
+            advanceEpoch();
+        }
     }
 
     private boolean deactivateCell(SNodePlan node, MemorySegment segment, long container, long index) {
@@ -548,7 +576,11 @@ public final class Structure {
         SNode parent = target.parent();
         int childIndex = parent.children().indexOf(target);
         long containerOffset = plan.node(parent).childContainerOffset(childIndex);
-        forEachCell(parent, (segment, cell) -> releaseContainer(node, segment, cell + containerOffset));
+        try {
+            forEachCell(parent, (segment, cell) -> releaseContainer(node, segment, cell + containerOffset));
+        } finally {
+            advanceEpoch();
+        }
     }
 
     private static void requireSparse(SNode target) {

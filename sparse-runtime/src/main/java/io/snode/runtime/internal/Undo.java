@@ -21,6 +21,11 @@ final class Undo {
     private long[] olds = new long[4];
     private CellManager[] managers = new CellManager[4];
 
+    /** Whether this activation changed anything (published, set, lengthened or referenced). */
+    boolean changedAnything() {
+        return count > 0;
+    }
+
     /** This activation published {@code cell} in the pointer word at (segment, offset). */
     void pointer(MemorySegment segment, long offset, CellManager manager, long cell) {
         add(POINTER, segment, offset, cell, 0, manager);

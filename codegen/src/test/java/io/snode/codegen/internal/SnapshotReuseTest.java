@@ -1,0 +1,169 @@
+package io.snode.codegen.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snode.api.Layout;
+import io.snode.api.SNode;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.runtime.internal.Structure;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A launch uses the previous launch's snapshot without walking exactly while nothing was
+ * activated, deactivated, rolled back or collected in between; otherwise it walks again.
+ */
+class SnapshotReuseTest {
+    static final Layout MASKED = Layout.parse("pointer(ijk,4).bitmasked(ijk,8).place(f32 v)");
+    static final Layout LISTS = Layout.parse("pointer(i,4).dynamic(l,64,8).place(i32 p)");
+
+    /** The bound interface of {@link #MASKED}: writes through generated code. */
+    public interface Masked {
+        void v(int i, int j, int k, float value);
+    }
+
+    /** Active cells per block, and how many walks the launches made. */
+    private static List<Long> cells(Launcher launcher, SNode target) {
+        return launcher.withSnapshot(target, blocks -> {
+            List<Long> counts = new java.util.ArrayList<>();
+            for (int b = 0; b < blocks.size(); b++) {
+                counts.add(blocks.activeCells(b));
+            }
+            return counts;
+        });
+    }
+
+    @Test
+    void unchangedStructuresAreNotWalkedAgain() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(MASKED);
+             Launcher launcher = new Launcher(rt.generic().internalStructure(), 1, c -> { })) {
+            SNode leaf = MASKED.snode(2);
+            Masked bound = rt.bind(Masked.class);
+            rt.generic().setFloat("v", 1f, 1, 2, 3);
+            assertThat(cells(launcher, leaf)).containsExactly(1L);
+            assertThat(launcher.walks()).isEqualTo(1);
+            assertThat(cells(launcher, leaf)).containsExactly(1L);
+            assertThat(launcher.walks()).as("nothing changed").isEqualTo(1);
+            bound.v(1, 2, 3, 5f);
+            rt.generic().setFloat("v", 2f, 1, 2, 3);
+            assertThat(cells(launcher, leaf)).containsExactly(1L);
+            assertThat(launcher.walks()).as("writes to an active cell change no activity").isEqualTo(1);
+            bound.v(1, 2, 4, 5f);
+            assertThat(cells(launcher, leaf)).containsExactly(2L);
+            assertThat(launcher.walks()).as("a new mask bit, set by generated code").isEqualTo(2);
+            bound.v(31, 31, 31, 5f);
+            assertThat(cells(launcher, leaf)).containsExactly(2L, 1L);
+            assertThat(launcher.walks()).as("a new pointer cell").isEqualTo(3);
+            rt.generic().deactivate(leaf, 1, 2, 4);
+            assertThat(cells(launcher, leaf)).containsExactly(1L, 1L);
+            assertThat(launcher.walks()).as("a deactivation").isEqualTo(4);
+            rt.gc();
+            assertThat(cells(launcher, leaf)).containsExactly(1L, 1L);
+            assertThat(launcher.walks()).as("a collection").isEqualTo(5);
+            rt.generic().deactivateAll(MASKED.snode(1));
+            assertThat(cells(launcher, leaf)).isEmpty();
+            assertThat(launcher.walks()).isEqualTo(6);
+        }
+    }
+
+    @Test
+    void appendsAndRollBacksWalkAgain() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(LISTS);
+             Launcher launcher = new Launcher(rt.generic().internalStructure(), 1, c -> { })) {
+            SNode list = LISTS.snode(2);
+            Structure structure = rt.generic().internalStructure();
+            rt.generic().appendInt("p", 7, 2);
+            assertThat(cells(launcher, list)).containsExactly(1L);
+            long activations = structure.activations();
+            rt.generic().appendInt("p", 8, 2);
+            assertThat(structure.activations()).isEqualTo(activations + 1);
+            assertThat(cells(launcher, list)).containsExactly(2L);
+            assertThat(launcher.walks()).isEqualTo(2);
+            long epoch = structure.epoch();
+            for (int n = 2; n < 64; n++) {
+                rt.generic().appendInt("p", n, 2);
+            }
+            assertThat(cells(launcher, list)).containsExactly(64L);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> rt.generic().appendInt("p", 0, 2))
+                    .isInstanceOf(io.snode.runtime.DynamicListFullException.class);
+            assertThat(structure.epoch()).as("the failed append rolled back").isGreaterThan(epoch);
+            long walks = launcher.walks();
+            assertThat(cells(launcher, list)).containsExactly(64L);
+            assertThat(launcher.walks()).isEqualTo(walks + 1);
+        }
+    }
+
+    /**
+     * Writer threads activate cells while launches run on another thread: every launch sees at
+     * least the cells the previous one saw, and the launch after the writers are joined sees
+     * exactly the cells written (the model), whether or not the launches walked.
+     */
+    @Test
+    void launchesRacingWithActivationsMissNothingThatCompletedBeforeThem() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            try (SNodeRuntime rt = SNodeRuntime.compile(MASKED);
+                 Launcher launcher = new Launcher(rt.generic().internalStructure(), 1, c -> { })) {
+                SNode leaf = MASKED.snode(2);
+                int writers = 3;
+                Set<List<Integer>>[] written = new Set[writers];
+                CyclicBarrier start = new CyclicBarrier(writers + 1);
+                AtomicBoolean done = new AtomicBoolean();
+                ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
+                try {
+                    List<Future<?>> writes = new java.util.ArrayList<>();
+                    for (int w = 0; w < writers; w++) {
+                        int writer = w;
+                        written[w] = new HashSet<>();
+                        long seed = round * 31L + w;
+                        writes.add(pool.submit(() -> {
+                            Random random = new Random(seed);
+                            Masked bound = rt.bind(Masked.class);
+                            start.await(10, TimeUnit.SECONDS);
+                            for (int n = 0; n < 300; n++) {
+                                int i = random.nextInt(32);
+                                int j = random.nextInt(32);
+                                int k = random.nextInt(32);
+                                bound.v(i, j, k, 1f);
+                                written[writer].add(List.of(i, j, k));
+                            }
+                            return null;
+                        }));
+                    }
+                    Future<Long> launches = pool.submit(() -> {
+                        start.await(10, TimeUnit.SECONDS);
+                        long seen = 0;
+                        while (!done.get()) {
+                            long now = cells(launcher, leaf).stream().mapToLong(Long::longValue).sum();
+                            assertThat(now).isGreaterThanOrEqualTo(seen);
+                            seen = now;
+                        }
+                        return seen;
+                    });
+                    for (Future<?> write : writes) {
+                        write.get(30, TimeUnit.SECONDS);
+                    }
+                    done.set(true);
+                    launches.get(30, TimeUnit.SECONDS);
+                } finally {
+                    pool.shutdownNow();
+                    assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+                }
+                Set<List<Integer>> model = new HashSet<>();
+                for (Set<List<Integer>> set : written) {
+                    model.addAll(set);
+                }
+                assertThat(cells(launcher, leaf).stream().mapToLong(Long::longValue).sum())
+                        .as("round %d", round).isEqualTo(model.size());
+            }
+        }
+    }
+}
