@@ -6,7 +6,8 @@ import io.snode.codegen.internal.ActiveBlocks;
 /**
  * The active blocks of one SNode, taken once and kept for several launches (as OpenVDB's
  * {@code LeafManager} keeps a leaf array): a launch over a set skips the walk from the root that
- * every other launch starts with. Take one with {@link SNodeRuntime#activeSet(SNode)}.
+ * other launches start with whenever something was activated or deactivated since the previous
+ * launch over the same SNode. Take one with {@link SNodeRuntime#activeSet(SNode)}.
  *
  * <p>A launch over a set visits the cells that were active when the set was taken. Cells
  * activated later are not visited. A set goes stale when any cell of the runtime is deactivated

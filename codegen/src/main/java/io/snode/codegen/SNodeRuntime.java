@@ -353,6 +353,11 @@ public final class SNodeRuntime implements AutoCloseable {
      * starts (cells it activates are not visited), runs in parallel over the active blocks, and
      * is not atomic: when a kernel throws, the launch stops, what was written stays, and the
      * caller gets a {@link KernelException} with the cell's coordinates.
+     *
+     * <p>A launch first finds the active blocks by walking the tree. The runtime keeps that
+     * snapshot: the next launch over the same SNode uses it as it is when no activation,
+     * deactivation or collection completed in between (else it walks again into the same
+     * arrays), so repeated launches over an unchanged structure pay for the walk once.
      */
     public void forEach(SNode snode, Kernel kernel) {
         Objects.requireNonNull(kernel, "kernel");

@@ -35,7 +35,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * active block is visited, 28,993,536 cells) and of L2 (bitmasked leaves: 8,048,580 cells),
  * count the cells visited and sum their values in double (33845.922322932631 on both), with
  * the per-cell struct-for (a kernel per task, and a shared-adder variant) and the block form
- * (a reduction per launch, and over a kept active set), with one and two threads. The limit in
+ * (a reduction per launch over the unchanged structure, per launch after a change, which walks
+ * the tree again, and over a kept active set), with one and two threads. The limit in
  * the same run: a Vector API sum over a {@code float[]} of the same bytes of leaf data
  * (56,628 blocks x 2 KiB), widening to double with four accumulators, on one thread.
  *
@@ -69,6 +70,8 @@ public class W3IterateBenchmark {
     private float[] flat;
     private java.lang.foreign.Arena arena;
     private MemorySegment flatSegment;
+    /** Coordinates of an inactive cell of the inner pointer node whose outer cell is active. */
+    private int[] idle;
 
     @Setup(Level.Trial)
     public void build() {
@@ -88,9 +91,41 @@ public class W3IterateBenchmark {
         for (int n = 0; n < flat.length; n++) {
             flat[n] = (n % 7) * 0.25f;
         }
+        idle = idleInnerCell(chosen, band);
         arena = java.lang.foreign.Arena.ofShared();
         flatSegment = arena.allocate((long) flat.length * Float.BYTES, 4096);
         MemorySegment.copy(flat, 0, flatSegment, java.lang.foreign.ValueLayout.JAVA_FLOAT, 0, flat.length);
+    }
+
+    /** An inactive cell of the inner pointer (snode 2) next to an active one, in an active outer cell. */
+    private int[] idleInnerCell(Layout chosen, NarrowBand band) {
+        SNode inner = chosen.snode(2);
+        for (int n = 0; n < band.size(); n += 997) {
+            int[] at = {band.i(n) / 8, band.j(n) / 8, band.k(n) / 8};
+            for (int d = 1; d < 16; d++) {
+                int[] near = {at[0], at[1], (at[2] & ~15) | ((at[2] + d) & 15)};
+                if (!runtime.generic().isActive(inner, near)) {
+                    return near;
+                }
+            }
+        }
+        throw new IllegalStateException("no inactive inner pointer cell in an active outer cell");
+    }
+
+    /**
+     * Before each invocation of {@link #blockWalked}, untimed: deactivates an inactive cell of the
+     * inner pointer node whose parent is active. Nothing changes, but the runtime counts it as a
+     * deactivation (the epoch advances), so the launch that follows walks the tree again, as a
+     * launch after any real change does.
+     */
+    @State(Scope.Thread)
+    public static class Change {
+        @Setup(Level.Invocation)
+        public void deactivateNothing(W3IterateBenchmark w3) {
+            if (w3.runtime.generic().deactivate(w3.leaf.parent(), w3.idle)) {
+                throw new IllegalStateException("the idle cell was active");
+            }
+        }
     }
 
     @TearDown(Level.Trial)
@@ -175,9 +210,23 @@ public class W3IterateBenchmark {
         }
     }
 
-    /** Block form, as a launch runs it by default: the walk that finds the active blocks, then the sum. */
+    /**
+     * Block form, launched again and again over an unchanged structure: from the second launch
+     * on, each uses the previous launch's snapshot of the active blocks (nothing was activated,
+     * deactivated or collected since), so this is the sum plus the launch's bookkeeping.
+     */
     @Benchmark
     public double block() {
+        Partial total = runtime.reduceBlocks(leaf, Partial::new, W3IterateBenchmark::accumulate, Partial::merge);
+        return check(total.count, total.sum());
+    }
+
+    /**
+     * Block form after a change ({@link Change}, untimed): the launch walks the tree for the
+     * active blocks (into the arrays of the previous snapshot), then sums.
+     */
+    @Benchmark
+    public double blockWalked(Change change) {
         Partial total = runtime.reduceBlocks(leaf, Partial::new, W3IterateBenchmark::accumulate, Partial::merge);
         return check(total.count, total.sum());
     }
@@ -192,7 +241,10 @@ public class W3IterateBenchmark {
         return check(total.count, total.sum());
     }
 
-    /** Only the walk that finds the active blocks: what {@link #block} pays over {@link #blockKeptSet}. */
+    /**
+     * Only the walk that finds the active blocks, into new arrays (a kept set's): about what
+     * {@link #blockWalked} pays over {@link #blockKeptSet}.
+     */
     @Benchmark
     public int activeSetOnly() {
         return runtime.activeSet(leaf).blockCount();

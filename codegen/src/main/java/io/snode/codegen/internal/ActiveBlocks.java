@@ -80,6 +80,8 @@ public final class ActiveBlocks {
      */
     private long epochStamp = -1;
     private long activationStamp = -1;
+    /** Running sums of the blocks' weights for splitting a launch ({@link #weightPrefix()}); made once. */
+    private volatile long[] weightPrefix;
 
     /**
      * Blocks of {@code target}, room for {@code capacity}; the arrays of {@code spare} (an
@@ -221,6 +223,23 @@ public final class ActiveBlocks {
     /** Number of cells of block {@code b} the launch visits. */
     public long activeCells(int b) {
         return counts == null ? length(b) : counts[b];
+    }
+
+    /**
+     * {@code prefix[b]}: the sum over blocks before {@code b} of {@code max(1, activeCells)}, for
+     * {@code b} up to {@link #size()}: how a launch splits the blocks into tasks. Made on first
+     * use and kept, so launches over a kept or reused snapshot do not make it again.
+     */
+    public long[] weightPrefix() {
+        long[] prefix = weightPrefix;
+        if (prefix == null) {
+            prefix = new long[size + 1];
+            for (int b = 0; b < size; b++) {
+                prefix[b + 1] = prefix[b] + Math.max(1, activeCells(b));
+            }
+            weightPrefix = prefix; // two launches racing here make equal arrays
+        }
+        return prefix;
     }
 
     /** Block {@code b} as a block kernel sees it (dense and bitmasked targets). */

@@ -222,10 +222,7 @@ public final class Launcher implements AutoCloseable {
         if (blocks.size() == 0) {
             return identity.get();
         }
-        long[] prefix = new long[blocks.size() + 1];
-        for (int n = 0; n < blocks.size(); n++) {
-            prefix[n + 1] = prefix[n] + Math.max(1, blocks.activeCells(n));
-        }
+        long[] prefix = blocks.weightPrefix();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Split<A> all = new Split<>(prefix, 0, blocks.size(), identity, range, combiner, failure);
         A result = pool == null ? all.compute() : pool.invoke(all);
