@@ -522,7 +522,6 @@ public final class ActiveBlocks {
             int words = blocks.maskWords;
             long[] masks = blocks.masks;
             int[] counts = blocks.counts;
-            boolean vectorMasks = masked && words % MaskCopy.LANES == 0;
             boolean inOrder = true; // the target's slots are the first ones: coordinates copy straight
             for (int n = 0; n < arity; n++) {
                 inOrder &= slots[n] == n;
@@ -561,16 +560,8 @@ public final class ActiveBlocks {
                             bases[to + n] = byCell[from + slots[n]];
                         }
                     }
-                    if (vectorMasks) {
+                    if (masked) {
                         counts[b] = MaskCopy.copy(chunk, container, masks, b * words, words);
-                    } else if (masked) {
-                        int count = 0;
-                        for (int w = 0; w < words; w++) {
-                            long mask = chunk.get(ValueLayout.JAVA_LONG, container + (long) w * Long.BYTES);
-                            masks[b * words + w] = mask;
-                            count += Long.bitCount(mask);
-                        }
-                        counts[b] = count;
                     }
                     b++;
                 } while (bits != 0);
@@ -581,31 +572,15 @@ public final class ActiveBlocks {
             blocks.size = b;
         }
 
-        /** The target's activity in every block, one pass per kind: masks and counts, or lengths. */
+        /** The activity of pointer and dynamic targets in every block, one pass: masks and counts, or lengths. */
         private void snapshotActivity() {
             SNodePlan targetPlan = blocks.plan;
-            int words = blocks.maskWords;
             MemorySegment[] segments = blocks.segments;
             long[] containers = blocks.containers;
             switch (targetPlan.kind()) {
                 case DENSE -> {
                 }
-                case BITMASKED -> {
-                    long[] masks = blocks.masks;
-                    int[] counts = blocks.counts;
-                    for (int b = 0; b < blocks.size; b++) {
-                        MemorySegment segment = segments[b];
-                        long container = containers[b];
-                        int count = 0;
-                        for (int word = 0; word < words; word++) {
-                            long bits = segment.get(ValueLayout.JAVA_LONG, container + (long) word * Long.BYTES);
-                            masks[b * words + word] = bits;
-                            count += Long.bitCount(bits);
-                        }
-                        counts[b] = count;
-                    }
-                    VarHandle.acquireFence();
-                }
+                case BITMASKED -> throw new AssertionError("bitmasks are copied while the blocks are emitted");
                 case POINTER -> {
                     for (int b = 0; b < blocks.size; b++) {
                         pointerMask(b, segments[b], containers[b]);
@@ -794,15 +769,8 @@ public final class ActiveBlocks {
                 case DENSE -> {
                 }
                 case BITMASKED -> {
-                    long[] masks = blocks.masks;
-                    int count = 0;
-                    for (int word = 0; word < words; word++) {
-                        long bits = segment.get(ValueLayout.JAVA_LONG, container + (long) word * Long.BYTES);
-                        masks[b * words + word] = bits;
-                        count += Long.bitCount(bits);
-                    }
+                    blocks.counts[b] = MaskCopy.copy(segment, container, blocks.masks, b * words, words);
                     VarHandle.acquireFence();
-                    blocks.counts[b] = count;
                 }
                 case POINTER -> pointerMask(b, segment, container);
                 case DYNAMIC -> blocks.lengths[b] = Atomics.getAcquire(segment, container + DynamicHeader.LENGTH_OFFSET);

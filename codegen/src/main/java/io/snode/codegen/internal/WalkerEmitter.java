@@ -332,16 +332,7 @@ public final class WalkerEmitter {
         mv.visitVarInsn(ILOAD, wordLocal);
         LayoutEmitter.pushInt(mv, 6);
         mv.visitInsn(Opcodes.ISHL);
-        mv.visitVarInsn(LLOAD, bitsLocal);
-        mv.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "numberOfTrailingZeros", "(J)I", false);
-        mv.visitInsn(IADD);
-        mv.visitVarInsn(ISTORE, indexLocal);
-        mv.visitVarInsn(LLOAD, bitsLocal);
-        mv.visitVarInsn(LLOAD, bitsLocal);
-        mv.visitInsn(LCONST_1);
-        mv.visitInsn(LSUB);
-        mv.visitInsn(LAND);
-        mv.visitVarInsn(LSTORE, bitsLocal);
+        emitTakeLowestBit(mv);
         emitChildCoordinates(mv, childLevel);
         mv.visitVarInsn(ALOAD, SEGMENT_ARG);
         mv.visitVarInsn(LLOAD, containerLocal);
@@ -422,6 +413,16 @@ public final class WalkerEmitter {
         mv.visitJumpInsn(IFEQ, nextGroup);
         // index = group + numberOfTrailingZeros(bits); bits &= bits - 1
         mv.visitVarInsn(ILOAD, group);
+        emitTakeLowestBit(mv);
+        emitFollowWord(mv, childLevel, bitsTest);
+        mv.visitJumpInsn(GOTO, bitsTest);
+        mv.visitLabel(nextGroup);
+        mv.visitIincInsn(group, PointerScan.LANES);
+        mv.visitJumpInsn(GOTO, groupTest);
+    }
+
+    /** Stack: base -> (nothing); index = base + numberOfTrailingZeros(bits); bits &= bits - 1 */
+    private void emitTakeLowestBit(MethodVisitor mv) {
         mv.visitVarInsn(LLOAD, bitsLocal);
         mv.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "numberOfTrailingZeros", "(J)I", false);
         mv.visitInsn(IADD);
@@ -432,11 +433,6 @@ public final class WalkerEmitter {
         mv.visitInsn(LSUB);
         mv.visitInsn(LAND);
         mv.visitVarInsn(LSTORE, bitsLocal);
-        emitFollowWord(mv, childLevel, bitsTest);
-        mv.visitJumpInsn(GOTO, bitsTest);
-        mv.visitLabel(nextGroup);
-        mv.visitIincInsn(group, PointerScan.LANES);
-        mv.visitJumpInsn(GOTO, groupTest);
     }
 
     /**

@@ -114,15 +114,15 @@ class SnapshotReuseTest {
                  Launcher launcher = new Launcher(rt.generic().internalStructure(), 1, c -> { })) {
                 SNode leaf = MASKED.snode(2);
                 int writers = 3;
-                Set<List<Integer>>[] written = new Set[writers];
+                List<Set<List<Integer>>> written = new java.util.ArrayList<>();
                 CyclicBarrier start = new CyclicBarrier(writers + 1);
                 AtomicBoolean done = new AtomicBoolean();
                 ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
                 try {
                     List<Future<?>> writes = new java.util.ArrayList<>();
                     for (int w = 0; w < writers; w++) {
-                        int writer = w;
-                        written[w] = new HashSet<>();
+                        Set<List<Integer>> mine = java.util.concurrent.ConcurrentHashMap.newKeySet();
+                        written.add(mine);
                         long seed = round * 31L + w;
                         writes.add(pool.submit(() -> {
                             Random random = new Random(seed);
@@ -133,7 +133,7 @@ class SnapshotReuseTest {
                                 int j = random.nextInt(32);
                                 int k = random.nextInt(32);
                                 bound.v(i, j, k, 1f);
-                                written[writer].add(List.of(i, j, k));
+                                mine.add(List.of(i, j, k));
                             }
                             return null;
                         }));
