@@ -11,6 +11,7 @@ import io.snode.codegen.kernel.KernelException;
 import io.snode.codegen.kernel.LeafBlock;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -100,6 +101,33 @@ class ActiveSetTest {
         public void apply(int i, int j, int k) {
             cells++;
             sumOfI += i;
+        }
+    }
+
+    /**
+     * How a launch splits into tasks: about 32,768 active cells per task (64 dense blocks of
+     * 8^3), until a launch would make more than 256 tasks; larger launches get larger tasks.
+     * 32,768 blocks of 512 cells (16,777,216 cells, 64 MiB of i32) make 256 tasks of 128 blocks;
+     * 1,000 blocks make 16 tasks of 62 or 63.
+     */
+    @Test
+    void largeLaunchesMakeAtMost256TasksOfWholeBlocks() {
+        Layout layout = Layout.parse("pointer(ijk,32).dense(ijk,8).place(i32 x)");
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.parallelism(2);
+            SNode leaf = layout.snode(2);
+            for (int block = 0; block < 1000; block++) {
+                rt.generic().setInt("x", 1, block / 1024 * 8, block / 32 % 32 * 8, block % 32 * 8);
+            }
+            List<Counting> small = rt.forEachPerTask(leaf, Counting::new);
+            assertThat(small).hasSize(16);
+            assertThat(small).allSatisfy(part -> assertThat(part.cells % 512).isZero());
+            for (int block = 1000; block < 32 * 32 * 32; block++) {
+                rt.generic().setInt("x", 1, block / 1024 * 8, block / 32 % 32 * 8, block % 32 * 8);
+            }
+            List<Counting> large = rt.forEachPerTask(leaf, Counting::new);
+            assertThat(large).hasSize(256);
+            assertThat(large).allSatisfy(part -> assertThat(part.cells).isEqualTo(128 * 512));
         }
     }
 

@@ -26,7 +26,8 @@ import java.util.function.Supplier;
 /**
  * Runs struct-for launches: takes the snapshot of active blocks ({@link ActiveBlocks}, in memory
  * order), then calls the kernel's generated driver on ranges of blocks. The blocks are split in
- * halves (by active cells) until a range holds about {@link #GRAIN_CELLS} active cells or one
+ * halves (by active cells) until a range holds about {@link #GRAIN_CELLS} active cells (more in
+ * launches of over {@link #MAX_RANGES} times that) or one
  * block, so tiny and huge active sets both balance; the ranges run on a fork/join pool, or on the
  * calling thread when the parallelism is 1. The split depends only on the snapshot, so a
  * reduction combines the same partial results in the same order whatever the parallelism. The
@@ -35,10 +36,16 @@ import java.util.function.Supplier;
  */
 public final class Launcher implements AutoCloseable {
     /**
-     * Active cells per range: 64 blocks of 8^3. Each range costs a task, an accumulator and a
-     * driver call; 56,628 blocks make about 900 ranges, enough to balance on many cores.
+     * Active cells per range, at least: 64 blocks of 8^3. Each range costs a task, an
+     * accumulator and a driver call.
      */
     static final long GRAIN_CELLS = 32768;
+    /**
+     * Ranges per launch, at most about: larger launches get larger ranges (W3's 56,628 dense
+     * blocks make 256 ranges of 221 blocks, not 885 of 64), which still leaves 4 per thread on
+     * 64 cores to balance. Fewer, longer driver calls measured faster on W3 single-threaded.
+     */
+    static final long MAX_RANGES = 256;
     private static final AtomicLong SEQUENCE = new AtomicLong();
     private static final MethodType CELL_DRIVER = MethodType.methodType(void.class, Kernel.class, ActiveBlocks.class,
             int.class, int.class);
@@ -224,7 +231,8 @@ public final class Launcher implements AutoCloseable {
         }
         long[] prefix = blocks.weightPrefix();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Split<A> all = new Split<>(prefix, 0, blocks.size(), identity, range, combiner, failure);
+        long grain = Math.max(GRAIN_CELLS, prefix[blocks.size()] / MAX_RANGES);
+        Split<A> all = new Split<>(prefix, grain, 0, blocks.size(), identity, range, combiner, failure);
         A result = pool == null ? all.compute() : pool.invoke(all);
         Throwable thrown = failure.get();
         if (thrown instanceof RuntimeException e) {
@@ -245,6 +253,7 @@ public final class Launcher implements AutoCloseable {
      */
     private final class Split<A> extends RecursiveTask<A> {
         private final long[] prefix;
+        private final long grain;
         private final int from;
         private final int to;
         private final Supplier<A> identity;
@@ -252,9 +261,10 @@ public final class Launcher implements AutoCloseable {
         private final BinaryOperator<A> combiner;
         private final AtomicReference<Throwable> failure;
 
-        Split(long[] prefix, int from, int to, Supplier<A> identity, Range<A> range, BinaryOperator<A> combiner,
+        Split(long[] prefix, long grain, int from, int to, Supplier<A> identity, Range<A> range, BinaryOperator<A> combiner,
               AtomicReference<Throwable> failure) {
             this.prefix = prefix;
+            this.grain = grain;
             this.from = from;
             this.to = to;
             this.identity = identity;
@@ -265,13 +275,13 @@ public final class Launcher implements AutoCloseable {
 
         @Override
         protected A compute() {
-            if (to - from > 1 && prefix[to] - prefix[from] > GRAIN_CELLS) {
+            if (to - from > 1 && prefix[to] - prefix[from] > grain) {
                 // The first block boundary at or after the middle of the active cells, in (from, to).
                 long middle = (prefix[from] + prefix[to]) / 2;
                 int split = java.util.Arrays.binarySearch(prefix, from + 1, to, middle);
                 split = Math.min(to - 1, Math.max(from + 1, split >= 0 ? split : -split - 1));
-                Split<A> left = new Split<>(prefix, from, split, identity, range, combiner, failure);
-                Split<A> right = new Split<>(prefix, split, to, identity, range, combiner, failure);
+                Split<A> left = new Split<>(prefix, grain, from, split, identity, range, combiner, failure);
+                Split<A> right = new Split<>(prefix, grain, split, to, identity, range, combiner, failure);
                 if (pool == null) {
                     A first = left.compute();
                     return combine(first, right.compute());
