@@ -297,6 +297,25 @@ public final class ActiveBlocks {
         return size++;
     }
 
+    /**
+     * Numbers the axes the nodes of {@code chain} use, in order of first use: {@code slotOf[axis
+     * ordinal]} becomes the axis's coordinate slot (-1 for unused axes). Returns the number of
+     * slots. The generic walk and the generated one ({@link WalkerEmitter}) lay coordinates out
+     * this way.
+     */
+    static int numberSlots(SNode[] chain, int[] slotOf) {
+        Arrays.fill(slotOf, -1);
+        int slots = 0;
+        for (SNode node : chain) {
+            for (Axis axis : node.axes().list()) {
+                if (slotOf[axis.ordinal()] < 0) {
+                    slotOf[axis.ordinal()] = slots++;
+                }
+            }
+        }
+        return slots;
+    }
+
     /** One walk from the root to the target's containers; no allocation per visited cell. */
     private static final class Walk {
         private final Structure structure;
@@ -367,15 +386,7 @@ public final class ActiveBlocks {
             }
             this.keyLevel = deepestPointer;
             int[] slotOf = new int[Axis.MAX_AXES];
-            Arrays.fill(slotOf, -1);
-            int slots = 0;
-            for (SNode node : chain) {
-                for (Axis axis : node.axes().list()) {
-                    if (slotOf[axis.ordinal()] < 0) {
-                        slotOf[axis.ordinal()] = slots++;
-                    }
-                }
-            }
+            int slots = numberSlots(chain, slotOf);
             this.width = slots;
             this.at = new int[levels][slots];
             this.splitSlot = new int[levels][];

@@ -117,15 +117,7 @@ public final class WalkerEmitter {
             plans[level] = plan.node(chain[level]);
         }
         this.keyLevel = chain.length - 2;
-        Arrays.fill(slotOf, -1);
-        int slots = 0;
-        for (SNode node : chain) {
-            for (Axis axis : node.axes().list()) {
-                if (slotOf[axis.ordinal()] < 0) {
-                    slotOf[axis.ordinal()] = slots++;
-                }
-            }
-        }
+        int slots = ActiveBlocks.numberSlots(chain, slotOf);
         this.width = slots;
         this.countLocal = COORDS + slots;
         this.containerLocal = countLocal + 1;
@@ -271,12 +263,37 @@ public final class WalkerEmitter {
 
     /** index = 0; test: if (index >= the container's cell count) goto done */
     private void emitIndexLoopHead(MethodVisitor mv, SNodePlan childPlan, Label test, Label done) {
+        emitLoopHead(mv, indexLocal, (int) childPlan.cellCount(), test, done);
+    }
+
+    /** local = 0; test: if (local >= limit) goto done */
+    private static void emitLoopHead(MethodVisitor mv, int local, int limit, Label test, Label done) {
         mv.visitInsn(ICONST_0);
-        mv.visitVarInsn(ISTORE, indexLocal);
+        mv.visitVarInsn(ISTORE, local);
         mv.visitLabel(test);
-        mv.visitVarInsn(ILOAD, indexLocal);
-        LayoutEmitter.pushInt(mv, (int) childPlan.cellCount());
+        mv.visitVarInsn(ILOAD, local);
+        LayoutEmitter.pushInt(mv, limit);
         mv.visitJumpInsn(Opcodes.IF_ICMPGE, done);
+    }
+
+    /** Pushes the segment and the offset of word {@code local} of the container: container + local * 8. */
+    private void emitWordAddress(MethodVisitor mv, int local) {
+        emitWordAddress(mv, local, false);
+    }
+
+    /** As {@link #emitWordAddress(MethodVisitor, int)}, with {@code JAVA_LONG} between them when {@code layout}. */
+    private void emitWordAddress(MethodVisitor mv, int local, boolean layout) {
+        mv.visitVarInsn(ALOAD, SEGMENT_ARG);
+        if (layout) {
+            mv.visitFieldInsn(GETSTATIC, "java/lang/foreign/ValueLayout", "JAVA_LONG",
+                    "Ljava/lang/foreign/ValueLayout$OfLong;");
+        }
+        mv.visitVarInsn(LLOAD, containerLocal);
+        mv.visitVarInsn(ILOAD, local);
+        mv.visitInsn(I2L);
+        LayoutEmitter.pushInt(mv, 3);
+        mv.visitInsn(LSHL);
+        mv.visitInsn(LADD);
     }
 
     /** for (index = 0; index < cells; index++) count += visit(L + 1)(segment, container + index * cellBytes, ...) */
@@ -308,19 +325,8 @@ public final class WalkerEmitter {
         Label wordTest = new Label();
         Label bitsTest = new Label();
         Label nextWord = new Label();
-        mv.visitInsn(ICONST_0);
-        mv.visitVarInsn(ISTORE, wordLocal);
-        mv.visitLabel(wordTest);
-        mv.visitVarInsn(ILOAD, wordLocal);
-        LayoutEmitter.pushInt(mv, (int) words);
-        mv.visitJumpInsn(Opcodes.IF_ICMPGE, done);
-        mv.visitVarInsn(ALOAD, SEGMENT_ARG);
-        mv.visitVarInsn(LLOAD, containerLocal);
-        mv.visitVarInsn(ILOAD, wordLocal);
-        mv.visitInsn(I2L);
-        LayoutEmitter.pushInt(mv, 3);
-        mv.visitInsn(LSHL);
-        mv.visitInsn(LADD);
+        emitLoopHead(mv, wordLocal, (int) words, wordTest, done);
+        emitWordAddress(mv, wordLocal);
         mv.visitMethodInsn(INVOKESTATIC, "io/snode/runtime/internal/Atomics", "getAcquire", "(" + D_SEGMENT + "J)J", false);
         mv.visitVarInsn(LSTORE, bitsLocal);
         mv.visitLabel(bitsTest);
@@ -390,19 +396,8 @@ public final class WalkerEmitter {
         Label groupTest = new Label();
         Label bitsTest = new Label();
         Label nextGroup = new Label();
-        mv.visitInsn(ICONST_0);
-        mv.visitVarInsn(ISTORE, group);
-        mv.visitLabel(groupTest);
-        mv.visitVarInsn(ILOAD, group);
-        LayoutEmitter.pushInt(mv, (int) childPlan.cellCount());
-        mv.visitJumpInsn(Opcodes.IF_ICMPGE, done);
-        mv.visitVarInsn(ALOAD, SEGMENT_ARG);
-        mv.visitVarInsn(LLOAD, containerLocal);
-        mv.visitVarInsn(ILOAD, group);
-        mv.visitInsn(I2L);
-        LayoutEmitter.pushInt(mv, 3);
-        mv.visitInsn(LSHL);
-        mv.visitInsn(LADD);
+        emitLoopHead(mv, group, (int) childPlan.cellCount(), groupTest, done);
+        emitWordAddress(mv, group);
         mv.visitMethodInsn(INVOKESTATIC, "io/snode/codegen/internal/PointerScan", "activeWords",
                 "(" + D_SEGMENT + "J)J", false);
         mv.visitVarInsn(LSTORE, bitsLocal);
@@ -442,14 +437,7 @@ public final class WalkerEmitter {
      * CELLS.offset(child), ...)}. Falls through when done.
      */
     private void emitFollowWord(MethodVisitor mv, int childLevel, Label next) {
-        mv.visitVarInsn(ALOAD, SEGMENT_ARG);
-        mv.visitFieldInsn(GETSTATIC, "java/lang/foreign/ValueLayout", "JAVA_LONG", "Ljava/lang/foreign/ValueLayout$OfLong;");
-        mv.visitVarInsn(LLOAD, containerLocal);
-        mv.visitVarInsn(ILOAD, indexLocal);
-        mv.visitInsn(I2L);
-        LayoutEmitter.pushInt(mv, 3);
-        mv.visitInsn(LSHL);
-        mv.visitInsn(LADD);
+        emitWordAddress(mv, indexLocal, true);
         mv.visitMethodInsn(INVOKEINTERFACE, SEGMENT, "get", "(Ljava/lang/foreign/ValueLayout$OfLong;J)J", true);
         mv.visitInsn(DUP2);
         mv.visitVarInsn(LSTORE, wordLocal);
