@@ -24,9 +24,12 @@ import java.util.regex.Pattern;
  * });
  * }</pre>
  *
- * <p>Every {@link LayoutRule} is checked when the layout is built. A layout also has a text
- * form that reads like the builder ({@link #toString()}, {@link #parse}); parsing the text of
- * a layout always gives an equal layout. Two layouts are equal when their text forms are.
+ * <p>Every {@link LayoutRule} that follows from the declaration is checked when the layout is
+ * built; the rules on bytes (how large a container, cell or list chunk may be) are checked by the
+ * runtime's memory plan when the layout is compiled, before any memory is asked for (see
+ * {@link LayoutRule}). A layout also has a text form that reads like the builder
+ * ({@link #toString()}, {@link #parse}); parsing the text of a layout always gives an equal
+ * layout. Two layouts are equal when their text forms are.
  */
 public final class Layout {
     private static final Pattern FIELD_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
@@ -224,7 +227,22 @@ public final class Layout {
                     throw new LayoutException(LayoutRule.SIZE_POSITIVE, path, "size=" + size);
                 }
             }
+            int[] sizes = node.sizesPerAxis();
+            try {
+                SNode.cellCount(sizes);
+            } catch (ArithmeticException e) {
+                throw new LayoutException(LayoutRule.SIZE_OVERFLOW, path, "sizes " + sizesText(sizes)
+                        + " multiply to more than " + Long.MAX_VALUE + " cells");
+            }
         }
+    }
+
+    private static String sizesText(int[] sizes) {
+        StringBuilder text = new StringBuilder("[");
+        for (int n = 0; n < sizes.length; n++) {
+            text.append(n == 0 ? "" : ",").append(sizes[n]);
+        }
+        return text.append(']').toString();
     }
 
     /** Creates the SNode with its index space, checking that every extent fits an int. */
@@ -239,7 +257,7 @@ public final class Layout {
         for (int n = 0; n < sizes.length; n++) {
             Axis axis = node.axes.get(n);
             long previous = extents[axis.ordinal()] == 0 ? 1 : extents[axis.ordinal()];
-            long extent = previous * sizes[n];
+            long extent = Math.multiplyExact(previous, sizes[n]); // both below 2^31: cannot overflow
             if (extent > Integer.MAX_VALUE) {
                 throw new LayoutException(LayoutRule.EXTENT_TOO_LARGE, path,
                         "axis " + axis.letter() + " reaches extent " + extent);

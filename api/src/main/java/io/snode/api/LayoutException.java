@@ -2,7 +2,9 @@ package io.snode.api;
 
 /**
  * A layout that breaks one of the {@link LayoutRule}s. Thrown by {@link Layout#build} and by
- * {@link Layout#parse} for text that parses but declares an invalid layout. The message starts
+ * {@link Layout#parse} for text that parses but declares an invalid layout, and by the runtime's
+ * memory plan (when a layout is compiled, before any memory is asked for) for a layout whose
+ * containers, cells or list chunks are too large. The message starts
  * with the path of the offending node from the root, then states the rule and what was found.
  */
 public final class LayoutException extends IllegalArgumentException {

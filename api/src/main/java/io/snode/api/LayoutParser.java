@@ -117,7 +117,7 @@ final class LayoutParser {
                 Axes axes = parseAxes();
                 expect(',', "','");
                 int capacity = parseInt();
-                int chunk = capacity;
+                int chunk = NodeBuilder.defaultChunkSize(capacity);
                 if (peek(',')) {
                     position++;
                     chunk = parseInt();

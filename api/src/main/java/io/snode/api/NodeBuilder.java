@@ -13,6 +13,12 @@ import java.util.Objects;
  * limit, which is checked at once. A builder is dead once its layout has been built.
  */
 public final class NodeBuilder {
+    /**
+     * The largest chunk size, in elements, of a dynamic node declared without one: its chunk size
+     * is {@code min(capacity, DEFAULT_DYNAMIC_CHUNK)}.
+     */
+    public static final int DEFAULT_DYNAMIC_CHUNK = 1024;
+
     private final BuildSession session;
     final NodeBuilder parent;
     final NodeKind kind;
@@ -75,12 +81,23 @@ public final class NodeBuilder {
         return child(NodeKind.POINTER, axes, sizes.clone(), false, 0);
     }
 
-    /** A dynamic child whose chunk size is its capacity (Taichi's default). */
+    /**
+     * A dynamic child of {@code capacity} elements with the default chunk size,
+     * {@code min(capacity, }{@link #DEFAULT_DYNAMIC_CHUNK}{@code )} elements: a list takes memory
+     * in steps of at most 1024 elements as it grows. (Taichi's default chunk is the capacity,
+     * so that its first append asks for the whole list: {@code dynamic(l, 2147483647)} would ask
+     * for 8 GiB for one {@code f32}.) The text form {@code dynamic(l,capacity)} means the same,
+     * and a layout prints its chunk size: {@code dynamic(l,2147483647,1024)}.
+     */
     public NodeBuilder dynamic(Axis axis, int capacity) {
-        return dynamic(Axes.of(axis), capacity, capacity);
+        return dynamic(Axes.of(axis), capacity, defaultChunkSize(capacity));
     }
 
-    /** A dynamic child of {@code capacity} elements, allocated {@code chunkSize} at a time. */
+    /**
+     * A dynamic child of {@code capacity} elements, allocated {@code chunkSize} at a time. One
+     * chunk takes {@code chunkSize} times the cell bytes, at most
+     * {@link LayoutRule#MAX_CONTAINER_BYTES} ({@link LayoutRule#DYNAMIC_CHUNK_TOO_LARGE}).
+     */
     public NodeBuilder dynamic(Axis axis, int capacity, int chunkSize) {
         return dynamic(Axes.of(axis), capacity, chunkSize);
     }
@@ -92,6 +109,12 @@ public final class NodeBuilder {
      */
     public NodeBuilder dynamic(Axes axes, int capacity, int chunkSize) {
         return child(NodeKind.DYNAMIC, axes, new int[] {capacity}, true, chunkSize);
+    }
+
+    /** The chunk size of a dynamic node declared with {@code capacity} and no chunk size. */
+    static int defaultChunkSize(int capacity) {
+        // A non-positive capacity stays as it is, so that the layout reports the capacity.
+        return Math.min(capacity, DEFAULT_DYNAMIC_CHUNK);
     }
 
     /** Places fields on this node; several fields on one node are stored together (AoS). */

@@ -96,11 +96,23 @@ public final class SNode {
         return uniformSize;
     }
 
-    /** Number of cells in one instance of this node: the product of its sizes (1 for root). */
+    /**
+     * Number of cells in one instance of this node: the product of its sizes (1 for root). The
+     * layout rules keep it below 2^63 ({@link LayoutRule#SIZE_OVERFLOW}).
+     */
     public long cellCount() {
+        return cellCount(sizes);
+    }
+
+    /**
+     * The product of {@code sizes}, computed exactly.
+     *
+     * @throws ArithmeticException when the product does not fit a {@code long}
+     */
+    static long cellCount(int[] sizes) {
         long count = 1;
         for (int size : sizes) {
-            count *= size;
+            count = Math.multiplyExact(count, size);
         }
         return count;
     }
@@ -111,7 +123,11 @@ public final class SNode {
         return sizes[0];
     }
 
-    /** A dynamic node's chunk size, in elements. */
+    /**
+     * A dynamic node's chunk size, in elements: as declared, or
+     * {@code min(capacity, }{@link NodeBuilder#DEFAULT_DYNAMIC_CHUNK}{@code )} when the
+     * declaration gave none.
+     */
     public int chunkSize() {
         requireDynamic();
         return chunkSize;

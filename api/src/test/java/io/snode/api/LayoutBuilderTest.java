@@ -137,10 +137,24 @@ class LayoutBuilderTest {
     }
 
     @Test
-    void dynamicWithoutChunkSizeUsesItsCapacity() {
+    void dynamicWithoutChunkSizeUsesItsCapacityUpToTheDefaultChunk() {
         Layout layout = Layout.build(root -> root.dynamic(Axis.I, 100).place(Field.f32("x")));
         assertThat(layout.snode(1).chunkSize()).isEqualTo(100);
         assertThat(layout.toString()).isEqualTo("dynamic(i,100,100).place(f32 x)");
         assertThatThrownBy(() -> layout.root().capacity()).isInstanceOf(IllegalStateException.class);
+        Layout exact = Layout.build(root -> root.dynamic(Axis.I, NodeBuilder.DEFAULT_DYNAMIC_CHUNK).place(Field.f32("x")));
+        assertThat(exact.snode(1).chunkSize()).isEqualTo(1024);
+    }
+
+    @Test
+    void aLongDynamicListWithoutChunkSizeGrowsInChunksOfTheDefaultSize() {
+        // Taichi's default chunk is the capacity: the first append would ask for the whole list.
+        Layout layout = Layout.build(root -> root.dynamic(Axis.L, Integer.MAX_VALUE).place(Field.f32("x")));
+        assertThat(NodeBuilder.DEFAULT_DYNAMIC_CHUNK).isEqualTo(1024);
+        assertThat(layout.snode(1).chunkSize()).isEqualTo(NodeBuilder.DEFAULT_DYNAMIC_CHUNK);
+        assertThat(layout.snode(1).capacity()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(layout.toString()).isEqualTo("dynamic(l,2147483647,1024).place(f32 x)");
+        Layout small = Layout.build(root -> root.dynamic(Axis.L, 1025).place(Field.f32("x")));
+        assertThat(small.snode(1).chunkSize()).isEqualTo(1024);
     }
 }

@@ -115,6 +115,42 @@ class LayoutRulesTest {
         assertThat(largest.field("x").shape()).containsExactly(Integer.MAX_VALUE);
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "dense(ijklmnop,256).place(f32 x)|root/dense(ijklmnop,256)",
+            "dense(ijkl,65536).place(f32 x)|root/dense(ijkl,65536)",
+            "pointer(ijklmnop,256).place(f32 x)|root/pointer(ijklmnop,256)",
+            "dense(ijklmnop,[256,256,256,256,256,256,256,128]).place(f32 x)"
+                    + "|root/dense(ijklmnop,[256,256,256,256,256,256,256,128])",
+            "pointer(i,4).bitmasked(ijkl,[65536,65536,65536,32768]).place(f32 x)"
+                    + "|root/pointer(i,4)/bitmasked(ijkl,[65536,65536,65536,32768])"})
+    void aNodeWhoseCellCountOverflowsALongIsRejected(String text, String path) {
+        LayoutException e = catchLayout(() -> Layout.parse(text));
+        assertThat(e.rule()).isEqualTo(LayoutRule.SIZE_OVERFLOW);
+        assertThat(e.path()).isEqualTo(path);
+        assertThat(e).hasMessageContaining("fits a signed 64-bit integer")
+                .hasMessageContaining("more than 9223372036854775807 cells");
+    }
+
+    @Test
+    void theBuilderRejectsAnOverflowingCellCountToo() {
+        LayoutException e = violation(root -> root.dense(Axes.parse("ijklmnop"), 256).place(Field.f32("x")));
+        assertThat(e.rule()).isEqualTo(LayoutRule.SIZE_OVERFLOW);
+        assertThat(e).hasMessageStartingWith("root/dense(ijklmnop,256): ")
+                .hasMessageContaining("sizes [256,256,256,256,256,256,256,256]");
+    }
+
+    @Test
+    void theLargestCellCountThatFitsALongIsCountedExactly() {
+        // 2^56 * 127 < 2^63 - 1: the layout rules allow it (the memory plan then rejects its bytes).
+        Layout layout = Layout.parse("dense(ijklmnop,[256,256,256,256,256,256,256,127]).place(f32 x)");
+        assertThat(layout.snode(1).cellCount()).isEqualTo(127L << 56);
+        assertThat(LayoutRule.MAX_CONTAINER_BYTES).isEqualTo(128L << 20);
+        assertThat(LayoutRule.CONTAINER_TOO_LARGE.statement()).contains("134217728 bytes (128 MiB)")
+                .contains("dense, bitmasked or pointer").contains("root cell");
+        assertThat(LayoutRule.DYNAMIC_CHUNK_TOO_LARGE.statement()).contains("134217728 bytes (128 MiB)");
+    }
+
     @Test
     void aLayoutIsAtMostMaxDepthDeep() {
         Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> Layout.build(root -> {

@@ -39,6 +39,8 @@ class LayoutTextTest {
     @Test
     void canonicalFormPrintsBothDynamicNumbersAndSizesAsGiven() {
         assertThat(Layout.parse("dynamic(i,64).place(f32 x)").toString()).isEqualTo("dynamic(i,64,64).place(f32 x)");
+        assertThat(Layout.parse("dynamic(i,2147483647).place(f32 x)").toString())
+                .isEqualTo("dynamic(i,2147483647,1024).place(f32 x)");
         assertThat(Layout.parse("dense(ij,[4,4]).place(f32 x)").toString()).isEqualTo("dense(ij,[4,4]).place(f32 x)");
         assertThat(Layout.parse("dense(ij,4).place(f32 x)").toString()).isEqualTo("dense(ij,4).place(f32 x)");
         assertThat(Layout.parse("dense(i,[4]).place(f32 x)").toString()).isEqualTo("dense(i,[4]).place(f32 x)");

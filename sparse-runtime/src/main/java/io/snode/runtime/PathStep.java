@@ -9,7 +9,11 @@ import java.util.List;
  */
 public record PathStep(SNodePlan node, long containerOffset, List<AxisSplit> splits) {
 
-    /** The row-major cell index of this level for coordinates of the path's last node. */
+    /**
+     * The row-major cell index of this level for coordinates of the path's last node. Each term
+     * is below its split's {@code size * stride}, so the sum is below the node's cell count and
+     * cannot overflow.
+     */
     public long cellIndex(int[] coordinates) {
         long index = 0;
         for (AxisSplit split : splits) {

@@ -2,6 +2,8 @@ package io.snode.runtime;
 
 import io.snode.api.Axis;
 import io.snode.api.Layout;
+import io.snode.api.LayoutException;
+import io.snode.api.LayoutRule;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import java.util.ArrayList;
@@ -32,6 +34,13 @@ public final class Plan {
         this.paths = List.copyOf(steps);
     }
 
+    /**
+     * Plans {@code layout}'s memory. Allocates nothing.
+     *
+     * @throws LayoutException when a size does not fit a {@code long} ({@link LayoutRule#SIZE_OVERFLOW})
+     *         or a container, cell or list chunk is larger than the largest chunk of the memory pool
+     *         ({@link LayoutRule#CONTAINER_TOO_LARGE}, {@link LayoutRule#DYNAMIC_CHUNK_TOO_LARGE})
+     */
     public static Plan of(Layout layout) {
         return new Plan(layout);
     }
@@ -86,28 +95,102 @@ public final class Plan {
         return "Plan[" + layout + "]";
     }
 
+    /**
+     * Plans the cell of {@code snode}, whose children are planned already, and checks the size
+     * rules on it. Sizes are computed exactly; because every child passed the container rule
+     * first, only this node's own product of cells and cell bytes can overflow.
+     */
     private SNodePlan planCell(SNode snode) {
-        long offset = 0;
-        int alignment = 1;
-        long[] fieldOffsets = new long[snode.fields().size()];
-        for (PlacedField field : snode.fields()) {
-            int size = field.type().byteSize();
-            offset = align(offset, size);
-            fieldOffsets[field.slot()] = offset;
-            offset += size;
-            alignment = Math.max(alignment, size);
+        SNodePlan plan;
+        try {
+            long offset = 0;
+            int alignment = 1;
+            long[] fieldOffsets = new long[snode.fields().size()];
+            for (PlacedField field : snode.fields()) {
+                int size = field.type().byteSize();
+                offset = align(offset, size);
+                fieldOffsets[field.slot()] = offset;
+                offset = Math.addExact(offset, size);
+                alignment = Math.max(alignment, size);
+            }
+            long[] childOffsets = new long[snode.children().size()];
+            for (int n = 0; n < childOffsets.length; n++) {
+                SNodePlan child = nodes[snode.children().get(n).id()];
+                int childAlignment = containerAlignment(child);
+                offset = align(offset, childAlignment);
+                childOffsets[n] = offset;
+                offset = Math.addExact(offset, child.containerBytes());
+                alignment = Math.max(alignment, childAlignment);
+            }
+            long cellBytes = Math.max(align(offset, alignment), alignment);
+            plan = new SNodePlan(snode, cellBytes, alignment, fieldOffsets, childOffsets);
+        } catch (ArithmeticException e) {
+            throw new LayoutException(LayoutRule.SIZE_OVERFLOW, snode.path(),
+                    "its cells or its container take more than " + Long.MAX_VALUE + " bytes");
         }
-        long[] childOffsets = new long[snode.children().size()];
-        for (int n = 0; n < childOffsets.length; n++) {
-            SNodePlan child = nodes[snode.children().get(n).id()];
-            int childAlignment = containerAlignment(child);
-            offset = align(offset, childAlignment);
-            childOffsets[n] = offset;
-            offset = Math.addExact(offset, child.containerBytes());
-            alignment = Math.max(alignment, childAlignment);
+        checkSizes(plan);
+        return plan;
+    }
+
+    /**
+     * The container rule: every piece of memory whose size the index space fixes is at most the
+     * largest chunk of the memory pool. The pieces are the root cell (one allocation), a dense or
+     * bitmasked container (inside its parent's cell), a pointer node's container (its words,
+     * inside its parent's cell) and one of its cells (one node-manager cell), and a dynamic
+     * node's chunk (one node-manager cell). With these bounded, no request this layout makes
+     * to the pool is larger than {@link LayoutRule#MAX_CONTAINER_BYTES}.
+     */
+    private static void checkSizes(SNodePlan plan) {
+        long max = LayoutRule.MAX_CONTAINER_BYTES;
+        String path = plan.snode().path();
+        switch (plan.kind()) {
+            case ROOT -> {
+                if (plan.cellBytes() > max) {
+                    throw new LayoutException(LayoutRule.CONTAINER_TOO_LARGE, path,
+                            "cell=" + plan.cellBytes() + " bytes (the root cell holds the containers of its children)");
+                }
+            }
+            case DENSE, BITMASKED -> {
+                if (plan.containerBytes() > max) {
+                    throw new LayoutException(LayoutRule.CONTAINER_TOO_LARGE, path, "container="
+                            + plan.containerBytes() + " bytes: " + plan.cellCount() + " cells of " + plan.cellBytes()
+                            + " bytes" + (plan.maskBytes() > 0 ? " after " + plan.maskBytes() + " bytes of mask" : ""));
+                }
+            }
+            case POINTER -> {
+                if (plan.containerBytes() > max) {
+                    throw new LayoutException(LayoutRule.CONTAINER_TOO_LARGE, path, "container="
+                            + plan.containerBytes() + " bytes: " + plan.cellCount() + " pointer words of "
+                            + PointerWord.BYTES + " bytes");
+                }
+                if (plan.cellBytes() > max) {
+                    throw new LayoutException(LayoutRule.CONTAINER_TOO_LARGE, path,
+                            "cell=" + plan.cellBytes() + " bytes (one cell holds the containers of its children)");
+                }
+            }
+            case DYNAMIC -> {
+                if (plan.chunkBytes() > max) {
+                    throw new LayoutException(LayoutRule.DYNAMIC_CHUNK_TOO_LARGE, path, "chunk="
+                            + plan.chunkSize() + " elements of " + plan.cellBytes() + " bytes = " + plan.chunkBytes()
+                            + " bytes; declare a smaller chunk, dynamic(axis,capacity,chunk)");
+                }
+                checkDirectory(plan);
+            }
         }
-        long cellBytes = Math.max(align(offset, alignment), alignment);
-        return new SNodePlan(snode, cellBytes, alignment, fieldOffsets, childOffsets);
+    }
+
+    /**
+     * Every chunk of a full list has a reference slot: inline, or in the two-level directory.
+     * A capacity below 2^31 always fits (at most 2^16 x 2^15 directory slots, blocks of at most
+     * 512 KiB), so a miss here is a bug in the fan-out arithmetic.
+     */
+    private static void checkDirectory(SNodePlan plan) {
+        long slots = DynamicHeader.INLINE_CHUNKS + (long) plan.directoryTopFanout() * plan.directoryLeafFanout();
+        long blockBytes = (long) Math.max(plan.directoryTopFanout(), plan.directoryLeafFanout()) * Long.BYTES;
+        if (slots < plan.maxChunks() || blockBytes > LayoutRule.MAX_CONTAINER_BYTES) {
+            throw new AssertionError(plan.snode().path() + ": directory of " + plan.directoryTopFanout() + " x "
+                    + plan.directoryLeafFanout() + " cannot address " + plan.maxChunks() + " chunks");
+        }
     }
 
     private static int containerAlignment(SNodePlan child) {
@@ -118,7 +201,7 @@ public final class Plan {
     }
 
     private static long align(long offset, int alignment) {
-        return (offset + alignment - 1) & -alignment;
+        return Math.addExact(offset, alignment - 1) & -alignment;
     }
 
     private List<PathStep> pathTo(SNode target) {
@@ -134,7 +217,8 @@ public final class Plan {
                 Axis axis = axes.get(n);
                 long divisor = 1;
                 for (int below = level + 1; below < chain.size(); below++) {
-                    divisor *= chain.get(below).size(axis);
+                    // At most the axis's extent, below 2^31 (LayoutRule.EXTENT_TOO_LARGE).
+                    divisor = Math.multiplyExact(divisor, chain.get(below).size(axis));
                 }
                 splits[n] = new AxisSplit(axis, coordinates.indexOf(axis), divisor, node.size(axis), plan.stride(n));
             }

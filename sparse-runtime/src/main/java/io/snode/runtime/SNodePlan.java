@@ -30,8 +30,10 @@ public final class SNodePlan {
     private final long[] childContainerOffsets;
     private final long containerBytes;
     private final long maskBytes;
+    private final long chunkBytes;
     private final List<AxisSplit> ownSplits;
 
+    /** @throws ArithmeticException when a size does not fit a {@code long} (the plan reports it) */
     SNodePlan(SNode snode, long cellBytes, int cellAlignment, long[] fieldOffsets, long[] childContainerOffsets) {
         this.snode = snode;
         this.axes = snode.axes().list().toArray(new Axis[0]);
@@ -40,21 +42,25 @@ public final class SNodePlan {
         long stride = 1;
         for (int n = sizes.length - 1; n >= 0; n--) {
             strides[n] = stride;
-            stride *= sizes[n];
+            stride = Math.multiplyExact(stride, sizes[n]);
         }
         this.cellCount = snode.cellCount();
         this.cellBytes = cellBytes;
         this.cellAlignment = cellAlignment;
         this.fieldOffsets = fieldOffsets;
         this.childContainerOffsets = childContainerOffsets;
-        this.maskBytes = snode.kind() == NodeKind.BITMASKED ? ((cellCount + 63) / 64) * 8 : 0;
+        // Mask words: cellCount / 64 rounded up, without adding 63 to a count that may be near 2^63.
+        long maskWords = (cellCount >>> 6) + ((cellCount & 63) == 0 ? 0 : 1);
+        this.maskBytes = snode.kind() == NodeKind.BITMASKED ? Math.multiplyExact(maskWords, Long.BYTES) : 0;
         this.containerBytes = switch (snode.kind()) {
             case ROOT -> cellBytes;
-            case DENSE -> cellCount * cellBytes;
-            case BITMASKED -> maskBytes + cellCount * cellBytes;
-            case POINTER -> cellCount * PointerWord.BYTES;
+            case DENSE -> Math.multiplyExact(cellCount, cellBytes);
+            case BITMASKED -> Math.addExact(maskBytes, Math.multiplyExact(cellCount, cellBytes));
+            case POINTER -> Math.multiplyExact(cellCount, PointerWord.BYTES);
             case DYNAMIC -> DynamicHeader.BYTES;
         };
+        this.chunkBytes = snode.kind() == NodeKind.DYNAMIC
+                ? Math.multiplyExact((long) snode.chunkSize(), cellBytes) : 0;
         AxisSplit[] splits = new AxisSplit[axes.length];
         for (int n = 0; n < axes.length; n++) {
             splits[n] = new AxisSplit(axes[n], n, 1, sizes[n], strides[n]);
@@ -74,7 +80,11 @@ public final class SNodePlan {
         return snode.kind();
     }
 
-    /** Number of cells in one container: the product of the node's sizes. */
+    /**
+     * Number of cells in one container: the product of the node's sizes. A plan's containers
+     * take at most {@link io.snode.api.LayoutRule#MAX_CONTAINER_BYTES} and a cell at least 4
+     * bytes, so for every kind but dynamic this is at most 2^25 and fits an {@code int}.
+     */
     public long cellCount() {
         return cellCount;
     }
@@ -136,6 +146,11 @@ public final class SNodePlan {
         return snode.kind() == NodeKind.DYNAMIC ? snode.chunkSize() : 0;
     }
 
+    /** Bytes of one chunk of a dynamic node ({@link #chunkSize()} cells); 0 for other kinds. */
+    public long chunkBytes() {
+        return chunkBytes;
+    }
+
     /** A dynamic node's capacity in elements; 0 for other kinds. */
     public int capacity() {
         return snode.kind() == NodeKind.DYNAMIC ? snode.capacity() : 0;
@@ -190,7 +205,8 @@ public final class SNodePlan {
         }
         if (kind() == NodeKind.DYNAMIC) {
             text.append(" (list header of ").append(DynamicHeader.BYTES).append(" B), capacity ")
-                    .append(capacity()).append(", chunk ").append(chunkSize()).append(" elements");
+                    .append(capacity()).append(", chunk ").append(chunkSize()).append(" elements (")
+                    .append(chunkBytes).append(" B)");
             if (directoryLeafFanout() > 0) {
                 text.append(", directory ").append(directoryTopFanout()).append(" x ")
                         .append(directoryLeafFanout());

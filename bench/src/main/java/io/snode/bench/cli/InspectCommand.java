@@ -3,6 +3,7 @@ package io.snode.bench.cli;
 import io.snode.api.Layout;
 import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.SNodeRuntime;
+import io.snode.runtime.Plan;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -24,7 +25,9 @@ import picocli.CommandLine.Parameters;
                 "Layout grammar: items joined by ';', each a chain of nodes joined by '.' ending in",
                 "place(type name, ...) or in a block { item; item }. Nodes: dense(axes,size),",
                 "bitmasked(axes,size), pointer(axes,size), dynamic(axis,capacity[,chunk]); a size is one",
-                "int or [a,b,c] per axis; axes are letters i..p in order; types i32 i64 f32 f64.",
+                "int or [a,b,c] per axis; axes are letters i..p in order; types i32 i64 f32 f64. A",
+                "dynamic node without a chunk takes min(capacity,1024) elements per chunk. One container,",
+                "cell or list chunk takes at most 128 MiB.",
                 "Example: ./snode inspect 'pointer(ijk,16).pointer(ijk,16).dense(ijk,8).place(f32 phi)'"})
 final class InspectCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "LAYOUT", description = "the layout in the text form (quote it)")
@@ -44,6 +47,7 @@ final class InspectCommand implements Callable<Integer> {
         Layout layout;
         try {
             layout = Layout.parse(layoutText);
+            Plan.of(layout); // the size rules: a LayoutException before anything is compiled or allocated
         } catch (IllegalArgumentException e) {
             throw new SnodeCli.BadInputException("bad layout: " + e.getMessage().lines().findFirst().orElse("")
                     + " (fix the layout text; the grammar is in ./snode inspect --help)");

@@ -69,6 +69,19 @@ class SnodeCliTest {
     }
 
     @Test
+    void aLayoutThatBreaksASizeRuleIsBadInput() {
+        Result tooLarge = run("inspect", "pointer(ijk,16).dense(ijk,512).place(f32 x)");
+        assertThat(tooLarge.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(tooLarge.out()).isEmpty();
+        assertThat(tooLarge.err().strip()).doesNotContain("\n")
+                .contains("bad layout: root/pointer(ijk,16)/dense(ijk,512): one container", "128 MiB",
+                        "container=536870912 bytes");
+        Result overflow = run("inspect", "dense(ijklmnop,[256,256,256,256,256,256,256,64]).place(f32 x)");
+        assertThat(overflow.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(overflow.err()).contains("fits a signed 64-bit integer");
+    }
+
+    @Test
     void badArgumentsExitWithTwo() {
         Result missing = run("inspect");
         assertThat(missing.code()).isEqualTo(SnodeCli.BAD_INPUT);

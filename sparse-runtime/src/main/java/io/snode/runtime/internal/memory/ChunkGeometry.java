@@ -1,5 +1,7 @@
 package io.snode.runtime.internal.memory;
 
+import io.snode.api.LayoutRule;
+
 /**
  * How a {@link ListManager} cuts its "infinitely long" index space into chunks, and the O(1)
  * arithmetic that maps an index to its chunk and its place in it.
@@ -37,8 +39,13 @@ public final class ChunkGeometry {
 
     /** Largest number of elements in a chunk, as a power of two: 128 Ki elements. */
     public static final int LARGEST_CHUNK_ELEMENTS_SHIFT = 17;
-    /** A chunk is halved until it has at most this many bytes (unless it holds a single element). */
-    public static final long LARGEST_CHUNK_BYTES = 128L << 20;
+    /**
+     * A chunk is halved until it has at most this many bytes (unless it holds a single element).
+     * It is the layout rules' {@link LayoutRule#MAX_CONTAINER_BYTES}: a layout's root cell,
+     * pointer cells and dynamic chunks are never larger, so the node managers of a valid layout
+     * never ask the pool for a chunk larger than this.
+     */
+    public static final long LARGEST_CHUNK_BYTES = LayoutRule.MAX_CONTAINER_BYTES;
     /** The first chunk holds as many elements as fit this many bytes (a power of two, at least one). */
     public static final long FIRST_CHUNK_BYTES = 4096;
     /** Most chunks of the largest size a list may have. */
