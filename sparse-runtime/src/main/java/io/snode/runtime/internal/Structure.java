@@ -83,6 +83,31 @@ public final class Structure {
         return plan;
     }
 
+    /**
+     * Test seam: sees every cell request an activation or append makes of a node manager, just
+     * before it is made, on the requesting thread. A probe may block (to fix an interleaving with
+     * latches) or throw (an injected allocator fault, as the memory cap would).
+     */
+    @FunctionalInterface
+    public interface AllocationProbe {
+        void beforeAllocate(SNode owner);
+    }
+
+    /** Installs {@code probe} (null removes it); for tests only. */
+    public void probeAllocations(AllocationProbe probe) {
+        this.allocationProbe = probe;
+    }
+
+    private volatile AllocationProbe allocationProbe;
+
+    private long allocate(SNode owner, CellManager manager) {
+        AllocationProbe probe = allocationProbe;
+        if (probe != null) {
+            probe.beforeAllocate(owner);
+        }
+        return manager.allocate();
+    }
+
     /** The current epoch; it changes whenever a cell may have left its coordinates. */
     public long epoch() {
         return epoch;
@@ -217,7 +242,7 @@ public final class Structure {
                 } else if (undo == null) {
                     return false;
                 } else {
-                    cell = activatePointer(segment, wordOffset, manager, undo);
+                    cell = activatePointer(node.snode(), segment, wordOffset, manager, undo);
                 }
                 location.set(manager.segment(cell), manager.offset(cell));
             }
@@ -229,7 +254,7 @@ public final class Structure {
         return true;
     }
 
-    private static long activatePointer(MemorySegment segment, long wordOffset, CellManager manager, Undo undo) {
+    private long activatePointer(SNode owner, MemorySegment segment, long wordOffset, CellManager manager, Undo undo) {
         while (true) {
             long word = Atomics.getAcquire(segment, wordOffset);
             if (PointerWord.isActive(word)) {
@@ -239,7 +264,7 @@ public final class Structure {
                     && Atomics.compareAndSet(segment, wordOffset, PointerWord.NULL, PointerWord.BUSY)) {
                 long cell;
                 try {
-                    cell = manager.allocate();
+                    cell = allocate(owner, manager);
                 } catch (RuntimeException | Error failure) {
                     Atomics.setRelease(segment, wordOffset, PointerWord.NULL);
                     throw failure;
@@ -361,28 +386,28 @@ public final class Structure {
         try {
             CellManager chunks = cells[node.id()];
             if (chunk < DynamicHeader.INLINE_CHUNKS) {
-                return referenceSlot(segment, header + DynamicHeader.inlineChunkOffset((int) chunk), chunks, undo);
+                return referenceSlot(node.snode(), segment, header + DynamicHeader.inlineChunkOffset((int) chunk), chunks, undo);
             }
             long extra = chunk - DynamicHeader.INLINE_CHUNKS;
             int leafFanout = node.directoryLeafFanout();
             CellManager blocks = directories[node.id()];
-            long top = referenceSlot(segment, header + DynamicHeader.DIRECTORY_OFFSET, blocks, undo);
-            long leaf = referenceSlot(blocks.segment(top), blocks.offset(top) + (extra / leafFanout) * Long.BYTES,
-                    blocks, undo);
-            return referenceSlot(blocks.segment(leaf), blocks.offset(leaf) + (extra % leafFanout) * Long.BYTES,
-                    chunks, undo);
+            long top = referenceSlot(node.snode(), segment, header + DynamicHeader.DIRECTORY_OFFSET, blocks, undo);
+            long leaf = referenceSlot(node.snode(), blocks.segment(top),
+                    blocks.offset(top) + (extra / leafFanout) * Long.BYTES, blocks, undo);
+            return referenceSlot(node.snode(), blocks.segment(leaf),
+                    blocks.offset(leaf) + (extra % leafFanout) * Long.BYTES, chunks, undo);
         } finally {
             Atomics.setRelease(segment, lock, 0);
         }
     }
 
     /** The cell a reference slot names, allocating and publishing one when the slot is empty. */
-    private static long referenceSlot(MemorySegment segment, long offset, CellManager manager, Undo undo) {
+    private long referenceSlot(SNode owner, MemorySegment segment, long offset, CellManager manager, Undo undo) {
         long reference = Atomics.getAcquire(segment, offset);
         if (reference != PointerWord.NULL) {
             return PointerWord.cellIndex(reference);
         }
-        long cell = manager.allocate();
+        long cell = allocate(owner, manager);
         Atomics.setRelease(segment, offset, PointerWord.encode(cell));
         undo.reference(segment, offset, manager, cell);
         return cell;
