@@ -209,6 +209,7 @@ class ConcurrentFailureTest {
                             failed++;
                         }
                     }
+                    victim.set(null); // B may run on this pool thread next
                     victimInside.countDown(); // fewer than k requests: B runs after A
                     return failed;
                 });

@@ -321,7 +321,7 @@ public final class NodeManager implements AutoCloseable {
     /**
      * Takes back a cell that the caller allocated and never published, zeroing it; see
      * Guarantee 5 in the class comment for when the reversal is exact. Used by the node
-     * algorithms to roll back a half-done activation when a deeper level fails.
+     * algorithms to hand back cells an activation reserved and did not publish.
      *
      * @throws IndexOutOfBoundsException if {@code index} is not a cell of this manager
      * @throws IllegalStateException     if the manager or its pool is closed
