@@ -554,6 +554,7 @@ public final class Structure {
                                Reservation reservation, Location location) {
         long lengthOffset = header + DynamicHeader.LENGTH_OFFSET;
         long element;
+        long reference;
         while (true) {
             element = append ? Atomics.getVolatile(segment, lengthOffset) : index;
             if (element >= node.capacity()) {
@@ -571,6 +572,13 @@ public final class Structure {
                 reservation.needChunk(node, element, missingReferences(node, segment, header, chunk));
                 reserveList(node, reservation);
                 continue;
+            }
+            // Read before the index is taken: a deactivation of the list may empty the header at
+            // any moment (the caller's race), and the element then lands in the recycled chunk,
+            // whose memory is not reused before collection.
+            reference = chunkReference(node, segment, header, chunk);
+            if (reference == PointerWord.NULL) {
+                continue; // the list was emptied since ensureChunk
             }
             if (!append) {
                 while (true) {
@@ -590,7 +598,7 @@ public final class Structure {
                 break;
             }
         }
-        long cell = PointerWord.cellIndex(chunkReference(node, segment, header, element / node.chunkSize()));
+        long cell = PointerWord.cellIndex(reference);
         CellManager manager = cells[node.id()];
         location.set(manager.segment(cell), manager.offset(cell) + (element % node.chunkSize()) * node.cellBytes());
         return element;
