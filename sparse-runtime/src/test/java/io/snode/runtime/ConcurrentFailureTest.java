@@ -291,6 +291,65 @@ class ConcurrentFailureTest {
         }
     }
 
+    /**
+     * Writers activate cells below an upper cell while another thread deactivates that upper
+     * cell over and over: writes may be lost (the callers' race), but no cell is published where
+     * no release will find it: after everything is deactivated and collected, no cell is in use.
+     */
+    @Test
+    void activationsRacingDeactivationsOfTheirUpperCellLeakNoCell() throws Exception {
+        Layout layout = Layout.parse("pointer(ij,2).pointer(ij,4).pointer(ij,4){ dense(ij,2).place(i32 n);"
+                + " dynamic(k,64,4).place(i32 p) }");
+        SNode upper = layout.snode(2);
+        int writers = 3;
+        for (int round = 0; round < 20; round++) {
+            try (SparseRuntime rt = SparseRuntime.create(layout)) {
+                CyclicBarrier start = new CyclicBarrier(writers + 1);
+                java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+                List<Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < writers; t++) {
+                    int seed = round * 10 + t;
+                    done.add(pool.submit(() -> {
+                        Random random = new Random(seed);
+                        start.await(10, TimeUnit.SECONDS);
+                        for (int n = 0; n < 20_000; n++) {
+                            int x = random.nextInt(32);
+                            int y = random.nextInt(32);
+                            if (random.nextBoolean()) {
+                                rt.addInt("n", 1, x, y);
+                            } else {
+                                try {
+                                    rt.appendInt("p", n, x / 2, y / 2);
+                                } catch (DynamicListFullException full) {
+                                    // a list filled up between deactivations
+                                }
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                Future<Integer> deactivator = pool.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    int rounds = 0;
+                    while (!stop.get()) {
+                        rt.deactivate(upper, 0, 0);
+                        rt.deactivate(layout.snode(1), 0, 0);
+                        rounds++;
+                    }
+                    return rounds;
+                });
+                for (Future<?> future : done) {
+                    future.get(60, TimeUnit.SECONDS);
+                }
+                stop.set(true);
+                assertThat(deactivator.get(10, TimeUnit.SECONDS)).isPositive();
+                rt.deactivateAll(layout.snode(1));
+                rt.collect();
+                assertNoCellInUse(rt);
+            }
+        }
+    }
+
     private static void assertMatchesReplay(Layout layout, SparseRuntime rt, Map<Op, Long> returned, String what) {
         try (SparseRuntime replay = SparseRuntime.create(layout)) {
             SNode list = layout.snode(4);

@@ -58,8 +58,10 @@ import java.util.List;
  * </ol>
  * <b>Not guaranteed:</b> deactivating a cell while another thread activates or writes below it
  * is a race of the caller's making: writes below may be lost (never memory of another cell,
- * since recycled cells are reused only after collection), and a cell published into a subtree
- * that the deactivation is releasing may stay allocated until the runtime closes.
+ * since recycled cells are reused only after collection). No cell leaks in that race: a
+ * release leaves every pointer word of the released cells {@link PointerWord#RETIRED} and every
+ * list header lock {@link DynamicHeader#LOCK_RETIRED}, an activation that meets either starts
+ * again from the root, and anything it published before the release reached it is released.
  * <b>Progress:</b> readers are wait-free; an activation is lock-free against other activations
  * (it waits only for a list's header lock, held for a few stores, or for a pointer word that a
  * deactivation holds while it releases the subtree below).
@@ -454,6 +456,9 @@ public final class Structure {
                             Thread.onSpinWait(); // a deactivation holds the word while it releases the subtree
                             continue;
                         }
+                        if (word == PointerWord.RETIRED) {
+                            return REPLAN; // this cell is being released under us: start from the root
+                        }
                         if (s < first) {
                             return REPLAN;
                         }
@@ -563,7 +568,11 @@ public final class Structure {
                 throw new DynamicListFullException(node.snode().path(), node.capacity());
             }
             long chunk = element / node.chunkSize();
-            if (!ensureChunk(node, segment, header, chunk, reservation)) {
+            int chunkState = ensureChunk(node, segment, header, chunk, reservation);
+            if (chunkState == RETIRED_LIST) {
+                return REPLAN;
+            }
+            if (chunkState == CHUNK_NOT_RESERVED) {
                 if (!reservation.changed) {
                     return REPLAN;
                 }
@@ -604,6 +613,10 @@ public final class Structure {
         return element;
     }
 
+    private static final int CHUNK_PRESENT = 0;
+    private static final int CHUNK_NOT_RESERVED = 1;
+    private static final int RETIRED_LIST = 2;
+
     /** Which of the references on the way to chunk {@code chunk} are missing (Reservation.NEED_* bits). */
     private int missingReferences(SNodePlan node, MemorySegment segment, long header, long chunk) {
         if (chunk < DynamicHeader.INLINE_CHUNKS) {
@@ -631,28 +644,33 @@ public final class Structure {
      * Makes sure chunk {@code chunk} of the list exists, publishing reserved blocks for the
      * missing references under the header lock.
      *
-     * @return false, with nothing published, when a missing reference has no reserved block
+     * @return {@link #CHUNK_PRESENT}; {@link #CHUNK_NOT_RESERVED}, with nothing published, when a
+     *         missing reference has no reserved block; {@link #RETIRED_LIST}, with nothing
+     *         published, when the cell holding the list is being released
      */
-    private boolean ensureChunk(SNodePlan node, MemorySegment segment, long header, long chunk,
+    private int ensureChunk(SNodePlan node, MemorySegment segment, long header, long chunk,
                                 Reservation reservation) {
         if (missingReferences(node, segment, header, chunk) == 0) {
-            return true;
+            return CHUNK_PRESENT;
         }
         long lock = header + DynamicHeader.LOCK_OFFSET;
         while (!Atomics.compareAndSet(segment, lock, 0, 1)) {
+            if (Atomics.getAcquire(segment, lock) == DynamicHeader.LOCK_RETIRED) {
+                return RETIRED_LIST; // the cell holding the list is being released under us
+            }
             Thread.onSpinWait(); // held for a few stores by another appender, never for an allocation
         }
         try {
             int missing = missingReferences(node, segment, header, chunk);
             if (!reservation.covers(missing)) {
-                return missing == 0;
+                return missing == 0 ? CHUNK_PRESENT : CHUNK_NOT_RESERVED;
             }
             int chunkSlot = reservation.chunkSlot();
             if (chunk < DynamicHeader.INLINE_CHUNKS) {
                 if (missing != 0) {
                     publishReference(segment, header + DynamicHeader.inlineChunkOffset((int) chunk), reservation, chunkSlot);
                 }
-                return true;
+                return CHUNK_PRESENT;
             }
             long extra = chunk - DynamicHeader.INLINE_CHUNKS;
             int leafFanout = node.directoryLeafFanout();
@@ -671,7 +689,7 @@ public final class Structure {
                 publishReference(blocks.segment(leaf), blocks.offset(leaf) + (extra % leafFanout) * Long.BYTES,
                         reservation, chunkSlot);
             }
-            return true;
+            return CHUNK_PRESENT;
         } finally {
             Atomics.setRelease(segment, lock, 0);
         }
@@ -698,10 +716,18 @@ public final class Structure {
         return Nodes.chunkReference(segment, header, chunk, directories[node.id()], node.directoryLeafFanout());
     }
 
-    /** Recycles every chunk and directory block of a list and empties its header. */
-    private void clearList(SNodePlan node, MemorySegment segment, long header) {
+    /**
+     * Recycles every chunk and directory block of a list and empties its header. With
+     * {@code retire} (the cell that holds the header is being released) the lock is left
+     * {@link DynamicHeader#LOCK_RETIRED}, so that an append racing with the release cannot
+     * publish a chunk there, where nothing would ever release it.
+     */
+    private void clearList(SNodePlan node, MemorySegment segment, long header, boolean retire) {
         long lock = header + DynamicHeader.LOCK_OFFSET;
         while (!Atomics.compareAndSet(segment, lock, 0, 1)) {
+            if (Atomics.getAcquire(segment, lock) == DynamicHeader.LOCK_RETIRED) {
+                return; // released already
+            }
             Thread.onSpinWait();
         }
         try {
@@ -738,7 +764,7 @@ public final class Structure {
             }
             Atomics.setRelease(segment, header + DynamicHeader.LENGTH_OFFSET, 0);
         } finally {
-            Atomics.setRelease(segment, lock, 0);
+            Atomics.setRelease(segment, lock, retire ? DynamicHeader.LOCK_RETIRED : 0);
         }
     }
 
@@ -801,25 +827,36 @@ public final class Structure {
                 return true;
             }
             case POINTER -> {
-                return releasePointer(node, segment, container + index * PointerWord.BYTES);
+                return releasePointer(node, segment, container + index * PointerWord.BYTES, false);
             }
             case DYNAMIC -> {
                 boolean active = Atomics.getAcquire(segment, container + DynamicHeader.LENGTH_OFFSET) > 0
                         || Atomics.getAcquire(segment, container + DynamicHeader.inlineChunkOffset(0)) != 0;
-                clearList(node, segment, container);
+                clearList(node, segment, container, false);
                 return active;
             }
             default -> throw new AssertionError(node.kind());
         }
     }
 
-    /** Locks an active pointer word, releases the child's subtree, recycles it, nulls the word. */
-    private boolean releasePointer(SNodePlan node, MemorySegment segment, long wordOffset) {
+    /**
+     * Locks an active pointer word, releases the child's subtree, recycles it, and leaves the
+     * word {@link PointerWord#NULL}, or {@link PointerWord#RETIRED} with {@code retire} (the
+     * cell holding the word is being released: an inactive word is retired too, so that an
+     * activation racing with the release cannot publish a subtree that nothing would release).
+     */
+    private boolean releasePointer(SNodePlan node, MemorySegment segment, long wordOffset, boolean retire) {
         long word;
         while (true) {
             word = Atomics.getAcquire(segment, wordOffset);
-            if (word == PointerWord.NULL) {
+            if (word == PointerWord.RETIRED) {
                 return false;
+            }
+            if (word == PointerWord.NULL) {
+                if (!retire || Atomics.compareAndSet(segment, wordOffset, PointerWord.NULL, PointerWord.RETIRED)) {
+                    return false;
+                }
+                continue;
             }
             if (word != PointerWord.BUSY && Atomics.compareAndSet(segment, wordOffset, word, PointerWord.BUSY)) {
                 break;
@@ -832,7 +869,7 @@ public final class Structure {
             releaseBelow(node, manager.segment(cell), manager.offset(cell));
             manager.recycle(cell);
         } finally {
-            Atomics.setRelease(segment, wordOffset, PointerWord.NULL);
+            Atomics.setRelease(segment, wordOffset, retire ? PointerWord.RETIRED : PointerWord.NULL);
         }
         return true;
     }
@@ -851,12 +888,15 @@ public final class Structure {
             if (child.kind() == NodeKind.BITMASKED && !managedBelow[child.id()]) {
                 continue; // the enclosing cell is zeroed as a whole
             }
-            releaseContainer(child, segment, cell + node.childContainerOffset(n));
+            releaseContainer(child, segment, cell + node.childContainerOffset(n), true);
         }
     }
 
-    /** Releases everything below the cells of one container (cells themselves stay in place). */
-    private void releaseContainer(SNodePlan node, MemorySegment segment, long container) {
+    /**
+     * Releases everything below the cells of one container (cells themselves stay in place);
+     * {@code retire} when the cell holding the container is being released.
+     */
+    private void releaseContainer(SNodePlan node, MemorySegment segment, long container, boolean retire) {
         switch (node.kind()) {
             case DENSE -> {
                 for (long index = 0; index < node.cellCount(); index++) {
@@ -870,10 +910,10 @@ public final class Structure {
             }
             case POINTER -> {
                 for (long index = 0; index < node.cellCount(); index++) {
-                    releasePointer(node, segment, container + index * PointerWord.BYTES);
+                    releasePointer(node, segment, container + index * PointerWord.BYTES, retire);
                 }
             }
-            case DYNAMIC -> clearList(node, segment, container);
+            case DYNAMIC -> clearList(node, segment, container, retire);
             case ROOT -> throw new AssertionError("root has no container");
         }
     }
@@ -887,7 +927,7 @@ public final class Structure {
         int childIndex = parent.children().indexOf(target);
         long containerOffset = plan.node(parent).childContainerOffset(childIndex);
         try {
-            forEachCell(parent, (segment, cell) -> releaseContainer(node, segment, cell + containerOffset));
+            forEachCell(parent, (segment, cell) -> releaseContainer(node, segment, cell + containerOffset, false));
         } finally {
             advanceEpoch();
         }
