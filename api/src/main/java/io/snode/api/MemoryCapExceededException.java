@@ -5,7 +5,9 @@ package io.snode.api;
  *
  * <p>The pool checks the cap before it asks the operating system for memory, so when this
  * exception is thrown nothing was allocated and no counter changed: the operation that asked
- * for memory is left as it was before the call. The message and the getters say which owner
+ * for memory is left as it was before the call. An activation asks for every cell it needs
+ * before it publishes anything, so this holds while other threads use the same cells: the
+ * failed call leaves nothing they can see, and nothing they did is taken back. The message and the getters say which owner
  * (the path of the SNode that needed memory) asked for how many bytes, how many bytes the pool
  * held at that moment and what the cap is.
  */

@@ -462,7 +462,7 @@ public final class SNodeRuntime implements AutoCloseable {
         return inLaunch(() -> launcher.reduceBlocks(set.blocks(this), identity, reducer, combiner));
     }
 
-    /** The structure's epoch: advances on every deactivation, roll-back and collection. */
+    /** The structure's epoch: advances on every deactivation and collection. */
     long epoch() {
         return runtime.internalStructure().epoch();
     }

@@ -13,7 +13,8 @@ package io.snode.runtime;
  * | length |  lock  | chunk0 | chunk1 | directory |
  * +--------+--------+--------+--------+-----------+
  *   length     elements appended (atomic, never above the capacity)
- *   lock       0 free, 1 held while a chunk or directory block is allocated
+ *   lock       0 free, 1 held while reserved chunk or directory blocks are published,
+ *              2 retired: the cell holding the header was released (collection zeroes it)
  *   chunkN     0 absent, else chunk cell index + 1 in the element chunk manager
  *   directory  0 absent, else directory block index + 1 in the directory manager; the block
  *              holds references to leaf blocks, each holding chunk references (same encoding)
@@ -22,6 +23,8 @@ package io.snode.runtime;
 public final class DynamicHeader {
     public static final int LENGTH_OFFSET = 0;
     public static final int LOCK_OFFSET = 8;
+    /** The lock word's value in a header whose cell was released: no chunk may be published. */
+    public static final long LOCK_RETIRED = 2;
     public static final int INLINE_CHUNKS = 2;
     public static final int INLINE_OFFSET = 16;
     public static final int DIRECTORY_OFFSET = INLINE_OFFSET + 8 * INLINE_CHUNKS;

@@ -11,7 +11,9 @@ package io.snode.runtime;
  * |                     word (64-bit, signed)                     |
  * +---------------------------------------------------------------+
  *   0          inactive: no child; reads land on the ambient cell
- *   -1 (BUSY)  locked by a thread that activates or deactivates the cell
+ *   -1 (BUSY)  locked by a thread that deactivates the cell
+ *   -2 (RETIRED) inactive for good: the cell holding this word was released; an activation
+ *              that finds it starts again from the root (collection zeroes the word)
  *   n > 0      active: the child is cell n - 1 of this SNode's node manager
  * </pre>
  *
@@ -25,6 +27,8 @@ public final class PointerWord {
     public static final long NULL = 0L;
     /** A cell whose lock is held. */
     public static final long BUSY = -1L;
+    /** A word in a released cell: no activation may publish here any more. */
+    public static final long RETIRED = -2L;
 
     private PointerWord() {
     }

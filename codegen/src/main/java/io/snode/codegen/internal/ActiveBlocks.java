@@ -169,7 +169,7 @@ public final class ActiveBlocks {
     }
 
     /**
-     * Whether the structure is as this snapshot saw it: no activation, deactivation, roll-back
+     * Whether the structure is as this snapshot saw it: no activation, deactivation
      * or collection completed since its walk began ({@code epoch} and {@code activations} read
      * now, before the snapshot would be used).
      */

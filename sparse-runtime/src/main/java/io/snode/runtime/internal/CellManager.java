@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * What the node algorithms need from an SNode's allocator: zeroed cells by index, their memory,
- * recycling and roll-back. Cell indices, never addresses, are stored in node memory.
+ * recycling, and handing back cells reserved and never published. Cell indices, never addresses, are stored in node memory.
  */
 public interface CellManager {
     /** A cell whose bytes are all zero; its memory is not reused until it is recycled and collected. */

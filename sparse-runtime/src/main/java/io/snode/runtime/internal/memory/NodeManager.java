@@ -1,5 +1,6 @@
 package io.snode.runtime.internal.memory;
 
+import io.snode.api.MemoryCapExceededException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -80,7 +81,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <b>Progress</b>: allocation from the thread's cache is wait-free; a refill from the free list is
  * wait-free (one atomic add on the cursor claims a batch);
  * growth is blocking (one growth lock per manager, held while the chunks are allocated and zeroed,
- * once per batch of cells); recycle is lock-free (a compare-and-set append); collection runs on
+ * once per batch of cells; a growth that the cap refused is refused again without the lock while
+ * the pool still lacks the room, so refusals under contention do not queue); recycle is lock-free (a compare-and-set append); collection runs on
  * the calling thread in time linear in the free-list tail, the cached cells and the recycled cells.
  *
  * <h2>Example</h2>
@@ -254,6 +256,33 @@ public final class NodeManager implements AutoCloseable {
         grow(cache);
     }
 
+    /**
+     * A growth from {@code cells} cells was refused by the cap for a chunk of {@code bytes}.
+     * Growth from the same length asks for the same chunks in the same order, so while the pool
+     * holds more than {@code cap - bytes} it would be refused again.
+     */
+    private record Refusal(long cells, long bytes) {
+    }
+
+    /** The latest refusal by the cap, or null; written under the growth lock, read without it. */
+    private volatile Refusal lastRefusal;
+
+    /**
+     * Refuses a growth that would certainly be refused, before taking the growth lock: threads
+     * that hit the cap at once do not queue on the lock to be told one at a time (a refused call
+     * stays about as cheap under contention as alone). Benign race: the data list's length and
+     * the pool's bytes are read without the lock; if either moved, the slow path decides.
+     */
+    private void refuseAgainWithoutTheLock() {
+        Refusal refusal = lastRefusal;
+        if (refusal != null && refusal.cells() == data.size()) {
+            long held = pool.bytesReserved();
+            if (refusal.bytes() > pool.capBytes() - held) {
+                throw new MemoryCapExceededException(owner.name(), held, refusal.bytes(), pool.capBytes());
+            }
+        }
+    }
+
     private static void reverse(int[] a, int n) {
         for (int i = 0, j = n - 1; i < j; i++, j--) {
             int t = a[i];
@@ -263,6 +292,7 @@ public final class NodeManager implements AutoCloseable {
     }
 
     private void grow(ThreadCache cache) {
+        refuseAgainWithoutTheLock();
         growthLock.lock();
         try {
             checkOpen();
@@ -282,6 +312,9 @@ public final class NodeManager implements AutoCloseable {
                 data.ensureCapacity(end);
             } catch (Throwable t) {
                 trimAll(dataChunks, freeChunks, recycledChunks, t);
+                if (t instanceof MemoryCapExceededException cap) {
+                    lastRefusal = new Refusal(start, cap.bytesRequested());
+                }
                 throw t;
             }
             data.setSize(end);
@@ -321,7 +354,7 @@ public final class NodeManager implements AutoCloseable {
     /**
      * Takes back a cell that the caller allocated and never published, zeroing it; see
      * Guarantee 5 in the class comment for when the reversal is exact. Used by the node
-     * algorithms to roll back a half-done activation when a deeper level fails.
+     * algorithms to hand back cells an activation reserved and did not publish.
      *
      * @throws IndexOutOfBoundsException if {@code index} is not a cell of this manager
      * @throws IllegalStateException     if the manager or its pool is closed

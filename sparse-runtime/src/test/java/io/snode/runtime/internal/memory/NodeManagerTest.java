@@ -178,6 +178,31 @@ class NodeManagerTest {
         }
     }
 
+    /**
+     * A refusal by the cap is remembered (so that refused calls need not queue on the growth
+     * lock), but only while it would still be refused: once the pool has room again, growth
+     * succeeds.
+     */
+    @Test
+    void aRefusedGrowthIsRefusedAgainUntilThePoolHasRoomAgain() {
+        try (MemoryPool small = new MemoryPool(7 * 4096)) {
+            NodeManager other = new NodeManager(small, "other", 64, 8, 8);
+            other.allocate();
+            NodeManager cells = new NodeManager(small, OWNER, 64, 8, 8);
+            for (int i = 0; i < 64; i++) {
+                cells.allocate();
+            }
+            NodeManagerMetrics before = cells.metrics();
+            for (int attempt = 0; attempt < 3; attempt++) {
+                assertThatThrownBy(cells::allocate).isInstanceOf(MemoryCapExceededException.class)
+                        .hasMessageContaining("owner=" + OWNER).hasMessageContaining("bytesRequested=8192");
+                assertThat(cells.metrics()).isEqualTo(before);
+            }
+            other.close();
+            assertThat(cells.allocate()).isEqualTo(64);
+        }
+    }
+
     @Test
     void failureInjectedAtEveryAllocatorRequestLeavesEverythingUnchanged() {
         List<Integer> reference = new ArrayList<>();

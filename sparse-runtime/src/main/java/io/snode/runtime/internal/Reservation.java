@@ -1,0 +1,201 @@
+package io.snode.runtime.internal;
+
+import io.snode.api.NodeKind;
+import io.snode.runtime.DynamicHeader;
+import io.snode.runtime.SNodePlan;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * The cells one activation has taken from node managers and not published yet, by slot: one
+ * slot per path step (the cell a pointer step would publish), then the chunk and the two
+ * directory blocks a list step may need. It also records the words written into reserved cells
+ * while a fresh subtree is built in them ({@link #built}), so that a thread that loses the race
+ * to publish can zero them again ({@link #unbuild}) and still own clean cells.
+ *
+ * <p>Cells are handed back with {@code unallocate} in the reverse order of their allocation,
+ * which reverses each manager's counters exactly when nothing else moved them (see
+ * {@code NodeManager}). One instance serves one call on one thread.
+ */
+final class Reservation {
+    static final int NEED_CHUNK = 1;
+    static final int NEED_TOP = 2;
+    static final int NEED_LEAF = 4;
+
+    private final int steps;
+    private final long[] cells;
+    private final CellManager[] managers;
+    /** Slots in the order their cells were allocated. */
+    private final int[] order;
+    private int allocated;
+    /** NEED_* bits of the list step, from the latest plan. */
+    private int missing;
+    /** Whether this call has published anything (a bit set, a word, a reference, a length). */
+    boolean changed;
+
+    private int[] buildSlots = new int[4];
+    private int buildSlotCount;
+    private MemorySegment[] builtSegments = new MemorySegment[8];
+    private long[] builtOffsets = new long[8];
+    private int builtCount;
+
+    Reservation(int steps) {
+        this.steps = steps;
+        int slots = steps + 3;
+        this.cells = new long[slots];
+        this.managers = new CellManager[slots];
+        this.order = new int[slots * 2];
+        Arrays.fill(cells, -1);
+    }
+
+    int chunkSlot() {
+        return steps;
+    }
+
+    int topSlot() {
+        return steps + 1;
+    }
+
+    int leafSlot() {
+        return steps + 2;
+    }
+
+    int missing() {
+        return missing;
+    }
+
+    void needNothing() {
+        missing = 0;
+    }
+
+    /** The list of {@code last} (if it is dynamic) does not exist yet: every block to {@code element}. */
+    void needWholeList(SNodePlan last, long element) {
+        if (last.kind() != NodeKind.DYNAMIC) {
+            missing = 0;
+            return;
+        }
+        missing = element / last.chunkSize() < DynamicHeader.INLINE_CHUNKS
+                ? NEED_CHUNK : NEED_CHUNK | NEED_TOP | NEED_LEAF;
+    }
+
+    /** The list exists and lacks the references in {@code missingBits}; whether it lacks any. */
+    boolean needChunk(SNodePlan node, long element, int missingBits) {
+        missing = missingBits;
+        return missingBits != 0;
+    }
+
+    /** Whether a reserved block waits for every reference in {@code missingBits}. */
+    boolean covers(int missingBits) {
+        return ((missingBits & NEED_CHUNK) == 0 || has(chunkSlot()))
+                && ((missingBits & NEED_TOP) == 0 || has(topSlot()))
+                && ((missingBits & NEED_LEAF) == 0 || has(leafSlot()));
+    }
+
+    boolean has(int slot) {
+        return cells[slot] >= 0;
+    }
+
+    long cell(int slot) {
+        long cell = cells[slot];
+        if (cell < 0) {
+            throw new AssertionError("no cell reserved in slot " + slot);
+        }
+        return cell;
+    }
+
+    void put(int slot, CellManager manager, long cell) {
+        cells[slot] = cell;
+        managers[slot] = manager;
+        order[allocated++] = slot;
+    }
+
+    /** The cell in {@code slot} is published: it is no longer this reservation's to hand back. */
+    void used(int slot) {
+        cells[slot] = -1;
+    }
+
+    // ------------------------------------------------------------------ building a fresh subtree
+
+    void startBuild() {
+        buildSlotCount = 0;
+        builtCount = 0;
+    }
+
+    /** The subtree being built names the cell in {@code slot}. */
+    void buildsWith(int slot) {
+        if (buildSlotCount == buildSlots.length) {
+            buildSlots = Arrays.copyOf(buildSlots, buildSlotCount * 2);
+        }
+        buildSlots[buildSlotCount++] = slot;
+    }
+
+    /** Stores {@code value} into a word of a reserved cell (all zero before) and remembers it. */
+    void built(MemorySegment segment, long offset, long value) {
+        if (builtCount == builtOffsets.length) {
+            builtSegments = Arrays.copyOf(builtSegments, builtCount * 2);
+            builtOffsets = Arrays.copyOf(builtOffsets, builtCount * 2);
+        }
+        // Plain enough: nobody else can reach this cell until the release CAS that publishes it.
+        Atomics.setRelease(segment, offset, value);
+        builtSegments[builtCount] = segment;
+        builtOffsets[builtCount] = offset;
+        builtCount++;
+    }
+
+    /** The built subtree was published: its cells are no longer this reservation's. */
+    void usedBuilt() {
+        for (int n = 0; n < buildSlotCount; n++) {
+            used(buildSlots[n]);
+        }
+        buildSlotCount = 0;
+        builtCount = 0;
+    }
+
+    /** Zeroes every word the build wrote: the reserved cells are all zero again. */
+    void unbuild() {
+        for (int n = builtCount - 1; n >= 0; n--) {
+            Atomics.setRelease(builtSegments[n], builtOffsets[n], 0);
+            builtSegments[n] = null;
+        }
+        builtCount = 0;
+        buildSlotCount = 0;
+    }
+
+    // ------------------------------------------------------------------ handing back
+
+    /** Hands every unpublished cell back, newest first. */
+    void release() {
+        RuntimeException first = null;
+        for (int n = allocated - 1; n >= 0; n--) {
+            int slot = order[n];
+            if (cells[slot] >= 0) {
+                try {
+                    managers[slot].unallocate(cells[slot]);
+                } catch (RuntimeException e) {
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                }
+                cells[slot] = -1;
+            }
+        }
+        allocated = 0;
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** {@link #release()} at the end of a call; a failure there is added to {@code failure} if the call failed. */
+    void releaseAfter(Throwable failure) {
+        try {
+            release();
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
+    }
+}
