@@ -143,6 +143,9 @@ final class DemoCommand implements Callable<Integer> {
         if (threadCount < 1 || threadCount > 1024) {
             throw new SnodeCli.BadInputException("--threads=" + threadCount + " must be between 1 and 1024");
         }
+        if (out.toString().isBlank()) {
+            throw new SnodeCli.BadInputException("--out='" + out + "' is empty; name a directory, e.g. --out out");
+        }
         if (Files.exists(out) && !Files.isDirectory(out)) {
             throw new SnodeCli.BadInputException("--out=" + out + " is a file, not a directory; name a directory");
         }

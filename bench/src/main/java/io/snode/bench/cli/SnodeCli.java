@@ -33,8 +33,8 @@ public final class SnodeCli implements Runnable {
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setParameterExceptionHandler((exception, arguments) -> {
-            err.println("snode: " + exception.getMessage() + " (see: ./snode "
-                    + exception.getCommandLine().getCommandName().replace("snode", "").strip() + " --help)");
+            err.println("snode: " + exception.getMessage() + " (see: ./"
+                    + exception.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
             return BAD_INPUT;
         });
         commandLine.setExecutionExceptionHandler((exception, parsed, result) -> {

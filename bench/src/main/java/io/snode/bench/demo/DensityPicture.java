@@ -14,30 +14,43 @@ import javax.imageio.ImageIO;
 
 /**
  * {@code demo.png}: the density of the last step summed along y, seen from the side (x to the
- * right, z up), on a log colour scale. Columns that hold no active block are near black (a shade
- * lighter where blocks were active earlier in the run and have been reclaimed), active ones
- * without mass dark slate (lighter the more blocks stand along y), and every active block
- * column's outline is drawn, so the sparse structure shows next to the particles it holds.
+ * right, z up, both in cells with a tick every {@value #TICK}), on a log colour scale. Columns that
+ * hold no active block are near black (a shade lighter where blocks were active earlier in the
+ * run and have been reclaimed), active ones without mass slate (lighter the more blocks stand
+ * along y), and every active block column's outline is drawn, so the sparse structure shows next
+ * to the particles it holds. The legend shows each of these colours on a light tile, so that the
+ * dark ones stand out from the dark background.
  */
 public final class DensityPicture {
     static final int SCALE = 3;
-    static final int MARGIN = 20;
+    /** Left edge of the plot: room for the z tick labels and the z axis title. */
+    static final int MARGIN = 52;
+    static final int RIGHT = 24;
     static final int HEADER = 58;
-    static final int FOOTER = 84;
+    static final int FOOTER = 112;
+    /** Cells between two ticks on either axis. */
+    static final int TICK = 32;
     static final Color INACTIVE = new Color(7, 8, 12);
-    static final Color ACTIVE_EMPTY = new Color(22, 28, 42);
-    static final Color ACTIVE_DEEP = new Color(40, 52, 78);
-    static final Color RECLAIMED = new Color(14, 17, 26);
+    static final Color RECLAIMED = new Color(30, 36, 50);
+    static final Color ACTIVE_EMPTY = new Color(44, 56, 84);
+    static final Color ACTIVE_DEEP = new Color(64, 80, 118);
     static final Color OUTLINE = new Color(150, 170, 205, 110);
+    static final Color FRAME = new Color(90, 96, 110);
+    /** The tile each legend swatch sits on. */
+    static final Color TILE = new Color(150, 156, 170);
     static final Color TEXT = new Color(225, 228, 235);
     static final Color DIM_TEXT = new Color(150, 156, 170);
+    /** Legend swatches: size and where the first one is, relative to the colour bar. */
+    static final int SWATCH_WIDTH = 14;
+    static final int SWATCH_HEIGHT = 12;
+    static final int LEGEND_ROW = 20;
 
     /** Inferno-like stops: black, purple, red, orange, pale yellow. */
     private static final int[][] STOPS = {
             {0, 0, 4}, {31, 12, 72}, {85, 15, 109}, {136, 34, 106}, {186, 54, 85},
             {227, 89, 51}, {249, 140, 10}, {249, 201, 50}, {252, 255, 164}};
-    /** Lowest colour position used for mass, so that the faintest density stands out from the dark. */
-    private static final double LOW = 0.18;
+    /** Lowest colour position used for mass, so that the faintest density stands out from empty blocks. */
+    static final double LOW = 0.3;
 
     private DensityPicture() {
     }
@@ -51,7 +64,7 @@ public final class DensityPicture {
                                 ParticleInCell.Config config) {
         int n = ParticleInCell.N;
         int plot = n * SCALE;
-        int width = plot + 2 * MARGIN;
+        int width = MARGIN + plot + RIGHT;
         int height = HEADER + plot + FOOTER;
         BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
@@ -105,9 +118,10 @@ public final class DensityPicture {
                 }
             }
         }
-        // Frame of the domain and the source.
-        g.setColor(new Color(90, 96, 110));
+        // Frame of the domain, its axes and the source.
+        g.setColor(FRAME);
         g.drawRect(MARGIN - 1, HEADER - 1, plot + 1, plot + 1);
+        axes(g, n, plot);
         int sx = MARGIN + (int) (ParticleInCell.SOURCE_X * SCALE);
         int sz = HEADER + (int) ((n - ParticleInCell.SOURCE_Z) * SCALE);
         int r = (int) (ParticleInCell.SOURCE_RADIUS * SCALE);
@@ -126,12 +140,10 @@ public final class DensityPicture {
         g.drawString(String.format(Locale.ROOT,
                 "%,d particles, %,d active 8^3 blocks (outlined, %d columns along y); %d^3 cells; seed %d",
                 last.particles(), last.activeBlocks(), columns, n, config.seed()), MARGIN, 44);
-        g.drawString("x \u2192", MARGIN + plot - 26, HEADER + plot + 16);
-        g.drawString("z \u2191", MARGIN + 4, HEADER + 14);
 
         // Colour bar.
         int barX = MARGIN;
-        int barY = HEADER + plot + 24;
+        int barY = legendTop(plot);
         int barWidth = plot / 2;
         for (int x = 0; x < barWidth; x++) {
             g.setColor(new Color(colour(LOW + (1 - LOW) * x / (double) (barWidth - 1))));
@@ -141,26 +153,62 @@ public final class DensityPicture {
         g.drawString(String.format(Locale.ROOT, "%.2g", floor), barX, barY + 28);
         String top = String.format(Locale.ROOT, "%.0f particles per column (log scale)", max);
         g.drawString(top, barX + barWidth - g.getFontMetrics().stringWidth(top), barY + 28);
-        int legendX = barX + barWidth + 30;
-        g.setColor(ACTIVE_EMPTY);
-        g.fillRect(legendX, barY, 14, 12);
-        g.setColor(OUTLINE);
-        g.drawRect(legendX, barY, 14, 12);
-        g.setColor(DIM_TEXT);
-        g.drawString("active block, no mass", legendX + 20, barY + 11);
-        legendBox(g, legendX, barY + 18, RECLAIMED, "inactive, reclaimed (was active earlier)");
-        legendBox(g, legendX, barY + 36, INACTIVE, "inactive, never active (no memory)");
+        int legendX = legendLeft(plot);
+        legendBox(g, legendX, barY, ACTIVE_EMPTY, OUTLINE, "active block, no mass (outlined)");
+        legendBox(g, legendX, barY + LEGEND_ROW, RECLAIMED, null, "inactive, reclaimed (was active earlier)");
+        legendBox(g, legendX, barY + 2 * LEGEND_ROW, INACTIVE, null, "inactive, never active (no memory)");
         g.dispose();
         return image;
     }
 
-    private static void legendBox(Graphics2D g, int x, int y, Color fill, String text) {
+    /** Tick marks and labels in cells along x (below the plot) and z (left of it), and the axis titles. */
+    private static void axes(Graphics2D g, int n, int plot) {
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        var metrics = g.getFontMetrics();
+        int bottom = HEADER + plot;
+        for (int cell = 0; cell <= n; cell += TICK) {
+            String label = Integer.toString(cell);
+            int x = MARGIN + cell * SCALE;
+            int y = bottom - cell * SCALE;
+            g.setColor(FRAME);
+            g.drawLine(x, bottom + 1, x, bottom + 4);
+            g.drawLine(MARGIN - 5, y, MARGIN - 2, y);
+            g.setColor(DIM_TEXT);
+            g.drawString(label, x - metrics.stringWidth(label) / 2, bottom + 16);
+            g.drawString(label, MARGIN - 8 - metrics.stringWidth(label), y + metrics.getAscent() / 2 - 1);
+        }
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        String x = "x (cells) \u2192";
+        g.drawString(x, MARGIN + plot / 2 - g.getFontMetrics().stringWidth(x) / 2, bottom + 32);
+        Graphics2D rotated = (Graphics2D) g.create();
+        rotated.rotate(-Math.PI / 2, 14, HEADER + plot / 2.0);
+        String z = "z (cells) \u2192";
+        rotated.drawString(z, 14 - rotated.getFontMetrics().stringWidth(z) / 2, HEADER + plot / 2 + 4);
+        rotated.dispose();
+    }
+
+    /** Top of the colour bar and of the first legend swatch. */
+    static int legendTop(int plot) {
+        return HEADER + plot + 46;
+    }
+
+    /** Left edge of the legend swatches. */
+    static int legendLeft(int plot) {
+        return MARGIN + plot / 2 + 30;
+    }
+
+    /** A swatch of {@code fill} (with an {@code outline} if not null) on a light tile, then its text. */
+    private static void legendBox(Graphics2D g, int x, int y, Color fill, Color outline, String text) {
+        g.setColor(TILE);
+        g.fillRect(x - 3, y - 3, SWATCH_WIDTH + 6, SWATCH_HEIGHT + 6);
         g.setColor(fill);
-        g.fillRect(x, y, 14, 12);
-        g.setColor(new Color(90, 96, 110));
-        g.drawRect(x, y, 14, 12);
+        g.fillRect(x, y, SWATCH_WIDTH, SWATCH_HEIGHT);
+        if (outline != null) {
+            g.setColor(outline);
+            g.drawRect(x, y, SWATCH_WIDTH - 1, SWATCH_HEIGHT - 1);
+        }
         g.setColor(DIM_TEXT);
-        g.drawString(text, x + 20, y + 11);
+        g.drawString(text, x + SWATCH_WIDTH + 10, y + 11);
     }
 
     /** The colour map at {@code t} in [0, 1]. */

@@ -17,14 +17,20 @@ import javax.imageio.ImageIO;
 /**
  * {@code memory.png}: a line chart over the steps of the active 8^3 blocks (left axis) and the
  * bytes of cells in use (right axis), with the bytes the runtime holds dashed for reference and
- * the steps during which the source emits shaded.
+ * the steps during which the source emits shaded. A caption line says why the bytes held stay at
+ * their peak when the cells in use fall: the chunks of collected cells stay with the runtime.
  */
 public final class MemoryChart {
     static final int WIDTH = 960;
-    static final int HEIGHT = 520;
+    static final int HEIGHT = 540;
     static final int LEFT = 84;
     static final int RIGHT = 84;
-    static final int TOP = 64;
+    static final int TOP = 84;
+    /** Baselines of the subtitle and of the caption under it. */
+    static final int SUBTITLE = 46;
+    static final int CAPTION = 64;
+    static final String HELD_CAPTION = "Bytes held stay at their peak: collected cells go to free lists and are"
+            + " reused; their chunks stay with the runtime until it closes.";
     static final int BOTTOM = 58;
     static final Color BLOCKS = new Color(40, 110, 200);
     static final Color IN_USE = new Color(225, 110, 20);
@@ -110,7 +116,8 @@ public final class MemoryChart {
         g.setColor(Color.DARK_GRAY);
         g.drawString(String.format(Locale.ROOT, "%d steps, %,d particles, seed %d, %d thread%s; deactivated blocks"
                         + " are collected every step and their cells reused", steps, config.particles(), config.seed(),
-                config.threads(), config.threads() == 1 ? "" : "s"), LEFT, 46);
+                config.threads(), config.threads() == 1 ? "" : "s"), LEFT, SUBTITLE);
+        g.drawString(HELD_CAPTION, LEFT, CAPTION);
         int legendX = LEFT + plotWidth - 250;
         legend(g, legendX, TOP + 16, BLOCKS, new BasicStroke(2.2f), "active blocks (left axis)");
         legend(g, legendX, TOP + 34, IN_USE, new BasicStroke(2.2f), "bytes of cells in use (right axis)");

@@ -96,6 +96,15 @@ class DemoCommandTest {
     }
 
     @Test
+    void anEmptyOrBlankOutputPathExitsWithTwoInsteadOfWritingIntoTheCurrentFolder() {
+        assertBadInput(run("demo", "--steps", "1", "--particles", "10", "--out", ""),
+                "--out='' is empty; name a directory");
+        assertBadInput(run("demo", "--steps", "1", "--particles", "10", "--out", "  "),
+                "--out='  ' is empty; name a directory");
+        assertThat(Path.of("demo.png")).doesNotExist();
+    }
+
+    @Test
     void helpDescribesTheOptionsAndExitsWithZero() {
         Result help = run("demo", "--help");
         assertThat(help.code()).isZero();

@@ -2,16 +2,23 @@ package io.snode.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.snode.api.Layout;
+import io.snode.runtime.RuntimeOptions;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SnodeCliTest {
     static final String L1 = "pointer(ijk,16).pointer(ijk,16).dense(ijk,8).place(f32 phi)";
     static final String L2 = "pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)";
+    /** A dense root of 2^48 f64 cells: 2 PiB, over any memory cap. */
+    static final String HUGE = "dense(ijk,65536).place(f64 x)";
+    static final long HUGE_BYTES = 1L << 51;
 
     record Result(int code, String out, String err) {
     }
@@ -90,6 +97,54 @@ class SnodeCliTest {
         assertThat(unknown.code()).isEqualTo(SnodeCli.BAD_INPUT);
         Result option = run("inspect", "--nope", L1);
         assertThat(option.code()).isEqualTo(SnodeCli.BAD_INPUT);
+    }
+
+    @Test
+    void planOnlyPrintsThePlanOfALayoutOverTheMemoryCapBecauseItAllocatesNothing() {
+        Result result = run("inspect", "--plan-only", HUGE);
+        assertThat(result.code()).as(result.err()).isZero();
+        assertThat(result.err()).isEmpty();
+        assertThat(result.out()).contains("plan", "cells 281474976710656, cell 8 B", "axis i: size 65536 (16 bits)")
+                .contains("root container " + HUGE_BYTES + " B", "over the memory cap of "
+                        + RuntimeOptions.DEFAULT.memoryCapBytes() + " B")
+                .doesNotContain("generated class");
+    }
+
+    @Test
+    void planOnlyOfAnOrdinaryLayoutSaysItsRootFitsTheCap() {
+        Result result = run("inspect", "--plan-only", L1);
+        assertThat(result.code()).isZero();
+        assertThat(result.out()).contains("root container 32768 B (32.0 KiB)", "within the memory cap")
+                .doesNotContain("over the memory cap", "generated class");
+    }
+
+    @Test
+    void compilingALayoutOverTheMemoryCapIsBadInputThatNamesTheCapAndTheSize() {
+        Result result = run("inspect", HUGE);
+        assertThat(result.code()).as(result.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(result.out()).isEmpty();
+        assertThat(result.err().strip()).doesNotContain("\n").doesNotContain("bug")
+                .startsWith("snode inspect: the layout needs " + HUGE_BYTES + " B")
+                .contains("memory cap of " + RuntimeOptions.DEFAULT.memoryCapBytes() + " B", "--plan-only");
+    }
+
+    @Test
+    void theHintAfterAnUnknownCommandNamesTheHelpWithOneSpace() {
+        Result result = run("bogus");
+        assertThat(result.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(result.err().strip()).isEqualTo("snode: Unmatched argument at index 0: 'bogus' (see: ./snode --help)");
+        Result sub = run("inspect", "--nope", L1);
+        assertThat(sub.err()).contains("(see: ./snode inspect --help)").doesNotContain("  ");
+    }
+
+    @Test
+    void inspectHelpFitsEightyColumnsAndItsExampleIsOneLineThatParses() {
+        Result help = run("inspect", "--help");
+        assertThat(help.code()).isZero();
+        assertThat(help.out().lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(80));
+        Matcher example = Pattern.compile("(?m)^ *\\./snode inspect '([^'\\n]+)'$").matcher(help.out());
+        assertThat(example.find()).as("a one-line example in:%n%s", help.out()).isTrue();
+        assertThat(Layout.parse(example.group(1)).snodes()).hasSizeGreaterThan(1);
     }
 
     @Test

@@ -40,6 +40,48 @@ class PicturesTest {
     }
 
     @Test
+    void bothAxesOfTheDensityPictureHaveTickLabels() {
+        BufferedImage image = emptyPicture();
+        int n = ParticleInCell.N;
+        int bottom = DensityPicture.HEADER + n * DensityPicture.SCALE;
+        for (int cell = 0; cell <= n; cell += 64) {
+            int x = DensityPicture.MARGIN + cell * DensityPicture.SCALE;
+            // Below the plot, centred on the tick: the x label.
+            assertThat(textPixels(image, x - 8, bottom + 4, x + 8, bottom + 18)).as("x label %d", cell).isGreaterThan(4);
+            // Left of the plot, level with the tick: the z label.
+            int y = bottom - cell * DensityPicture.SCALE;
+            assertThat(textPixels(image, DensityPicture.MARGIN - 30, y - 6, DensityPicture.MARGIN - 6, y + 6))
+                    .as("z label %d", cell).isGreaterThan(4);
+        }
+    }
+
+    @Test
+    void theLegendSwatchesStandOutFromWhatSurroundsThemAndFromEachOther() {
+        BufferedImage image = emptyPicture();
+        int plot = ParticleInCell.N * DensityPicture.SCALE;
+        int x = DensityPicture.legendLeft(plot);
+        int y = DensityPicture.legendTop(plot);
+        int[] fills = new int[3];
+        for (int row = 0; row < 3; row++) {
+            int top = y + row * DensityPicture.LEGEND_ROW;
+            int fill = image.getRGB(x + DensityPicture.SWATCH_WIDTH / 2, top + DensityPicture.SWATCH_HEIGHT / 2);
+            int around = image.getRGB(x - 2, top + DensityPicture.SWATCH_HEIGHT / 2);
+            assertThat(contrast(fill, around)).as("swatch %d against its surround", row).isGreaterThan(3.0);
+            fills[row] = fill & 0xFFFFFF;
+        }
+        assertThat(fills).containsExactly(DensityPicture.ACTIVE_EMPTY.getRGB() & 0xFFFFFF,
+                DensityPicture.RECLAIMED.getRGB() & 0xFFFFFF, DensityPicture.INACTIVE.getRGB() & 0xFFFFFF);
+        assertThat(contrast(fills[0], fills[1])).as("active against reclaimed").isGreaterThan(1.25);
+        assertThat(contrast(fills[1], fills[2])).as("reclaimed against never active").isGreaterThan(1.25);
+    }
+
+    @Test
+    void theFaintestMassIsBrighterThanAnActiveBlockWithoutMass() {
+        int faintest = DensityPicture.colour(DensityPicture.LOW);
+        assertThat(luminance(faintest)).isGreaterThan(luminance(DensityPicture.ACTIVE_EMPTY.getRGB()));
+    }
+
+    @Test
     void theColourMapRisesInBrightness() {
         int previous = -1;
         for (int n = 0; n <= 10; n++) {
@@ -71,6 +113,25 @@ class PicturesTest {
     }
 
     @Test
+    void theMemoryChartSaysWhyHeldMemoryStaysAtItsPeak() {
+        var history = List.of(
+                new ParticleInCell.StepStats(1, 10, 10, 0, 4, 8, 3 << 20, 4 << 20, 1000, 2000),
+                new ParticleInCell.StepStats(2, 20, 0, 0, 2, 4, 1 << 20, 4 << 20, 1000, 2000));
+        BufferedImage chart = MemoryChart.render(history, CONFIG);
+        assertThat(MemoryChart.HELD_CAPTION).contains("free lists", "reused", "held");
+        // The caption's line, between the subtitle and the plot, is drawn.
+        int dark = 0;
+        for (int y = MemoryChart.SUBTITLE + 5; y < MemoryChart.TOP - 4; y++) {
+            for (int x = MemoryChart.LEFT; x < MemoryChart.WIDTH - MemoryChart.RIGHT; x++) {
+                dark += brightness(chart.getRGB(x, y) & 0xFFFFFF) < 3 * 160 ? 1 : 0;
+            }
+        }
+        assertThat(dark).isGreaterThan(200);
+        assertThat(chart.getGraphics().getFontMetrics(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.PLAIN,
+                12)).stringWidth(MemoryChart.HELD_CAPTION)).isLessThan(MemoryChart.WIDTH - MemoryChart.LEFT);
+    }
+
+    @Test
     void niceCeilingsAndTicks() {
         assertThat(MemoryChart.niceCeiling(347)).isEqualTo(500);
         assertThat(MemoryChart.niceCeiling(13.4)).isEqualTo(20);
@@ -96,6 +157,42 @@ class PicturesTest {
         assertThat(terminal.toString()).contains("one", "two", "[###############...............]  50%", "\r\033[K")
                 .endsWith("\r\033[K");
         assertThat(ProgressBar.bar(4, 4, 2_000_000_000L)).startsWith("[" + "#".repeat(30) + "] 100%  4/4 steps  2 s");
+    }
+
+    private static BufferedImage emptyPicture() {
+        int n = ParticleInCell.N;
+        var stats = new ParticleInCell.StepStats(3, 0, 0, 0, 0, 0, 0, 0, 1000, 2000);
+        int blocks = ParticleInCell.BLOCKS * ParticleInCell.BLOCKS;
+        return DensityPicture.render(new ParticleInCell.Projection(new long[n * n], new int[blocks],
+                new boolean[blocks]), List.of(stats), CONFIG);
+    }
+
+    /** Pixels in the rectangle that are clearly brighter than the inactive background. */
+    private static int textPixels(BufferedImage image, int x0, int y0, int x1, int y1) {
+        int background = brightness(DensityPicture.INACTIVE.getRGB() & 0xFFFFFF);
+        int count = 0;
+        for (int y = Math.max(0, y0); y < Math.min(image.getHeight(), y1); y++) {
+            for (int x = Math.max(0, x0); x < Math.min(image.getWidth(), x1); x++) {
+                count += brightness(image.getRGB(x, y) & 0xFFFFFF) > background + 150 ? 1 : 0;
+            }
+        }
+        return count;
+    }
+
+    /** The WCAG contrast ratio of two colours, 1 (the same) to 21 (black on white). */
+    private static double contrast(int a, int b) {
+        double la = luminance(a);
+        double lb = luminance(b);
+        return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+    }
+
+    private static double luminance(int rgb) {
+        return 0.2126 * linear((rgb >> 16) & 0xFF) + 0.7152 * linear((rgb >> 8) & 0xFF) + 0.0722 * linear(rgb & 0xFF);
+    }
+
+    private static double linear(int channel) {
+        double c = channel / 255.0;
+        return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
     }
 
     private static int pixelY(int z) {
