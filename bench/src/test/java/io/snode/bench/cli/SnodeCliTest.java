@@ -17,8 +17,9 @@ class SnodeCliTest {
     static final String L1 = "pointer(ijk,16).pointer(ijk,16).dense(ijk,8).place(f32 phi)";
     static final String L2 = "pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)";
     /** A dense root of 2^48 f64 cells: 2 PiB, over any memory cap. */
-    static final String HUGE = "dense(ijk,65536).place(f64 x)";
-    static final long HUGE_BYTES = 1L << 51;
+    /** The largest root the size rules allow: one 128 MiB container. */
+    static final String HUGE = "dense(ijk,[512,256,256]).place(f32 x)";
+    static final long HUGE_BYTES = 128L << 20;
 
     record Result(int code, String out, String err) {
     }
@@ -100,12 +101,12 @@ class SnodeCliTest {
     }
 
     @Test
-    void planOnlyPrintsThePlanOfALayoutOverTheMemoryCapBecauseItAllocatesNothing() {
+    void planOnlyPrintsThePlanOfTheLargestRootWithoutCompilingIt() {
         Result result = run("inspect", "--plan-only", HUGE);
         assertThat(result.code()).as(result.err()).isZero();
         assertThat(result.err()).isEmpty();
-        assertThat(result.out()).contains("plan", "cells 281474976710656, cell 8 B", "axis i: size 65536 (16 bits)")
-                .contains("root container " + HUGE_BYTES + " B", "over the memory cap of "
+        assertThat(result.out()).contains("plan", "cells 33554432, cell 4 B", "axis i: size 512 (9 bits)")
+                .contains("root container " + HUGE_BYTES + " B", "within the memory cap of "
                         + RuntimeOptions.DEFAULT.memoryCapBytes() + " B")
                 .doesNotContain("generated class");
     }
@@ -118,14 +119,17 @@ class SnodeCliTest {
                 .doesNotContain("over the memory cap", "generated class");
     }
 
+    /**
+     * Since one container is at most 128 MiB (a layout rule), a root over the default memory cap
+     * (half the physical memory) cannot be declared; a layout past the rule is bad input for
+     * {@code --plan-only} too, before anything is planned.
+     */
     @Test
-    void compilingALayoutOverTheMemoryCapIsBadInputThatNamesTheCapAndTheSize() {
-        Result result = run("inspect", HUGE);
+    void aRootPastTheSizeRulesIsBadInputForThePlanToo() {
+        Result result = run("inspect", "--plan-only", "dense(ijk,65536).place(f64 x)");
         assertThat(result.code()).as(result.err()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(result.out()).isEmpty();
-        assertThat(result.err().strip()).doesNotContain("\n").doesNotContain("bug")
-                .startsWith("snode inspect: the layout needs " + HUGE_BYTES + " B")
-                .contains("memory cap of " + RuntimeOptions.DEFAULT.memoryCapBytes() + " B", "--plan-only");
+        assertThat(result.err().strip()).doesNotContain("\n").doesNotContain("bug").contains("bad layout", "128 MiB");
     }
 
     @Test
