@@ -8,13 +8,34 @@ import org.objectweb.asm.util.TraceClassVisitor;
 
 /**
  * One class generated for a compiled layout, for inspection: its name, its bytes (write them to
- * a {@code .class} file for {@code javap -c}), a textual disassembly, and the plan that explains
- * every constant in it.
+ * a {@code .class} file for {@code javap -c}), a textual disassembly, the plan that explains
+ * every constant in it, and what it was generated from.
+ *
+ * @param source what the class was generated from, in full: {@code layout: } and the layout's
+ *               text for the layout and accessor classes (whose source attribute, the file name
+ *               in stack traces, holds only its first 200 characters: a class file holds at most
+ *               65,535 bytes in one string), the SNode served for struct-for drivers and walks
  */
-public record GeneratedClass(String name, byte[] bytes, String plan) {
+public record GeneratedClass(String name, byte[] bytes, String plan, String source) {
 
     public GeneratedClass {
         bytes = bytes.clone();
+    }
+
+    /** A class whose source attribute is its whole {@link #source()}. */
+    public GeneratedClass(String name, byte[] bytes, String plan) {
+        this(name, bytes, plan, sourceAttribute(bytes));
+    }
+
+    private static String sourceAttribute(byte[] bytes) {
+        String[] source = {""};
+        new ClassReader(bytes).accept(new org.objectweb.asm.ClassVisitor(org.objectweb.asm.Opcodes.ASM9) {
+            @Override
+            public void visitSource(String file, String debug) {
+                source[0] = file == null ? "" : file;
+            }
+        }, ClassReader.SKIP_CODE);
+        return source[0];
     }
 
     @Override

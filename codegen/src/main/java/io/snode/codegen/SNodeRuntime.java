@@ -47,8 +47,11 @@ import org.objectweb.asm.util.CheckClassAdapter;
  * <p>Generated method names: per field {@code get_NAME(coords)}, {@code set_NAME(coords, v)},
  * {@code add_NAME(coords, delta)} (atomic, returns the previous value), and
  * {@code append_NAME(listCoords, v)} for fields of dynamic nodes; per SNode, named
- * {@code s<id>_<kind>}: {@code isActive_}, {@code activate_}, {@code deactivate_},
- * {@code deactivateAll_}, and for dynamic nodes {@code append_} and {@code length_}.
+ * {@code s<id>_<kind>}: {@code deactivateAll_} (every SNode, the root included: there it empties
+ * every sparse node), {@code isActive_} and {@code activate_} (every SNode but the root),
+ * {@code deactivate_} (sparse SNodes), and for dynamic nodes {@code append_} and
+ * {@code length_}. A dynamic node's {@code append_}, {@code length_} and {@code deactivate_}
+ * take the list's coordinates (its parent's), as in Taichi.
  *
  * <p>{@link #close()} frees all memory; generated methods called afterwards throw
  * {@link IllegalStateException}. The hidden class unloads once this object and every handle or
@@ -105,7 +108,7 @@ public final class SNodeRuntime implements AutoCloseable {
                 }
             };
             byte[] bytes = emitter.emit(objects);
-            this.code = checked(new GeneratedClass(name, bytes, plan.describe()));
+            this.code = checked(new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText()));
             this.generated = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()),
                     true, MethodHandles.Lookup.ClassOption.NESTMATE);
             this.launcher = new io.snode.codegen.internal.Launcher(structure, Runtime.getRuntime().availableProcessors(),
@@ -128,16 +131,28 @@ public final class SNodeRuntime implements AutoCloseable {
      * collector of the {@code gc} module (parallelism: the available processors).
      */
     public static SNodeRuntime compile(Layout layout) {
-        Objects.requireNonNull(layout, "layout");
-        io.snode.gc.ParallelCollector collector = io.snode.gc.ParallelCollector.builder().build();
-        return new SNodeRuntime(layout, RuntimeOptions.DEFAULT.withCollector(collector), collector);
+        return compile(layout, RuntimeOptions.DEFAULT);
     }
 
-    /** Compiles {@code layout} with {@code options}, whose collector {@link #gc()} uses. */
+    /**
+     * Compiles {@code layout} with {@code options}. The collector {@link #gc()} uses is the one
+     * the options name; when they name none ({@link RuntimeOptions#usesDefaultCollector()}, as
+     * {@code RuntimeOptions.DEFAULT.withMemoryCap(cap)} does), it is the {@code gc} module's
+     * parallel collector, as for {@link #compile(Layout)}, owned and closed by this runtime.
+     */
     public static SNodeRuntime compile(Layout layout, RuntimeOptions options) {
         Objects.requireNonNull(layout, "layout");
         Objects.requireNonNull(options, "options");
-        return new SNodeRuntime(layout, options, null);
+        if (!options.usesDefaultCollector()) {
+            return new SNodeRuntime(layout, options, null);
+        }
+        io.snode.gc.ParallelCollector collector = io.snode.gc.ParallelCollector.builder().build();
+        try {
+            return new SNodeRuntime(layout, options.withCollector(collector), collector);
+        } catch (RuntimeException | Error e) {
+            collector.close(); // idempotent; the constructor closes it too when it fails late
+            throw e;
+        }
     }
 
     public Layout layout() {
@@ -206,7 +221,9 @@ public final class SNodeRuntime implements AutoCloseable {
     /**
      * An implementation of the application interface {@code api} whose methods call this
      * layout's generated methods (see {@link io.snode.codegen.internal.InterfaceBinder} for the
-     * accepted names and signatures); the calls inline as if made directly.
+     * accepted names and signatures); the calls inline as if made directly. {@code api} may come
+     * from any class loader (a plugin's, the source launcher's): the implementation is defined
+     * in one that sees both it and this library.
      *
      * @throws IllegalArgumentException when a method matches no field, or has the wrong types
      *                                  or number of coordinates
@@ -239,15 +256,44 @@ public final class SNodeRuntime implements AutoCloseable {
         String name = "io/snode/codegen/generated/Accessor" + SEQUENCE.incrementAndGet();
         LayoutEmitter emitter = new LayoutEmitter(plan(), name);
         byte[] bytes = emitter.emitAccessor(api, bindings, objects);
-        GeneratedClass generatedClass = checked(new GeneratedClass(name, bytes, plan().describe()));
+        GeneratedClass generatedClass = checked(new GeneratedClass(name, bytes, plan().describe(),
+                emitter.sourceText()));
         try {
-            MethodHandles.Lookup hidden = Anchor.lookup().defineHiddenClassWithClassData(bytes,
-                    List.copyOf(emitter.classData()), true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            MethodHandles.Lookup hidden = io.snode.codegen.internal.ImplementationHost.lookupFor(api)
+                    .defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()), true,
+                            MethodHandles.Lookup.ClassOption.NESTMATE);
             extraCode.add(generatedClass);
             return hidden.findConstructor(hidden.lookupClass(), java.lang.invoke.MethodType.methodType(void.class));
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot define the accessor class for " + api.getName(), e);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            throw io.snode.codegen.internal.InterfaceBinder.cannotDefine("the accessor class", api, e);
         }
+    }
+
+    // ------------------------------------------------------------------ deactivation
+
+    /**
+     * Deactivates the cell of {@code snode} at {@code coordinates} and everything below it, as
+     * {@link SparseRuntime#deactivate} does (a dynamic node: the whole list, named by its
+     * parent's coordinates). It counts as a launch: it does not overlap a collection, and the
+     * runtime collects after it, unless it runs inside a launch (then after that launch).
+     *
+     * @return whether something was active
+     */
+    public boolean deactivate(SNode snode, int... coordinates) {
+        Objects.requireNonNull(coordinates, "coordinates");
+        return inLaunch(() -> runtime.deactivate(snode, coordinates));
+    }
+
+    /**
+     * Deactivates every cell of {@code snode} and everything below (Taichi's
+     * {@code deactivate_all}); on the root, every sparse node, so that only the values of dense
+     * cells above every sparse node stay. Launch rules as for {@link #deactivate}.
+     */
+    public void deactivateAll(SNode snode) {
+        inLaunch(() -> {
+            runtime.deactivateAll(snode);
+            return null;
+        });
     }
 
     /** The classes generated for this layout (the layout class, then any accessors), with bytes, disassembly and plan. */

@@ -65,7 +65,7 @@ class AccessorDifferentialProperties {
                             .isEqualTo(generic.readBits(field, at));
                 } else if (choice < 9 && !sparse.isEmpty()) {
                     SNode node = sparse.get(random.nextInt(sparse.size()));
-                    int[] cell = LayoutModel.coordinates(node, random);
+                    int[] cell = LayoutModel.deactivationCoordinates(node, random);
                     compiled.generic().deactivate(node, cell);
                     generic.deactivate(node, cell);
                 } else if (field.snode().kind() == NodeKind.DYNAMIC && random.nextBoolean()) {

@@ -86,7 +86,7 @@ class DifferentialProperties {
                         continue;
                     }
                     SNode node = sparse.get(random.nextInt(sparse.size()));
-                    int[] cell = LayoutModel.coordinates(node, random);
+                    int[] cell = LayoutModel.deactivationCoordinates(node, random);
                     boolean wasActive = (boolean) compiled.nodeHandle("deactivate", node)
                             .invokeWithArguments(arguments(cell, null));
                     assertThat(generic.deactivate(node, cell)).as("deactivate %s", node.path()).isEqualTo(wasActive);

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.runtime.MemoryStats;
+import io.snode.runtime.NodeManagerMetric;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.memory.ChunkGeometry;
 import io.snode.runtime.internal.memory.IndexListDescriptor;
-import io.snode.runtime.internal.memory.NodeManagerMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -114,7 +114,7 @@ class ChurnTest {
 
                 // 2. The live set is at its largest now: record the peak per node manager.
                 MemoryStats afterActivation = rt.memoryStats();
-                NodeManagerMetrics[] m = {afterActivation.of(outer).cells(), afterActivation.of(block).cells()};
+                NodeManagerMetric[] m = {afterActivation.of(outer).cells(), afterActivation.of(block).cells()};
                 assertThat(m[1].cellsInUse()).isEqualTo(live.size());
                 for (int i = 0; i < 2; i++) {
                     if (m[i].cellsInUse() > peak[i]) {
@@ -172,7 +172,7 @@ class ChurnTest {
 
                 // 6. Memory is bounded by the peak.
                 MemoryStats now = rt.memoryStats();
-                NodeManagerMetrics[] after = {now.of(outer).cells(), now.of(block).cells()};
+                NodeManagerMetric[] after = {now.of(outer).cells(), now.of(block).cells()};
                 long bound = fixedBytes;
                 long looseBound = fixedBytes;
                 for (int i = 0; i < 2; i++) {
@@ -214,7 +214,7 @@ class ChurnTest {
         }
     }
 
-    private static int cacheBatch(NodeManagerMetrics m) {
+    private static int cacheBatch(NodeManagerMetric m) {
         return io.snode.runtime.internal.memory.NodeManager.defaultCacheBatch(m.cellStride());
     }
 

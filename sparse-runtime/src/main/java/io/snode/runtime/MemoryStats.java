@@ -1,21 +1,20 @@
 package io.snode.runtime;
 
 import io.snode.api.SNode;
-import io.snode.runtime.internal.memory.MemoryPool;
-import io.snode.runtime.internal.memory.NodeManagerMetrics;
 import java.util.List;
 
 /**
  * A snapshot of a runtime's memory: the pool's totals (reserved and committed bytes, chunks,
- * cap) and, per pointer or dynamic SNode, its node manager's counters.
+ * cap) and, per pointer or dynamic SNode, its node manager's counters. Every type it hands out
+ * is public API of this package ({@link MemoryPoolMetric}, {@link NodeManagerMetric}).
  */
-public record MemoryStats(MemoryPool.PoolMetrics pool, List<SNodeStats> snodes) {
+public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
 
     /**
      * @param cells       the SNode's cells (pointer) or element chunks (dynamic)
      * @param directories a dynamic SNode's directory blocks, or null
      */
-    public record SNodeStats(SNode snode, NodeManagerMetrics cells, NodeManagerMetrics directories) {
+    public record SNodeStats(SNode snode, NodeManagerMetric cells, NodeManagerMetric directories) {
     }
 
     public MemoryStats {

@@ -10,12 +10,35 @@ import java.util.Objects;
  * @param memoryCapBytes most bytes the runtime may reserve; beyond it an activation fails with
  *                       {@link io.snode.api.MemoryCapExceededException} and changes nothing
  * @param allocator      where every off-heap request goes; tests replace it to inject failures
- * @param collector      what {@link SparseRuntime#collect()} runs
+ * @param collector      what {@link SparseRuntime#collect()} runs; {@link #DEFAULT_COLLECTOR} until one
+ *                       is chosen with {@link #withCollector}: the runtime's own default (serial in a
+ *                       {@code SparseRuntime}; {@code SNodeRuntime.compile} puts the {@code gc}
+ *                       module's parallel collector in its place)
  */
 public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Collector collector) {
-    /** Cap: {@link MemoryPool#defaultCapBytes()}; one shared arena per chunk; serial collection. */
+    /**
+     * Stands for "no collector chosen": the runtime that receives these options uses its own
+     * default. It collects serially, like {@link Collector#SERIAL}, but is a different object, so
+     * that choosing {@code Collector.SERIAL} explicitly is kept as a choice.
+     */
+    public static final Collector DEFAULT_COLLECTOR = new Collector() {
+        @Override
+        public void collect(java.util.List<io.snode.runtime.internal.memory.NodeManager> managers) {
+            Collector.SERIAL.collect(managers);
+        }
+
+        @Override
+        public String toString() {
+            return "the runtime's default collector";
+        }
+    };
+
+    /**
+     * Cap: {@link MemoryPool#defaultCapBytes()}; one shared arena per chunk; the runtime's default
+     * collector ({@link #DEFAULT_COLLECTOR}).
+     */
     public static final RuntimeOptions DEFAULT =
-            new RuntimeOptions(MemoryPool.defaultCapBytes(), MemoryAllocator.arenaPerChunk(), Collector.SERIAL);
+            new RuntimeOptions(MemoryPool.defaultCapBytes(), MemoryAllocator.arenaPerChunk(), DEFAULT_COLLECTOR);
 
     public RuntimeOptions {
         if (memoryCapBytes <= 0) {
@@ -25,6 +48,12 @@ public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Col
         Objects.requireNonNull(collector, "collector");
     }
 
+    /** Whether no collector was chosen, so that the runtime picks its own ({@link #DEFAULT_COLLECTOR}). */
+    public boolean usesDefaultCollector() {
+        return collector == DEFAULT_COLLECTOR;
+    }
+
+    /** These options with another cap; the allocator and the collector (chosen or default) stay. */
     public RuntimeOptions withMemoryCap(long bytes) {
         return new RuntimeOptions(bytes, allocator, collector);
     }

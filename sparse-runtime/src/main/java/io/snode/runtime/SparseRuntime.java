@@ -22,7 +22,9 @@ import java.util.Objects;
  * <p>Writes activate the cells on their path; reads of inactive cells return zero. All memory
  * is owned by this object: {@link #close()} returns it, and any later use throws
  * {@link IllegalStateException}. Coordinates are given in the index space of the field or
- * SNode named (Taichi's convention); a coordinate outside it throws
+ * SNode named (Taichi's convention), except that a dynamic node's list operations
+ * ({@link #append}, {@link #length}, {@link #deactivate}) take the list's coordinates, those of
+ * the node's parent; a coordinate outside it throws
  * {@link IndexOutOfBoundsException}. A failed operation leaves the structure as it was.
  *
  * <p>Thread safety: every method may be called from many threads at once, except that
@@ -223,19 +225,30 @@ public final class SparseRuntime implements AutoCloseable {
     }
 
     /**
-     * Deactivates the cell of {@code snode} at {@code coordinates} and everything below it; for
-     * a dynamic node, the whole list that holds the cell. Deactivating an inactive cell does
-     * nothing. Dense cells are always active and cannot be deactivated.
+     * Deactivates the cell of {@code snode} at {@code coordinates} and everything below it.
+     * For a dynamic node it empties the whole list, which {@code coordinates} name as
+     * {@link #append} and {@link #length} do: the coordinates of the dynamic node's parent
+     * (Taichi's convention). Deactivating an inactive cell does nothing. Dense cells are always
+     * active and cannot be deactivated.
      *
-     * @return whether something was active
+     * @return whether something was active (for a list: whether it held an element or a chunk)
      */
     public boolean deactivate(SNode snode, int... coordinates) {
         checkOpen();
+        checkOwned(snode);
+        if (snode.kind() == NodeKind.DYNAMIC) {
+            return structure.deactivate(snode, listToElement(snode, coordinates, 0), new Location());
+        }
         checkCoordinates(snode, coordinates);
         return structure.deactivate(snode, coordinates, new Location());
     }
 
-    /** Deactivates every cell of {@code snode}. */
+    /**
+     * Deactivates every cell of {@code snode} and everything below them (Taichi's
+     * {@code deactivate_all}). On the root or a dense node, whose cells are always active, it
+     * deactivates every pointer, bitmasked and dynamic node below: {@code deactivateAll(root)}
+     * empties the structure, keeping only the values of dense cells above every sparse node.
+     */
     public void deactivateAll(SNode snode) {
         checkOpen();
         checkOwned(snode);

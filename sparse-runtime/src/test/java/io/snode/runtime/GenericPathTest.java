@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.snode.api.Layout;
 import io.snode.api.SNode;
-import io.snode.runtime.internal.memory.NodeManagerMetrics;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -91,12 +90,12 @@ class GenericPathTest {
         assertThat(rt.getFloat("phi", 0, 0, 0)).isZero();
         assertThat(rt.getFloat("phi", 8, 0, 0)).isZero();
         assertThat(rt.isActive(inner, 1, 0, 0)).isFalse();
-        NodeManagerMetrics innerCells = rt.memoryStats().of(inner).cells();
+        NodeManagerMetric innerCells = rt.memoryStats().of(inner).cells();
         assertThat(innerCells.cellsInUse()).isZero();
         assertThat(innerCells.cellsRecycled()).isEqualTo(2);
 
         rt.collect();
-        NodeManagerMetrics collected = rt.memoryStats().of(inner).cells();
+        NodeManagerMetric collected = rt.memoryStats().of(inner).cells();
         assertThat(collected.cellsRecycled()).isZero();
         assertThat(collected.cellsFree()).isEqualTo(innerCells.cellsFree() + 2);
 
@@ -155,7 +154,7 @@ class GenericPathTest {
                 .hasMessageContaining("capacity=10");
         assertThat(rt.length(list, 2)).isEqualTo(10);
         assertThat(rt.isActive(list, 2, 9)).isTrue();
-        assertThat(rt.deactivate(list, 2, 0)).isTrue();
+        assertThat(rt.deactivate(list, 2)).isTrue(); // the list's coordinates, as append and length take
         assertThat(rt.length(list, 2)).isZero();
         assertThat(rt.getInt("p", 2, 0)).isZero();
         assertThat(rt.memoryStats().of(list).cells().cellsRecycled()).isEqualTo(4);
@@ -190,7 +189,7 @@ class GenericPathTest {
             assertThat(rt.getInt("x", n)).isEqualTo(n);
         }
         assertThat(rt.getInt("x", 99_999)).isEqualTo(99_999);
-        rt.deactivate(list, 0);
+        rt.deactivate(list);
         assertThat(rt.memoryStats().of(list).cells().cellsInUse()).isZero();
         assertThat(rt.memoryStats().of(list).directories().cellsInUse()).isZero();
     }
@@ -207,6 +206,72 @@ class GenericPathTest {
         assertThat(rt.memoryStats().of(inner).cells().cellsInUse()).isZero();
         assertThat(rt.memoryStats().of(rt.layout().snode(1)).cells().cellsInUse()).isPositive();
         assertThat(rt.getFloat("phi", 8, 3, 2000)).isZero();
+    }
+
+    @Test
+    void deactivatingAListTakesTheListsCoordinatesAsAppendAndLengthDo() {
+        SparseRuntime rt = open("pointer(i,4).dense(k,2).dynamic(j,10,3).place(i32 p)");
+        SNode list = rt.layout().snode(3);
+        rt.appendInt("p", 7, 2, 1);
+        rt.appendInt("p", 8, 2, 1);
+        rt.appendInt("p", 9, 3, 1);
+        assertThat(rt.deactivate(list, 2, 1)).isTrue();
+        assertThat(rt.length(list, 2, 1)).isZero();
+        assertThat(rt.length(list, 3, 1)).isEqualTo(1);
+        assertThat(rt.deactivate(list, 2, 1)).isFalse();
+        assertThatThrownBy(() -> rt.deactivate(list, 2, 0, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("takes 2 coordinates");
+        assertThatThrownBy(() -> rt.deactivate(list, 4, 1)).isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("index=4");
+    }
+
+    @Test
+    void deactivateAllOnTheRootClearsEverySparseNodeAndKeepsDenseValues() {
+        SparseRuntime rt = open("pointer(ij,4){ dense(ij,4).place(f32 a); bitmasked(ij,4).place(f32 b) };"
+                + " dense(k,4).bitmasked(k,4).place(i32 c); dynamic(l,64,4).place(i64 d); dense(m,3).place(f64 e);"
+                + " place(f64 t)");
+        SNode pointer = rt.layout().snode(1);
+        SNode masked = rt.layout().snode(3);
+        SNode deepMask = rt.layout().snode(5);
+        SNode list = rt.layout().snode(6);
+        rt.setFloat("a", 1f, 5, 6);
+        rt.setFloat("b", 2f, 9, 1);
+        rt.setInt("c", 3, 13);
+        rt.appendLong("d", 4L);
+        rt.setLong("d", 5L, 40);
+        rt.setDouble("e", 6.0, 2);
+        rt.setDouble("t", 7.0);
+        rt.deactivateAll(rt.layout().root());
+        assertThat(rt.isActive(pointer, 1, 1)).isFalse();
+        assertThat(rt.isActive(masked, 9, 1)).isFalse();
+        assertThat(rt.isActive(deepMask, 13)).isFalse();
+        assertThat(rt.length(list)).isZero();
+        assertThat(rt.getFloat("a", 5, 6)).isZero();
+        assertThat(rt.getFloat("b", 9, 1)).isZero();
+        assertThat(rt.getInt("c", 13)).isZero();
+        assertThat(rt.getLong("d", 40)).isZero();
+        assertThat(rt.memoryStats().snodes()).allMatch(s -> s.cells().cellsInUse() == 0);
+        assertThat(rt.getDouble("e", 2)).as("dense cells are always active: their values stay").isEqualTo(6.0);
+        assertThat(rt.getDouble("t")).isEqualTo(7.0);
+        rt.collect();
+        rt.setFloat("a", 1.5f, 5, 6);
+        assertThat(rt.getFloat("a", 5, 6)).isEqualTo(1.5f);
+    }
+
+    @Test
+    void deactivateAllOnADenseNodeClearsTheSparseNodesBelowIt() {
+        SparseRuntime rt = open("dense(i,4){ pointer(i,2).place(f32 a); bitmasked(i,2).place(f32 b); place(f32 c) };"
+                + " pointer(j,4).place(f32 d)");
+        SNode dense = rt.layout().snode(1);
+        rt.setFloat("a", 1f, 3);
+        rt.setFloat("b", 2f, 5);
+        rt.setFloat("c", 3f, 2);
+        rt.setFloat("d", 4f, 1);
+        rt.deactivateAll(dense);
+        assertThat(rt.getFloat("a", 3)).isZero();
+        assertThat(rt.getFloat("b", 5)).isZero();
+        assertThat(rt.getFloat("c", 2)).isEqualTo(3f);
+        assertThat(rt.getFloat("d", 1)).as("not below the dense node").isEqualTo(4f);
     }
 
     @Test

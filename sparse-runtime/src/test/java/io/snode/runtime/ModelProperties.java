@@ -51,7 +51,7 @@ class ModelProperties {
                             .isEqualTo(model.read(field, at));
                 } else if (choice < 8 && !sparse.isEmpty()) {
                     SNode node = sparse.get(random.nextInt(sparse.size()));
-                    int[] cell = LayoutModel.coordinates(node, random);
+                    int[] cell = LayoutModel.deactivationCoordinates(node, random);
                     rt.deactivate(node, cell);
                     model.deactivate(node, cell);
                 } else if (choice < 9 && field.snode().kind() == NodeKind.DYNAMIC) {

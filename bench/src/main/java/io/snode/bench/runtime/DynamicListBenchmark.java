@@ -66,7 +66,7 @@ public class DynamicListBenchmark {
     public void refill() throws Throwable {
         long current = runtime.generic().length(list, 0);
         if (current != length) {
-            runtime.generic().deactivate(list, 0, 0);
+            runtime.generic().deactivate(list, 0); // the list of dense cell 0: its parent's coordinates
             runtime.gc();
             for (int n = 0; n < length; n++) {
                 long index = (long) append.invokeExact(0, n);

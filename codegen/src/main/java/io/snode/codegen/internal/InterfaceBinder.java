@@ -24,7 +24,9 @@ import net.bytebuddy.matcher.ElementMatchers;
  * method is matched to a field by name and signature, and its body is one {@code invokedynamic}
  * whose call site {@link Anchor#bind} links to the generated method: the JIT sees a constant
  * target and inlines it. The implementation is a hidden class whose class data holds the
- * generated methods' handles, so it unloads with the layout's class.
+ * generated methods' handles, so it unloads with the layout's class. It is defined where the
+ * interface is visible ({@link ImplementationHost}), so interfaces of other class loaders
+ * (plugins, the source launcher) can be bound.
  *
  * <p>Accepted methods, for a field {@code phi} of type {@code T} with coordinates {@code c...}:
  * {@code T phi(c...)} or {@code T getPhi(c...)} (read); {@code void phi(c..., T)} or
@@ -72,13 +74,26 @@ public final class InterfaceBinder {
         }
         byte[] bytes = builder.make().getBytes();
         try {
-            MethodHandles.Lookup hidden = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(targets),
-                    true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            MethodHandles.Lookup hidden = ImplementationHost.lookupFor(api).defineHiddenClassWithClassData(bytes,
+                    List.copyOf(targets), true, MethodHandles.Lookup.ClassOption.NESTMATE);
             Object instance = hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class)).invoke();
             return api.cast(instance);
         } catch (Throwable e) {
-            throw new IllegalStateException("cannot define the implementation of " + api.getName(), e);
+            throw cannotDefine("the implementation", api, e);
         }
+    }
+
+    /**
+     * The exception for an implementation of {@code api} that could not be defined, saying in
+     * which class loaders the interface and the library live.
+     */
+    public static IllegalStateException cannotDefine(String what, Class<?> api, Throwable cause) {
+        if (cause instanceof IllegalStateException known && known.getMessage() != null
+                && known.getMessage().startsWith("cannot implement ")) {
+            return known;
+        }
+        return new IllegalStateException("cannot define " + what + " of " + api.getName() + " (loaded by "
+                + api.getClassLoader() + "; the library by " + Anchor.class.getClassLoader() + "): " + cause, cause);
     }
 
     /** The methods of {@code api} to implement, each with its field and operation. */

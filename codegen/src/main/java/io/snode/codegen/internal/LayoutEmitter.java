@@ -71,10 +71,12 @@ import org.objectweb.asm.Type;
 
 /**
  * Emits the class of one compiled layout: static methods per field ({@code get_}, {@code set_},
- * {@code add_}, and {@code append_} on dynamic nodes) and per SNode ({@code isActive_},
- * {@code activate_}, {@code deactivate_}, {@code deactivateAll_}, {@code append_},
- * {@code length_}). Every constant of the plan is a literal in the code: per-level shifts,
- * masks, divisors and strides, container offsets, cell sizes, field offsets. The objects of the
+ * {@code add_}, and {@code append_} on dynamic nodes) and per SNode ({@code deactivateAll_} on
+ * every node, the root included; {@code isActive_}, {@code activate_} on every other node;
+ * {@code deactivate_} on sparse nodes; {@code append_}, {@code length_} on dynamic nodes, which
+ * with {@code deactivate_} take the list's coordinates, those of the node's parent). Every
+ * constant of the plan is a literal in the code: per-level shifts, masks, divisors and strides,
+ * container offsets, cell sizes, field offsets. The objects of the
  * runtime (root segment, node managers, ambient cells) are {@code static final} fields set in
  * {@code <clinit>} from the class data, in the order {@link #classData()} lists them.
  *
@@ -110,9 +112,45 @@ public final class LayoutEmitter {
     /** 0 in static methods, 1 in instance methods (slot 0 holds {@code this}). */
     private int parameterBase;
 
+    /**
+     * Characters of the layout's text that the generated classes' source attribute holds (what
+     * stack traces print as the file name); longer texts are cut there. The class file holds at
+     * most 65,535 bytes in one string, which a layout of some 6,500 fields passes; the full text
+     * is {@link #sourceText()}.
+     */
+    static final int SOURCE_ATTRIBUTE_TEXT = 200;
+
+    /** The longest field name a method name ({@code append_NAME}) can hold in a class file. */
+    static final int MAX_FIELD_NAME = 65_535 - "append_".length();
+
+    /**
+     * @throws IllegalArgumentException when a field's name is longer than {@link #MAX_FIELD_NAME}
+     *                                  characters, too long for a method name in a class file
+     */
     public LayoutEmitter(Plan plan, String className) {
         this.plan = plan;
         this.className = className;
+        for (PlacedField field : plan.layout().fields()) {
+            if (field.name().length() > MAX_FIELD_NAME) {
+                throw new IllegalArgumentException("field=" + field.name().substring(0, 40) + "... has a name of "
+                        + field.name().length() + " characters; generated method names (get_NAME, append_NAME)"
+                        + " hold at most " + MAX_FIELD_NAME);
+            }
+        }
+    }
+
+    /** What the generated classes were made from: {@code layout: } and the layout's whole text. */
+    public String sourceText() {
+        return "layout: " + plan.layout();
+    }
+
+    /** The source attribute: {@link #sourceText()}, cut after {@link #SOURCE_ATTRIBUTE_TEXT} characters of the layout. */
+    static String sourceAttribute(String layoutText) {
+        if (layoutText.length() <= SOURCE_ATTRIBUTE_TEXT) {
+            return "layout: " + layoutText;
+        }
+        return "layout: " + layoutText.substring(0, SOURCE_ATTRIBUTE_TEXT) + "... (" + layoutText.length()
+                + " characters)";
     }
 
     /** Method names, shared with the binder and the runtime. */
@@ -148,9 +186,6 @@ public final class LayoutEmitter {
      */
     public byte[] emit(RuntimeObjects objects) {
         startClass(objects, null);
-
-
-
         for (PlacedField field : plan.layout().fields()) {
             emitGet(field);
             emitStore(field, false);
@@ -161,6 +196,7 @@ public final class LayoutEmitter {
         }
         for (SNodePlan node : plan.nodes()) {
             SNode snode = node.snode();
+            emitDeactivateAll(snode); // on the root and dense nodes: every sparse node below
             if (snode.kind() == NodeKind.ROOT) {
                 continue;
             }
@@ -168,9 +204,9 @@ public final class LayoutEmitter {
             emitDelegate(snode, "activate_", "activate", "(L" + STRUCTURE + ";L" + SNODE + ";[I)L" + LOCATION + ";",
                     Type.VOID_TYPE, false);
             if (snode.kind().isSparse()) {
+                // A list is named by its parent's coordinates, as for append_ and length_.
                 emitDelegate(snode, "deactivate_", "deactivate", "(L" + STRUCTURE + ";L" + SNODE + ";[I)Z",
-                        Type.BOOLEAN_TYPE, false);
-                emitDeactivateAll(snode);
+                        Type.BOOLEAN_TYPE, snode.kind() == NodeKind.DYNAMIC);
             }
             if (snode.kind() == NodeKind.DYNAMIC) {
                 emitDelegate(snode, "append_", "append", "(L" + STRUCTURE + ";L" + SNODE + ";[I)J", Type.LONG_TYPE, true);
@@ -178,7 +214,18 @@ public final class LayoutEmitter {
             }
         }
         writer.visitEnd();
-        return writer.toByteArray();
+        return bytes();
+    }
+
+    /** The finished class; a layout too large for one class file is a bad argument, not a crash. */
+    private byte[] bytes() {
+        try {
+            return writer.toByteArray();
+        } catch (org.objectweb.asm.ClassTooLargeException | org.objectweb.asm.MethodTooLargeException e) {
+            throw new IllegalArgumentException("layout=" + sourceAttribute(plan.layout().toString()).substring(8)
+                    + " with " + plan.layout().fields().size() + " fields needs a generated class larger than a class"
+                    + " file allows (" + e.getMessage() + "); split it into several layouts", e);
+        }
     }
 
     /** Starts a class (implementing {@code api} when not null) with the plan's runtime objects as constants. */
@@ -191,7 +238,7 @@ public final class LayoutEmitter {
         };
         writer.visit(Opcodes.V25, ACC_PUBLIC | ACC_FINAL | ACC_SUPER, className, null, "java/lang/Object",
                 api == null ? null : new String[] {api});
-        writer.visitSource("layout: " + plan.layout(), null);
+        writer.visitSource(sourceAttribute(plan.layout().toString()), null);
         staticFields.clear();
         classData.clear();
         constant("STRUCTURE", "L" + STRUCTURE + ";", objects.structure());
@@ -507,7 +554,7 @@ public final class LayoutEmitter {
             }
         }
         writer.visitEnd();
-        return writer.toByteArray();
+        return bytes();
     }
 
     /** {@code append_f(listCoordinates..., value)}: appends an element holding {@code value}. */

@@ -27,7 +27,7 @@ public final class RandomWrites {
             rt.generic().writeBits(field, LayoutModel.randomBits(field.type(), random), at);
             if (random.nextInt(deactivateOneIn) == 0 && !sparse.isEmpty()) {
                 SNode node = sparse.get(random.nextInt(sparse.size()));
-                rt.generic().deactivate(node, LayoutModel.coordinates(node, random));
+                rt.generic().deactivate(node, LayoutModel.deactivationCoordinates(node, random));
             }
             if (collectOneIn > 0 && random.nextInt(collectOneIn) == 0) {
                 rt.gc();

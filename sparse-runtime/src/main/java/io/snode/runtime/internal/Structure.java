@@ -794,7 +794,9 @@ public final class Structure {
     /**
      * Deactivates the cell of {@code target} at {@code coordinates} and everything below it: a
      * pointer cell's child is recycled, a bitmasked cell is cleared and zeroed, a dynamic node's
-     * whole list is emptied. Inactive cells are left alone.
+     * whole list is emptied. Inactive cells are left alone. {@code coordinates} are in
+     * {@code target}'s index space; for a dynamic node the list axis is ignored (callers take
+     * the list's coordinates, as for {@link #append} and {@link #length}, and put any index there).
      *
      * @return whether a cell was active
      */
@@ -918,19 +920,43 @@ public final class Structure {
         }
     }
 
-    /** Deactivates every cell of {@code target}. */
+    /**
+     * Deactivates every cell of {@code target} and everything below them (Taichi's
+     * {@code deactivate_all}). The cells of the root and of dense nodes are always active: for
+     * them it deactivates every pointer, bitmasked and dynamic node below, so that on the root it
+     * empties the whole structure; the values of dense cells above every sparse node stay.
+     */
     public void deactivateAll(SNode target) {
-        requireSparse(target);
         advanceEpoch();
+        try {
+            if (target.kind().isSparse()) {
+                releaseAll(target);
+            } else {
+                releaseSparseBelow(target);
+            }
+        } finally {
+            advanceEpoch();
+        }
+    }
+
+    /** {@link #releaseAll} for every sparse node below {@code node} with only dense nodes in between. */
+    private void releaseSparseBelow(SNode node) {
+        for (SNode child : node.children()) {
+            if (child.kind().isSparse()) {
+                releaseAll(child);
+            } else {
+                releaseSparseBelow(child); // a dense child: its cells stay, the sparse nodes below go
+            }
+        }
+    }
+
+    /** Releases the container of sparse {@code target} in every active cell of its parent. */
+    private void releaseAll(SNode target) {
         SNodePlan node = plan.node(target);
         SNode parent = target.parent();
         int childIndex = parent.children().indexOf(target);
         long containerOffset = plan.node(parent).childContainerOffset(childIndex);
-        try {
-            forEachCell(parent, (segment, cell) -> releaseContainer(node, segment, cell + containerOffset, false));
-        } finally {
-            advanceEpoch();
-        }
+        forEachCell(parent, (segment, cell) -> releaseContainer(node, segment, cell + containerOffset, false));
     }
 
     private static void requireSparse(SNode target) {
@@ -948,7 +974,12 @@ public final class Structure {
         void visit(MemorySegment segment, long cell);
     }
 
-    /** Calls {@code visitor} for every active cell of {@code target} (the root has one cell). */
+    /**
+     * Calls {@code visitor} for every active cell of {@code target} (the root has one cell) that
+     * has memory: for a dynamic target, the indices below the length whose chunk exists (an
+     * index below a write past the length may have none; launches and reductions, which go
+     * through snapshots, visit it and read zero).
+     */
     public void forEachCell(SNode target, CellVisitor visitor) {
         List<SNode> chain = target.ancestry();
         visit(chain, 0, root, 0, visitor);

@@ -60,8 +60,15 @@ public final class LayoutModel {
         return length;
     }
 
-    /** Removes everything below the cell of {@code target} at {@code cell} (a dynamic: its list). */
+    /**
+     * Removes everything below the cell of {@code target} at {@code cell}; for a dynamic node
+     * the whole list, which {@code cell} names by the list's coordinates (its parent's), as the
+     * runtime's {@code deactivate} takes them.
+     */
     public void deactivate(SNode target, int[] cell) {
+        if (target.kind() == NodeKind.DYNAMIC) {
+            cell = withListIndex(target, cell, 0);
+        }
         for (Iterator<Key> it = values.keySet().iterator(); it.hasNext(); ) {
             Key key = it.next();
             if (under(layout.field(key.name()).snode(), key.coordinates(), target, cell)) {
@@ -155,6 +162,14 @@ public final class LayoutModel {
             at[n] = random.nextInt(4) == 0 ? random.nextInt(shape[n]) : random.nextInt(Math.min(shape[n], 3));
         }
         return at;
+    }
+
+    /**
+     * Coordinates that name a cell of {@code node} for {@code deactivate}: {@code node}'s own
+     * index space, or for a dynamic node its list's (its parent's), biased as {@link #coordinates}.
+     */
+    public static int[] deactivationCoordinates(SNode node, Random random) {
+        return coordinates(node.kind() == NodeKind.DYNAMIC ? node.parent() : node, random);
     }
 
     /** Random bits of a value of {@code type}; floating-point values are finite (no NaN payloads). */

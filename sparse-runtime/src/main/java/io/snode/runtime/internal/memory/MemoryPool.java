@@ -366,8 +366,12 @@ public final class MemoryPool implements AutoCloseable {
     private record Chunk(Owner owner, MemorySegment segment, long byteSize) {
     }
 
-    /** The pool's counters at one moment (see {@link MemoryPool#metrics()}). */
-    public record PoolMetrics(long capBytes, long bytesReserved, long bytesCommitted, long chunksHeld) {
+    /**
+     * The pool's counters at one moment (see {@link MemoryPool#metrics()}). Internal: users read
+     * them as {@link io.snode.runtime.MemoryPoolMetric}.
+     */
+    public record PoolMetrics(long capBytes, long bytesReserved, long bytesCommitted, long chunksHeld)
+            implements io.snode.runtime.MemoryPoolMetric {
     }
 
     /** One owner's counters at one moment. */

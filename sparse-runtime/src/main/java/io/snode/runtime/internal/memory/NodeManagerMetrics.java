@@ -1,7 +1,9 @@
 package io.snode.runtime.internal.memory;
 
 /**
- * A {@link NodeManager}'s counters at one moment; exact when no thread allocates, unallocates or
+ * A {@link NodeManager}'s counters at one moment. Internal, for the runtime, the collector and
+ * their tests: users read them as {@link io.snode.runtime.NodeManagerMetric} (through
+ * {@link io.snode.runtime.MemoryStats}), which documents each counter. Exact when no thread allocates, unallocates or
  * recycles on that manager concurrently (for example between launches).
  *
  * <p>Always {@code cellsAllocated == cellsInUse + cellsFree + cellsRecycled}, and
@@ -32,5 +34,5 @@ public record NodeManagerMetrics(
         long freeListCursor,
         int chunks,
         long bytesReserved,
-        long cellBytesReserved) {
+        long cellBytesReserved) implements io.snode.runtime.NodeManagerMetric {
 }

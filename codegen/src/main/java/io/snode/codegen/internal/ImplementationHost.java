@@ -1,0 +1,127 @@
+package io.snode.codegen.internal;
+
+import static org.objectweb.asm.Opcodes.ACC_FINAL;
+import static org.objectweb.asm.Opcodes.ACC_PUBLIC;
+import static org.objectweb.asm.Opcodes.ACC_STATIC;
+import static org.objectweb.asm.Opcodes.ACC_SUPER;
+import static org.objectweb.asm.Opcodes.ARETURN;
+import static org.objectweb.asm.Opcodes.INVOKESTATIC;
+
+import io.snode.codegen.generated.Anchor;
+import java.lang.invoke.MethodHandles;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * Where the classes that implement an application interface (bound interfaces and accessors)
+ * are defined. A hidden class is defined in its lookup's class loader, and it must see both the
+ * interface it implements and the library it calls. When the library's own loader sees the
+ * interface, that is {@link Anchor#lookup()}. An interface from another loader (a child
+ * {@code URLClassLoader}, a plugin or application server loader, the source launcher's
+ * in-memory loader) is not visible there: its implementation is defined in a <em>bridge</em>
+ * loader instead, whose parent is the library's loader and which asks the interface's loader
+ * for every other class. The bridge holds one small class, {@code Host}, in the generated
+ * package, whose full-privilege lookup defines the hidden classes, so they stay
+ * {@code NESTMATE} hidden classes with class data, exactly as in the library's loader.
+ *
+ * <p>One bridge per interface class, kept with that class ({@link ClassValue}): it lives as long
+ * as the interface's loader and is collected with it.
+ */
+public final class ImplementationHost {
+    private static final String HOST = "io/snode/codegen/generated/Host";
+
+    private static final ClassValue<MethodHandles.Lookup> LOOKUPS = new ClassValue<>() {
+        @Override
+        protected MethodHandles.Lookup computeValue(Class<?> api) {
+            return host(api);
+        }
+    };
+
+    private ImplementationHost() {
+    }
+
+    /**
+     * A full-privilege lookup on a class of package {@code io.snode.codegen.generated} whose class
+     * loader sees {@code api} and the library; hidden classes implementing {@code api} are
+     * defined with it.
+     */
+    public static MethodHandles.Lookup lookupFor(Class<?> api) {
+        return LOOKUPS.get(api);
+    }
+
+    /** Whether {@code api} is what the library's class loader finds under its name. */
+    static boolean visibleToLibrary(Class<?> api) {
+        try {
+            return Class.forName(api.getName(), false, Anchor.class.getClassLoader()) == api;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    private static MethodHandles.Lookup host(Class<?> api) {
+        if (visibleToLibrary(api)) {
+            return Anchor.lookup();
+        }
+        BridgeLoader bridge = new BridgeLoader(Anchor.class.getClassLoader(), api);
+        try {
+            Class<?> host = bridge.define(hostBytes());
+            return (MethodHandles.Lookup) host.getMethod("lookup").invoke(null);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw new IllegalStateException("cannot implement " + api.getName() + ": it was loaded by "
+                    + api.getClassLoader() + ", which the library's loader " + Anchor.class.getClassLoader()
+                    + " does not see, and no class loader that sees both could be made", e);
+        }
+    }
+
+    /** {@code public final class Host { public static Lookup lookup() { return MethodHandles.lookup(); } }} */
+    private static byte[] hostBytes() {
+        ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        writer.visit(Opcodes.V25, ACC_PUBLIC | ACC_FINAL | ACC_SUPER, HOST, null, "java/lang/Object", null);
+        writer.visitSource("bridge to an application interface's class loader", null);
+        MethodVisitor mv = writer.visitMethod(ACC_PUBLIC | ACC_STATIC, "lookup",
+                "()Ljava/lang/invoke/MethodHandles$Lookup;", null, null);
+        mv.visitCode();
+        mv.visitMethodInsn(INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup",
+                "()Ljava/lang/invoke/MethodHandles$Lookup;", false);
+        mv.visitInsn(ARETURN);
+        mv.visitMaxs(0, 0);
+        mv.visitEnd();
+        writer.visitEnd();
+        return writer.toByteArray();
+    }
+
+    /**
+     * The interface itself under its name; any other class parent first (the library's loader,
+     * then the platform and bootstrap loaders behind it), then from the interface's loader. So
+     * the library's classes are always the library's own, the interface is the one given even
+     * when the library's loader knows another class of that name (a child-first loader with a
+     * copy of it), and what only the interface's loader knows comes from there.
+     */
+    private static final class BridgeLoader extends ClassLoader {
+        static {
+            registerAsParallelCapable();
+        }
+
+        private final Class<?> api;
+
+        BridgeLoader(ClassLoader library, Class<?> api) {
+            super("snode-bridge", library);
+            this.api = api;
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            return name.equals(api.getName()) ? api : super.loadClass(name, resolve);
+        }
+
+        @Override
+        protected Class<?> findClass(String name) throws ClassNotFoundException {
+            return Class.forName(name, false, api.getClassLoader());
+        }
+
+        Class<?> define(byte[] bytes) {
+            return defineClass(null, bytes, 0, bytes.length);
+        }
+    }
+}

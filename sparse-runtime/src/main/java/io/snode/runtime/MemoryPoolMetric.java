@@ -1,0 +1,19 @@
+package io.snode.runtime;
+
+/**
+ * A runtime's off-heap memory in total at one moment, as {@link MemoryStats#pool()} hands it
+ * out; the counters are read one after another (exact when no request runs).
+ */
+public interface MemoryPoolMetric {
+    /** Most bytes the runtime may reserve ({@link RuntimeOptions#memoryCapBytes()}). */
+    long capBytes();
+
+    /** Bytes of every chunk held, the root cell and the ambient cells included. */
+    long bytesReserved();
+
+    /** Bytes backed by physical pages: equal to {@link #bytesReserved()} for allocators that commit on allocation. */
+    long bytesCommitted();
+
+    /** Chunks held. */
+    long chunksHeld();
+}
