@@ -1,0 +1,77 @@
+package io.snode.bench.cli;
+
+import io.snode.bench.soak.Soak;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code snode soak}: threads churn one runtime for a while, checked against a model. */
+@Command(name = "soak", mixinStandardHelpOptions = true,
+        description = {"Runs threads that activate, write, add, append, deactivate and collect on one",
+                "compiled runtime, and checks every result against a model of the calls that",
+                "returned normally (each thread owns its leaves and some lists; upper pointer",
+                "cells and half of the lists are shared).",
+                "",
+                "Layout: " + Soak.LAYOUT_TEXT,
+                "",
+                "Every second the threads pause while the whole model is compared, the shared",
+                "upper cells are reset and memory is collected; every --report-seconds a line",
+                "shows throughput and footprint. The footprint (bytes reserved) must stay within",
+                "the live peak plus one largest chunk per list of each SNode. At the end",
+                "everything is deactivated and collected, and no cell may stay in use.",
+                "",
+                "Exit code 0 when all of that held, 1 when something was lost or leaked."})
+final class SoakCommand implements Callable<Integer> {
+    @Option(names = "--minutes", paramLabel = "M", defaultValue = "1",
+            description = "how long the threads run, fractions allowed (default: ${DEFAULT-VALUE})")
+    double minutes;
+
+    @Option(names = "--threads", paramLabel = "T", description = "worker threads (default: the available processors)")
+    Integer threads;
+
+    @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "random seed (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--cap-mib", paramLabel = "MIB",
+            description = "memory cap of the runtime in MiB, to make activations and appends be refused"
+                    + " (default: the runtime's default cap)")
+    Double capMib;
+
+    @Option(names = "--report-seconds", paramLabel = "S", defaultValue = "5",
+            description = "seconds between progress lines (default: ${DEFAULT-VALUE})")
+    double reportSeconds;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    static final double MAX_MINUTES = 7 * 24 * 60;
+
+    @Override
+    public Integer call() {
+        int threadCount = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        if (!(minutes > 0) || minutes > MAX_MINUTES) {
+            throw new SnodeCli.BadInputException("--minutes=" + minutes + " must be above 0 and at most "
+                    + (long) MAX_MINUTES + " (a week); fractions are allowed, e.g. 0.1");
+        }
+        if (threadCount < 1 || threadCount > Soak.MAX_THREADS) {
+            throw new SnodeCli.BadInputException("--threads=" + threadCount + " must be between 1 and "
+                    + Soak.MAX_THREADS);
+        }
+        if (capMib != null && !(capMib > 0 && capMib <= 1024 * 1024)) {
+            throw new SnodeCli.BadInputException("--cap-mib=" + capMib + " must be above 0 and at most 1048576 (1 TiB)");
+        }
+        if (!(reportSeconds > 0) || reportSeconds > 3600) {
+            throw new SnodeCli.BadInputException("--report-seconds=" + reportSeconds
+                    + " must be above 0 and at most 3600");
+        }
+        long capBytes = capMib == null ? 0 : Math.max(1, (long) (capMib * 1024 * 1024));
+        Soak.Config config = new Soak.Config((long) (minutes * 60e9), threadCount, seed, capBytes,
+                TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9));
+        PrintWriter out = spec.commandLine().getOut();
+        Soak.Result result = new Soak(config, out).run();
+        return result.passed() ? SnodeCli.OK : SnodeCli.FAILURE;
+    }
+}

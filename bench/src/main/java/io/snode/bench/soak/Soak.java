@@ -1,0 +1,951 @@
+package io.snode.bench.soak;
+
+import io.snode.api.Layout;
+import io.snode.api.MemoryCapExceededException;
+import io.snode.api.SNode;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.gc.ParallelCollector;
+import io.snode.gc.PhaseLock;
+import io.snode.runtime.DynamicListFullException;
+import io.snode.runtime.MemoryStats;
+import io.snode.runtime.RuntimeOptions;
+import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.internal.memory.ChunkGeometry;
+import io.snode.runtime.internal.memory.IndexListDescriptor;
+import io.snode.runtime.internal.memory.NodeManagerMetrics;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Phaser;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A soak test of one {@link SNodeRuntime}: worker threads activate, write, add, read, append and
+ * deactivate, and collect, for a given time, while every result is compared with a model of the
+ * calls that returned normally. What the soak promises to find: a returned write, add or append
+ * that is lost, a value that appears from nowhere, an index handed out twice, a refused call that
+ * changed something, memory that is not reused (footprint above the bound below), cells leaked.
+ *
+ * <h2>Layout and ownership</h2>
+ * {@value #LAYOUT_TEXT}: field {@code n} on a 512 x 512 grid below two pointer levels and a
+ * bitmasked level, and one dynamic list of {@code p} (capacity {@value #LIST_CAPACITY}, chunks of
+ * 64) per upper pointer cell. The 8 x 8 upper cells are split in two halves:
+ * <ul>
+ *   <li><b>shared</b> (upper row below 4): every thread writes below them, so their activation is
+ *       contended. Below rows 0 and 1, each middle pointer cell, with everything below it,
+ *       belongs to one thread (middle cell number modulo the thread count). Below rows 2 and 3
+ *       lie the <em>counters</em>: every thread adds 1 to random leaves there, and each leaf must
+ *       end up with the number of adds that returned normally (with a memory cap this is where
+ *       a refused activation races writers below the same upper cell). The lists of shared upper
+ *       cells are appended to by every thread. Shared upper cells are deactivated only at
+ *       checkpoints, when no worker runs.</li>
+ *   <li><b>owned</b> (upper row 4 and up): each belongs, with its list, to one thread, which
+ *       also deactivates it.</li>
+ * </ul>
+ * Because every leaf and every owned list has one writer, the model of a leaf or an owned list is
+ * exact, and a worker checks each result at once: an add returns the model's value, a read reads
+ * it, an append to an owned list returns the model's length and is refused exactly when the model
+ * is full. Appends to shared lists are checked at checkpoints: each returned index appears once,
+ * holds its value, and the lengths equal the number of appends that returned normally.
+ *
+ * <h2>Threads and phases</h2>
+ * Workers run batches of {@value #BATCH} operations, each batch inside a launch of the runtime's
+ * {@link PhaseLock}, and call {@link SNodeRuntime#gc()} between batches now and then (and a
+ * read-only launch, {@code count("n")}); the calling thread is the coordinator. Every check
+ * interval the coordinator pauses the workers at a {@link Phaser} (a worker waiting in
+ * {@code gc()} gets in once the others have stopped), compares the whole model with the runtime,
+ * deactivates the shared upper cells (their activation is contended again afterwards), collects,
+ * and checks the footprint. Every 100 ms it pauses them for a counter reset: the counters and
+ * the lists of their upper cells are compared, and those upper cells deactivated. Between pauses
+ * it samples the memory statistics inside a launch. At the end it deactivates everything,
+ * collects, and checks that no cell stays in use.
+ *
+ * <h2>Footprint bound</h2>
+ * For each node manager (per pointer or dynamic SNode, and a dynamic SNode's directory blocks),
+ * <em>live</em> cells are those the allocator cannot hand out without a collection: in use, held
+ * by a thread cache, or deactivated and waiting for the next collection (their memory is kept
+ * until then by design). The soak keeps the peak of live cells seen: exact at checkpoints,
+ * sampled by the coordinator every 20 ms and by each worker right before it collects (when the
+ * cells waiting for collection peak). Bytes reserved must stay within
+ * {@code peakLive * (cellStride + 8)} (a cell and its entries in the free and recycled lists) plus
+ * the largest chunk each of the manager's three lists holds, plus the fixed memory (root cell,
+ * ambient cells): the data list grows only when no free cell is left, so more than that means
+ * freed memory was not reused. After each checkpoint's collection no cell may wait for
+ * collection any more.
+ *
+ * <p>With a memory cap, activations and appends may be refused with
+ * {@link MemoryCapExceededException}; the model then stays as it was, and so must the runtime.
+ */
+public final class Soak {
+    public static final String LAYOUT_TEXT =
+            "pointer(ij,8){pointer(ij,4).bitmasked(ij,4).dense(ij,4).place(i32 n); dynamic(k,4096,64).place(i32 p)}";
+    static final int N = 512;
+    static final int UPPER = 8;
+    static final int MIDDLE = 32;
+    static final int LEAVES_PER_UPPER = N / UPPER;
+    static final int LEAVES_PER_MIDDLE = N / MIDDLE;
+    static final int LEAVES_PER_MASKED = 4;
+    static final int MASKED_PER_MIDDLE = LEAVES_PER_MIDDLE / LEAVES_PER_MASKED;
+    static final int MIDDLE_PER_UPPER = MIDDLE / UPPER;
+    /** Upper cells whose row is below this are shared. */
+    static final int SHARED_UPPER_ROWS = 4;
+    static final int SHARED_UPPERS = SHARED_UPPER_ROWS * UPPER;
+    /** Upper rows from this one up to the shared rows' end hold the counters. */
+    static final int COUNTER_UPPER_ROW = 2;
+    static final int COUNTER_FIRST_LEAF_ROW = COUNTER_UPPER_ROW * LEAVES_PER_UPPER;
+    static final int COUNTERS = (SHARED_UPPER_ROWS - COUNTER_UPPER_ROW) * LEAVES_PER_UPPER * N;
+    static final int LIST_CAPACITY = 4096;
+    static final int BATCH = 64;
+    /** A worker collects after one batch in this many, on average. */
+    static final int GC_EVERY_BATCHES = 32;
+    /** A worker runs a read-only launch after one batch in this many, on average. */
+    static final int COUNT_EVERY_BATCHES = 256;
+    static final long SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** Time between counter resets (see {@link #checkpoint}). */
+    static final long COUNTER_RESET_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Bytes per cell in the free and recycled lists together. */
+    static final long INDEX_BYTES_PER_CELL = 2 * IndexListDescriptor.ELEMENT_SIZE;
+    public static final int MAX_THREADS = 64;
+
+    /** The generated accessors the workers use. */
+    public interface Grid {
+        int n(int i, int j);
+
+        void n(int i, int j, int value);
+
+        int addN(int i, int j, int delta);
+
+        long appendP(int i, int j, int value);
+
+        int p(int i, int j, int k);
+    }
+
+    /**
+     * @param durationNanos how long the workers run, positive
+     * @param threads       worker threads, 1 to {@value #MAX_THREADS}
+     * @param capBytes      the runtime's memory cap; 0 for the default cap
+     * @param checkNanos    time between checkpoints
+     * @param reportNanos   time between progress lines (printed at the next checkpoint)
+     */
+    public record Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos,
+                         long reportNanos) {
+        public Config {
+            if (durationNanos <= 0) {
+                throw new IllegalArgumentException("durationNanos=" + durationNanos + " must be positive");
+            }
+            if (threads < 1 || threads > MAX_THREADS) {
+                throw new IllegalArgumentException("threads=" + threads + " must be in [1, " + MAX_THREADS + "]");
+            }
+            if (capBytes < 0) {
+                throw new IllegalArgumentException("capBytes=" + capBytes + " must be 0 (default cap) or positive");
+            }
+            if (checkNanos <= 0 || reportNanos <= 0) {
+                throw new IllegalArgumentException("checkNanos=" + checkNanos + " and reportNanos=" + reportNanos
+                        + " must be positive");
+            }
+        }
+    }
+
+    /**
+     * What a soak found. {@link #passed()} when the model agreed everywhere, the footprint stayed
+     * within its bound, and nothing was left in use at the end.
+     *
+     * @param failure          the first disagreement or unexpected exception, or null
+     * @param footprintPeak    the most bytes reserved seen at a checkpoint
+     * @param boundAtPeak      the footprint bound at that checkpoint
+     * @param maxGcWaitNanos   the longest a worker's {@code gc()} call took (waiting included)
+     */
+    public record Result(String failure, long operations, double seconds, int checkpoints, int counterResets,
+                         long collections,
+                         long refusedByCap, long refusedFull, long footprintPeak, long boundAtPeak,
+                         long maxGcWaitNanos) {
+        public boolean passed() {
+            return failure == null;
+        }
+
+        public double operationsPerSecond() {
+            return operations / Math.max(1e-9, seconds);
+        }
+    }
+
+    /** A progress line: time, ops/s since the last line, bytes reserved, bound, live peak, collections, longest gc(), refusals. */
+    private static final String ROW = "%6.1f s  %11s  %10s  %10s  %10s  %6d  %8.1f ms  %s";
+    private static final String HEADER = "%8s  %11s  %10s  %10s  %10s  %6s  %11s  %s";
+
+    private final Config config;
+    private final PrintWriter out;
+    private final Layout layout = Layout.parse(LAYOUT_TEXT);
+    private final SNode upper = layout.snode(1);
+    private final SNode middle = layout.snode(2);
+    private final SNode masked = layout.snode(3);
+    private final SNode list = layout.field("p").snode();
+    /**
+     * The model of every leaf outside the counters; entry (i, j) is written only by its owner, or
+     * by the coordinator at checkpoints.
+     */
+    private final int[] leaves = new int[N * N];
+    /** The model of the owned lists, by upper cell number; written only by their owners or at checkpoints. */
+    private final int[][] listValues = new int[UPPER * UPPER][];
+    private final int[] listLengths = new int[UPPER * UPPER];
+    /** Peak live cells per node manager; updated by the coordinator and by workers about to collect. */
+    private final Map<String, Long> peakLive = new ConcurrentHashMap<>();
+    private final AtomicReference<String> failure = new AtomicReference<>();
+    private final CountDownLatch failed = new CountDownLatch(1);
+    private SNodeRuntime runtime;
+    private SparseRuntime generic;
+    private Grid grid;
+    private volatile boolean pause;
+    private volatile boolean stop;
+    private long footprintPeak;
+    private long boundAtPeak;
+    /** The footprint bound at the latest checkpoint. */
+    private long lastBound;
+    private long coordinatorCollections;
+
+    /** A test seam: run on the generic path before the first full checkpoint's comparison. */
+    private java.util.function.Consumer<SparseRuntime> tamper = runtime -> { };
+
+    public Soak(Config config, PrintWriter out) {
+        this.config = config;
+        this.out = out;
+    }
+
+    /**
+     * For tests of the checker itself: {@code change} runs once, while the workers are parked,
+     * right before the first full checkpoint compares the model (a change behind the model's back
+     * must be reported).
+     */
+    Soak tamperBeforeFirstCheckpoint(java.util.function.Consumer<SparseRuntime> change) {
+        this.tamper = change;
+        return this;
+    }
+
+    /** Runs the soak; progress lines and the verdict go to {@code out}. */
+    public Result run() {
+        ParallelCollector collector = ParallelCollector.builder().build();
+        RuntimeOptions options = RuntimeOptions.DEFAULT.withCollector(collector);
+        if (config.capBytes() > 0) {
+            options = options.withMemoryCap(config.capBytes());
+        }
+        try (SNodeRuntime compiled = SNodeRuntime.compile(layout, options)) {
+            runtime = compiled;
+            generic = compiled.generic();
+            grid = compiled.bind(Grid.class);
+            return runCompiled();
+        } finally {
+            collector.close();
+        }
+    }
+
+    private Result runCompiled() {
+        for (int u = 0; u < listValues.length; u++) {
+            if (!isShared(u)) {
+                listValues[u] = new int[LIST_CAPACITY];
+            }
+        }
+        int threads = config.threads();
+        out.printf(Locale.ROOT, "snode soak: %d thread%s for %.1f s, seed %d, memory cap %s%n", threads,
+                threads == 1 ? "" : "s", config.durationNanos() / 1e9, config.seed(),
+                config.capBytes() > 0 ? mib(config.capBytes()) : "default (" + mib(generic.memoryStats().pool().capBytes()) + ")");
+        out.println("layout " + LAYOUT_TEXT);
+        out.println(String.format(Locale.ROOT, HEADER, "time", "ops/s", "footprint", "bound", "live peak", "gc",
+                "gc() max", "refused cap/full"));
+        out.flush();
+        Phaser phaser = new Phaser(1 + threads);
+        List<Worker> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            workers.add(new Worker(t, phaser));
+        }
+        long start = System.nanoTime();
+        for (Worker worker : workers) {
+            worker.thread.start();
+        }
+        long deadline = start + config.durationNanos();
+        long nextCheck = start + Math.min(config.checkNanos(), config.durationNanos());
+        long nextCounterReset = start + COUNTER_RESET_NANOS;
+        long nextReport = start + config.reportNanos();
+        long lastReportOps = 0;
+        long lastReportTime = start;
+        int checkpoints = 0;
+        int counterResets = 0;
+        long runNanos;
+        try {
+            while (true) {
+                long now = System.nanoTime();
+                if (failure.get() != null) {
+                    break;
+                }
+                if (now >= nextCheck || now >= deadline || now >= nextCounterReset) {
+                    boolean last = now >= deadline;
+                    boolean full = last || now >= nextCheck;
+                    if (last) {
+                        stop = true;
+                    }
+                    pause = true;
+                    if (phaser.arriveAndAwaitAdvance() < 0) {
+                        break;
+                    }
+                    long paused = System.nanoTime();
+                    checkpoint(workers, full);
+                    if (full) {
+                        checkpoints++;
+                    } else {
+                        counterResets++;
+                    }
+                    if (full && (paused >= nextReport || last)) {
+                        long ops = operations(workers);
+                        report(paused - start, (ops - lastReportOps) / ((paused - lastReportTime) / 1e9), workers);
+                        lastReportOps = ops;
+                        lastReportTime = paused;
+                        nextReport = paused + config.reportNanos();
+                    }
+                    pause = false;
+                    phaser.arriveAndAwaitAdvance();
+                    if (last) {
+                        break;
+                    }
+                    long resumed = System.nanoTime();
+                    if (full) {
+                        nextCheck = resumed + config.checkNanos();
+                    }
+                    nextCounterReset = resumed + COUNTER_RESET_NANOS;
+                } else {
+                    sample();
+                    long next = Math.min(nextCounterReset, Math.min(nextCheck, deadline));
+                    failed.await(Math.min(SAMPLE_NANOS, next - now), TimeUnit.NANOSECONDS);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail("the coordinator was interrupted");
+        } catch (RuntimeException | AssertionError e) {
+            fail("checkpoint: " + e);
+        } finally {
+            stop = true;
+            pause = true;
+            phaser.forceTermination();
+        }
+        runNanos = System.nanoTime() - start;
+        for (Worker worker : workers) {
+            try {
+                worker.thread.join(TimeUnit.SECONDS.toMillis(60));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (worker.thread.isAlive()) {
+                fail("worker " + worker.id + " did not stop within 60 s after the end");
+            }
+        }
+        if (failure.get() == null) {
+            finalCheck();
+        }
+        Result result = new Result(failure.get(), operations(workers), runNanos / 1e9, checkpoints, counterResets,
+                collections(workers), workers.stream().mapToLong(w -> w.refusedByCap).sum(),
+                workers.stream().mapToLong(w -> w.refusedFull).sum(), footprintPeak, boundAtPeak,
+                workers.stream().mapToLong(w -> w.maxGcNanos).max().orElse(0));
+        verdict(result);
+        return result;
+    }
+
+    // ------------------------------------------------------------------ coordinator
+
+    /**
+     * Workers are parked. A full checkpoint compares the whole model with the runtime, deactivates
+     * every shared upper cell, collects and checks the footprint; a counter reset compares the
+     * counters and the lists of their upper cells, and deactivates those upper cells only (so that
+     * their activation is contended again soon).
+     */
+    private void checkpoint(List<Worker> workers, boolean full) {
+        if (full) {
+            tamper.accept(generic);
+            tamper = runtime -> { };
+        }
+        verifyCounters(workers);
+        if (full) {
+            verifyLeaves();
+        }
+        for (int u = 0; u < UPPER * UPPER && failure.get() == null; u++) {
+            if (isCounterUpper(u)) {
+                checkSharedList(u, workers);
+            } else if (full) {
+                if (isShared(u)) {
+                    checkSharedList(u, workers);
+                } else {
+                    checkOwnedList(u);
+                }
+            }
+        }
+        updatePeaks(generic.memoryStats());
+        for (int u = 0; u < SHARED_UPPERS; u++) {
+            if (full || isCounterUpper(u)) {
+                generic.deactivate(upper, u / UPPER, u % UPPER);
+                for (Worker worker : workers) {
+                    worker.sharedCounts[u] = 0;
+                }
+            }
+        }
+        if (full) {
+            Arrays.fill(leaves, 0, SHARED_UPPER_ROWS * LEAVES_PER_UPPER * N, 0);
+        }
+        for (Worker worker : workers) {
+            Arrays.fill(worker.counterAdds, 0);
+        }
+        if (!full) {
+            return;
+        }
+        runtime.gc();
+        coordinatorCollections++;
+        MemoryStats collected = generic.memoryStats();
+        for (MemoryStats.SNodeStats node : collected.snodes()) {
+            long waiting = node.cells().cellsRecycled()
+                    + (node.directories() == null ? 0 : node.directories().cellsRecycled());
+            if (waiting != 0) {
+                fail("checkpoint: after gc() " + node.snode().path() + " still has " + waiting
+                        + " cells waiting for collection");
+            }
+        }
+        checkFootprint(collected);
+    }
+
+    /** Each counter holds the number of adds of 1 to it that returned normally. */
+    private void verifyCounters(List<Worker> workers) {
+        int[] counters = new int[COUNTERS];
+        for (Worker worker : workers) {
+            for (int c = 0; c < COUNTERS; c++) {
+                counters[c] += worker.counterAdds[c];
+            }
+        }
+        for (int c = 0; c < COUNTERS; c++) {
+            int i = COUNTER_FIRST_LEAF_ROW + c / N;
+            int j = c % N;
+            int actual = grid.n(i, j);
+            if (actual != counters[c]) {
+                fail(String.format(Locale.ROOT, "checkpoint: counter n(%d,%d) reads %d, but %d adds of 1 returned"
+                        + " normally", i, j, actual, counters[c]));
+                return;
+            }
+        }
+    }
+
+    /** Every leaf outside the counters holds what the calls that returned normally left. */
+    private void verifyLeaves() {
+        for (int i = 0; i < N; i++) {
+            if (i >= COUNTER_FIRST_LEAF_ROW && i < SHARED_UPPER_ROWS * LEAVES_PER_UPPER) {
+                continue;
+            }
+            for (int j = 0; j < N; j++) {
+                int actual = grid.n(i, j);
+                if (actual != leaves[i * N + j]) {
+                    fail(String.format(Locale.ROOT, "checkpoint: n(%d,%d) reads %d, but the calls that returned"
+                            + " normally left %d", i, j, actual, leaves[i * N + j]));
+                    return;
+                }
+            }
+        }
+    }
+
+    private void checkOwnedList(int u) {
+        int ui = u / UPPER;
+        int uj = u % UPPER;
+        long length = generic.length(list, ui, uj);
+        if (length != listLengths[u]) {
+            fail("checkpoint: owned list (" + ui + "," + uj + ") has length " + length + ", but " + listLengths[u]
+                    + " appends returned normally since it was last emptied");
+            return;
+        }
+        for (int k = 0; k < length; k++) {
+            int actual = grid.p(ui, uj, k);
+            if (actual != listValues[u][k]) {
+                fail("checkpoint: p(" + ui + "," + uj + "," + k + ") reads " + actual + ", but its append stored "
+                        + listValues[u][k]);
+                return;
+            }
+        }
+    }
+
+    private void checkSharedList(int u, List<Worker> workers) {
+        int ui = u / UPPER;
+        int uj = u % UPPER;
+        int length = (int) generic.length(list, ui, uj);
+        boolean[] seen = new boolean[length];
+        int returned = 0;
+        for (Worker worker : workers) {
+            int count = worker.sharedCounts[u];
+            for (int n = 0; n < count; n++) {
+                int index = worker.sharedIndices[u][n];
+                int value = worker.sharedValues[u][n];
+                if (index >= length) {
+                    fail("checkpoint: shared list (" + ui + "," + uj + ") has length " + length + ", but an append"
+                            + " returned index " + index);
+                    return;
+                }
+                if (seen[index]) {
+                    fail("checkpoint: shared list (" + ui + "," + uj + "): index " + index + " was returned by two"
+                            + " appends");
+                    return;
+                }
+                seen[index] = true;
+                int actual = grid.p(ui, uj, index);
+                if (actual != value) {
+                    fail("checkpoint: p(" + ui + "," + uj + "," + index + ") reads " + actual + ", but its append"
+                            + " stored " + value);
+                    return;
+                }
+                returned++;
+            }
+        }
+        if (returned != length) {
+            fail("checkpoint: shared list (" + ui + "," + uj + ") has length " + length + ", but " + returned
+                    + " appends returned normally");
+        }
+    }
+
+    /** Between checkpoints, inside a launch (so never during a collection): racy, for the peaks. */
+    private void sample() {
+        try (PhaseLock.Launch launch = runtime.phaseLock().enterLaunch()) {
+            updatePeaks(generic.memoryStats());
+        }
+    }
+
+    private void updatePeaks(MemoryStats stats) {
+        for (MemoryStats.SNodeStats node : stats.snodes()) {
+            peak(node.snode().path(), node.cells());
+            if (node.directories() != null) {
+                peak(node.snode().path() + " directory", node.directories());
+            }
+        }
+    }
+
+    private void peak(String key, NodeManagerMetrics metrics) {
+        long live = metrics.cellsInUse() + metrics.cellsCached() + metrics.cellsRecycled();
+        peakLive.merge(key, live, Math::max);
+    }
+
+    /** Quiescent: bytes reserved against the bound, per node manager and in total. */
+    private void checkFootprint(MemoryStats stats) {
+        updatePeaks(stats);
+        long managed = 0;
+        long bound = 0;
+        String worst = null;
+        for (MemoryStats.SNodeStats node : stats.snodes()) {
+            String path = node.snode().path();
+            for (int part = 0; part < 2; part++) {
+                NodeManagerMetrics metrics = part == 0 ? node.cells() : node.directories();
+                if (metrics == null) {
+                    continue;
+                }
+                String key = part == 0 ? path : path + " directory";
+                long own = bound(metrics, peakLive.getOrDefault(key, 0L));
+                managed += metrics.bytesReserved();
+                bound += own;
+                if (metrics.bytesReserved() > own && worst == null) {
+                    worst = key + " holds " + metrics.bytesReserved() + " B for a peak of "
+                            + peakLive.getOrDefault(key, 0L) + " live cells (bound " + own + " B)";
+                }
+            }
+        }
+        long footprint = stats.bytesReserved();
+        bound += footprint - managed; // root cell and ambient cells: fixed
+        if (footprint >= footprintPeak) {
+            footprintPeak = footprint;
+            boundAtPeak = bound;
+        }
+        lastBound = bound;
+        if (worst != null) {
+            fail("footprint: " + worst + "; memory is not reused (total " + footprint + " B, bound " + bound + " B)");
+        }
+    }
+
+    /** The bound of one node manager: see the class comment. */
+    static long bound(NodeManagerMetrics metrics, long peakLiveCells) {
+        long stride = metrics.cellStride();
+        long allocated = metrics.cellsAllocated();
+        return peakLiveCells * (stride + INDEX_BYTES_PER_CELL)
+                + largestHeldChunkBytes(ChunkGeometry.of(stride, 1), allocated)
+                + 2 * largestHeldChunkBytes(ChunkGeometry.of(IndexListDescriptor.ELEMENT_SIZE,
+                IndexListDescriptor.ELEMENT_ALIGNMENT), allocated);
+    }
+
+    /** Bytes of the largest chunk a list of that geometry holds for {@code elements} elements. */
+    static long largestHeldChunkBytes(ChunkGeometry geometry, long elements) {
+        if (elements <= 0) {
+            return 0;
+        }
+        int last = geometry.chunkIndex(elements - 1);
+        return (geometry.chunkStart(last + 1) - geometry.chunkStart(last)) * geometry.elementStride();
+    }
+
+    /** After the workers stopped: everything deactivated and collected must leave no cell in use. */
+    private void finalCheck() {
+        generic.deactivateAll(upper);
+        runtime.gc();
+        coordinatorCollections++;
+        MemoryStats stats = generic.memoryStats();
+        for (MemoryStats.SNodeStats node : stats.snodes()) {
+            long inUse = node.cells().cellsInUse() + (node.directories() == null ? 0 : node.directories().cellsInUse());
+            long recycled = node.cells().cellsRecycled()
+                    + (node.directories() == null ? 0 : node.directories().cellsRecycled());
+            if (inUse != 0 || recycled != 0) {
+                fail("end: after deactivating everything and collecting, " + node.snode().path() + " still has "
+                        + inUse + " cells in use and " + recycled + " recycled (leaked)");
+                return;
+            }
+        }
+    }
+
+    private void report(long elapsedNanos, double opsPerSecond, List<Worker> workers) {
+        MemoryStats stats = generic.memoryStats();
+        long livePeak = 0;
+        for (MemoryStats.SNodeStats node : stats.snodes()) {
+            livePeak += peakLive.getOrDefault(node.snode().path(), 0L) * node.cells().cellStride();
+            if (node.directories() != null) {
+                livePeak += peakLive.getOrDefault(node.snode().path() + " directory", 0L)
+                        * node.directories().cellStride();
+            }
+        }
+        long maxGc = workers.stream().mapToLong(w -> w.maxGcNanos).max().orElse(0);
+        out.println(String.format(Locale.ROOT, ROW, elapsedNanos / 1e9,
+                String.format(Locale.ROOT, "%,.0f", opsPerSecond), mib(stats.bytesReserved()), mib(lastBound),
+                mib(livePeak), collections(workers), maxGc / 1e6,
+                workers.stream().mapToLong(w -> w.refusedByCap).sum() + "/"
+                        + workers.stream().mapToLong(w -> w.refusedFull).sum()));
+        out.flush();
+    }
+
+    private void verdict(Result result) {
+        out.printf(Locale.ROOT, "%,d operations in %.1f s (%,.0f ops/s), %d checkpoints and %d counter resets,"
+                        + " %d collections, longest gc() wait %.1f ms, refused: %d by the cap, %d by full lists%n",
+                result.operations(), result.seconds(), result.operationsPerSecond(), result.checkpoints(),
+                result.counterResets(), result.collections(),
+                result.maxGcWaitNanos() / 1e6, result.refusedByCap(), result.refusedFull());
+        out.printf(Locale.ROOT, "footprint: at most %s reserved, bound then %s (live peak plus one largest chunk"
+                + " per list)%n", mib(result.footprintPeak()), mib(result.boundAtPeak()));
+        if (result.passed()) {
+            out.println("PASSED: the model agreed at every checkpoint and at the end; footprint within its bound;"
+                    + " nothing left in use");
+        } else {
+            out.println("FAILED: " + result.failure());
+        }
+        out.flush();
+    }
+
+    private long operations(List<Worker> workers) {
+        return workers.stream().mapToLong(w -> w.operations).sum();
+    }
+
+    private long collections(List<Worker> workers) {
+        return coordinatorCollections + workers.stream().mapToLong(w -> w.collections).sum();
+    }
+
+    private void fail(String message) {
+        if (failure.compareAndSet(null, message)) {
+            failed.countDown();
+        }
+    }
+
+    static boolean isShared(int upperCell) {
+        return upperCell / UPPER < SHARED_UPPER_ROWS;
+    }
+
+    static boolean isCounterUpper(int upperCell) {
+        return isShared(upperCell) && upperCell / UPPER >= COUNTER_UPPER_ROW;
+    }
+
+    private static String mib(long bytes) {
+        return String.format(Locale.ROOT, "%.2f MiB", bytes / (1024.0 * 1024.0));
+    }
+
+    // ------------------------------------------------------------------ workers
+
+    /** Thrown by a worker's live check. */
+    private static final class Disagreement extends RuntimeException {
+        Disagreement(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private final class Worker implements Runnable {
+        final int id;
+        final Phaser phaser;
+        final Thread thread;
+        final SplittableRandom random;
+        /** Middle cells (number I * 32 + J) this worker owns, below shared and owned upper cells. */
+        final int[] middles;
+        /** Owned upper cells (number Ui * 8 + Uj). */
+        final int[] uppers;
+        /** Appends to shared lists that returned normally since the last checkpoint, per upper cell. */
+        final int[][] sharedIndices = new int[SHARED_UPPERS][];
+        final int[][] sharedValues = new int[SHARED_UPPERS][];
+        final int[] sharedCounts = new int[SHARED_UPPERS];
+        /** Adds of 1 to each counter that returned normally since the last checkpoint. */
+        final int[] counterAdds = new int[COUNTERS];
+        // Counters: written by this worker, read by the coordinator while it is parked (or after it ended).
+        long operations;
+        long refusedByCap;
+        long refusedFull;
+        long collections;
+        long maxGcNanos;
+
+        Worker(int id, Phaser phaser) {
+            this.id = id;
+            this.phaser = phaser;
+            this.random = new SplittableRandom(config.seed() * 0x9E3779B97F4A7C15L + id);
+            int threads = config.threads();
+            List<Integer> ownMiddles = new ArrayList<>();
+            List<Integer> ownUppers = new ArrayList<>();
+            for (int u = 0; u < UPPER * UPPER; u++) {
+                if (!isShared(u) && (u - SHARED_UPPERS) % threads == id) {
+                    ownUppers.add(u);
+                }
+            }
+            for (int m = 0; m < MIDDLE * MIDDLE; m++) {
+                int u = (m / MIDDLE / MIDDLE_PER_UPPER) * UPPER + (m % MIDDLE) / MIDDLE_PER_UPPER;
+                boolean own = isShared(u) ? !isCounterUpper(u) && m % threads == id : ownUppers.contains(u);
+                if (own) {
+                    ownMiddles.add(m);
+                }
+            }
+            this.middles = ownMiddles.stream().mapToInt(Integer::intValue).toArray();
+            this.uppers = ownUppers.stream().mapToInt(Integer::intValue).toArray();
+            for (int u = 0; u < SHARED_UPPERS; u++) {
+                sharedIndices[u] = new int[64];
+                sharedValues[u] = new int[64];
+            }
+            this.thread = new Thread(this, "snode-soak-" + id);
+            this.thread.setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            try {
+                PhaseLock phases = runtime.phaseLock();
+                while (true) {
+                    if (pause) {
+                        phaser.arriveAndAwaitAdvance(); // parked for a checkpoint
+                        if (phaser.arriveAndAwaitAdvance() < 0 || stop) {
+                            return;
+                        }
+                        continue;
+                    }
+                    boolean collect = random.nextInt(GC_EVERY_BATCHES) == 0;
+                    try (PhaseLock.Launch launch = phases.enterLaunch()) {
+                        for (int n = 0; n < BATCH; n++) {
+                            operation();
+                        }
+                        if (collect) {
+                            updatePeaks(generic.memoryStats()); // cells waiting for collection peak now
+                        }
+                    }
+                    operations += BATCH;
+                    if (collect) {
+                        long start = System.nanoTime();
+                        runtime.gc();
+                        maxGcNanos = Math.max(maxGcNanos, System.nanoTime() - start);
+                        collections++;
+                    }
+                    if (random.nextInt(COUNT_EVERY_BATCHES) == 0) {
+                        runtime.count("n"); // a read-only launch among the direct calls
+                    }
+                }
+            } catch (Disagreement disagreement) {
+                fail("worker " + id + ": " + disagreement.getMessage());
+                phaser.arriveAndDeregister();
+            } catch (Throwable unexpected) {
+                fail("worker " + id + ": unexpected " + unexpected);
+                phaser.arriveAndDeregister();
+            }
+        }
+
+        private void operation() {
+            int r = random.nextInt(1000);
+            try {
+                if (r < 250) {
+                    set();
+                } else if (r < 400) {
+                    add();
+                } else if (r < 500) {
+                    read();
+                } else if (r < 600) {
+                    count();
+                } else if (r < 640) {
+                    deactivateMasked();
+                } else if (r < 670) {
+                    deactivateMiddle();
+                } else if (r < 673) {
+                    deactivateUpper();
+                } else if (r < 770) {
+                    appendOwned();
+                } else if (r < 870) {
+                    appendShared();
+                } else if (r < 875) {
+                    deactivateOwnedList();
+                } else {
+                    readOwnedList();
+                }
+            } catch (MemoryCapExceededException refused) {
+                refusedByCap++; // the model stays as it was; so must the runtime
+            }
+        }
+
+        /** A leaf of one of this worker's middle cells: i * N + j. */
+        private int leaf() {
+            int m = middles[random.nextInt(middles.length)];
+            int i = (m / MIDDLE) * LEAVES_PER_MIDDLE + random.nextInt(LEAVES_PER_MIDDLE);
+            int j = (m % MIDDLE) * LEAVES_PER_MIDDLE + random.nextInt(LEAVES_PER_MIDDLE);
+            return i * N + j;
+        }
+
+        private void set() {
+            int leaf = leaf();
+            int value = random.nextInt();
+            grid.n(leaf / N, leaf % N, value);
+            leaves[leaf] = value;
+        }
+
+        private void add() {
+            int leaf = leaf();
+            int previous = grid.addN(leaf / N, leaf % N, 1);
+            if (previous != leaves[leaf]) {
+                throw new Disagreement("addN(" + leaf / N + "," + leaf % N + ") returned " + previous
+                        + ", but the calls that returned normally left " + leaves[leaf]);
+            }
+            leaves[leaf] = previous + 1;
+        }
+
+        /** Adds 1 to a random counter, which other threads add to as well. */
+        private void count() {
+            int c = random.nextInt(COUNTERS);
+            grid.addN(COUNTER_FIRST_LEAF_ROW + c / N, c % N, 1);
+            counterAdds[c]++;
+        }
+
+        private void read() {
+            int leaf = leaf();
+            int actual = grid.n(leaf / N, leaf % N);
+            if (actual != leaves[leaf]) {
+                throw new Disagreement("n(" + leaf / N + "," + leaf % N + ") reads " + actual
+                        + ", but the calls that returned normally left " + leaves[leaf]);
+            }
+        }
+
+        private void deactivateMasked() {
+            int m = middles[random.nextInt(middles.length)];
+            int bi = (m / MIDDLE) * MASKED_PER_MIDDLE + random.nextInt(MASKED_PER_MIDDLE);
+            int bj = (m % MIDDLE) * MASKED_PER_MIDDLE + random.nextInt(MASKED_PER_MIDDLE);
+            generic.deactivate(masked, bi, bj);
+            zero(bi * LEAVES_PER_MASKED, bj * LEAVES_PER_MASKED, LEAVES_PER_MASKED);
+        }
+
+        private void deactivateMiddle() {
+            int m = middles[random.nextInt(middles.length)];
+            generic.deactivate(middle, m / MIDDLE, m % MIDDLE);
+            zero((m / MIDDLE) * LEAVES_PER_MIDDLE, (m % MIDDLE) * LEAVES_PER_MIDDLE, LEAVES_PER_MIDDLE);
+        }
+
+        private void deactivateUpper() {
+            if (uppers.length == 0) {
+                return;
+            }
+            int u = uppers[random.nextInt(uppers.length)];
+            generic.deactivate(upper, u / UPPER, u % UPPER);
+            zero((u / UPPER) * LEAVES_PER_UPPER, (u % UPPER) * LEAVES_PER_UPPER, LEAVES_PER_UPPER);
+            listLengths[u] = 0;
+        }
+
+        private void zero(int i0, int j0, int size) {
+            for (int i = i0; i < i0 + size; i++) {
+                Arrays.fill(leaves, i * N + j0, i * N + j0 + size, 0);
+            }
+        }
+
+        private void appendOwned() {
+            if (uppers.length == 0) {
+                return;
+            }
+            int u = uppers[random.nextInt(uppers.length)];
+            int length = listLengths[u];
+            int value = random.nextInt();
+            long index;
+            try {
+                index = grid.appendP(u / UPPER, u % UPPER, value);
+            } catch (DynamicListFullException full) {
+                if (length != LIST_CAPACITY) {
+                    throw new Disagreement("appendP(" + u / UPPER + "," + u % UPPER + ") found the list full, but "
+                            + length + " of " + LIST_CAPACITY + " appends returned normally since it was emptied");
+                }
+                refusedFull++;
+                return;
+            }
+            if (index != length) {
+                throw new Disagreement("appendP(" + u / UPPER + "," + u % UPPER + ") returned index " + index
+                        + ", but " + length + " appends returned normally since the list was emptied");
+            }
+            listValues[u][length] = value;
+            listLengths[u] = length + 1;
+        }
+
+        private void appendShared() {
+            int u = random.nextInt(SHARED_UPPERS);
+            int value = random.nextInt();
+            long index;
+            try {
+                index = grid.appendP(u / UPPER, u % UPPER, value);
+            } catch (DynamicListFullException full) {
+                refusedFull++;
+                return;
+            }
+            if (index < 0 || index >= LIST_CAPACITY) {
+                throw new Disagreement("appendP(" + u / UPPER + "," + u % UPPER + ") returned index " + index
+                        + " outside [0, " + LIST_CAPACITY + ")");
+            }
+            int count = sharedCounts[u];
+            if (count == sharedIndices[u].length) {
+                sharedIndices[u] = Arrays.copyOf(sharedIndices[u], 2 * count);
+                sharedValues[u] = Arrays.copyOf(sharedValues[u], 2 * count);
+            }
+            sharedIndices[u][count] = (int) index;
+            sharedValues[u][count] = value;
+            sharedCounts[u] = count + 1;
+        }
+
+        private void deactivateOwnedList() {
+            if (uppers.length == 0) {
+                return;
+            }
+            int u = uppers[random.nextInt(uppers.length)];
+            generic.deactivate(list, u / UPPER, u % UPPER, 0);
+            listLengths[u] = 0;
+        }
+
+        private void readOwnedList() {
+            if (uppers.length == 0) {
+                return;
+            }
+            int u = uppers[random.nextInt(uppers.length)];
+            int length = listLengths[u];
+            if (length > 0) {
+                int k = random.nextInt(length);
+                int actual = grid.p(u / UPPER, u % UPPER, k);
+                if (actual != listValues[u][k]) {
+                    throw new Disagreement("p(" + u / UPPER + "," + u % UPPER + "," + k + ") reads " + actual
+                            + ", but its append stored " + listValues[u][k]);
+                }
+            }
+            if (length < LIST_CAPACITY) {
+                int past = grid.p(u / UPPER, u % UPPER, length);
+                if (past != 0) {
+                    throw new Disagreement("p(" + u / UPPER + "," + u % UPPER + "," + length + ") reads " + past
+                            + " at the list's length; past the length reads 0");
+                }
+            }
+        }
+
+    }
+}

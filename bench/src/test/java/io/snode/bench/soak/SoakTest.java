@@ -1,0 +1,73 @@
+package io.snode.bench.soak;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snode.runtime.internal.memory.ChunkGeometry;
+import io.snode.runtime.internal.memory.NodeManagerMetrics;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class SoakTest {
+    static Soak.Config seconds(double seconds, int threads) {
+        return new Soak.Config((long) (seconds * 1e9), threads, 7, 0, TimeUnit.MILLISECONDS.toNanos(500),
+                TimeUnit.SECONDS.toNanos(1));
+    }
+
+    @Test
+    void aTwoSecondSoakWithThreeThreadsAgreesWithItsModelAndStaysWithinItsFootprintBound() {
+        StringWriter text = new StringWriter();
+        Soak.Result result = new Soak(seconds(2, 3), new PrintWriter(text)).run();
+
+        assertThat(result.failure()).as(text.toString()).isNull();
+        assertThat(result.operations()).isPositive();
+        assertThat(result.checkpoints()).isGreaterThanOrEqualTo(3);
+        assertThat(result.counterResets()).isPositive();
+        assertThat(result.collections()).isGreaterThan(result.checkpoints());
+        assertThat(result.footprintPeak()).isPositive().isLessThanOrEqualTo(result.boundAtPeak());
+        assertThat(result.seconds()).isBetween(2.0, 60.0);
+        assertThat(text.toString()).contains("ops/s", "footprint", "PASSED");
+    }
+
+    @Test
+    void aValueChangedBehindTheModelsBackIsReported() {
+        StringWriter text = new StringWriter();
+        // Leaf (0,0) lies below a shared upper cell, in a middle cell that worker 0 owns.
+        Soak.Result result = new Soak(seconds(1, 2), new PrintWriter(text))
+                .tamperBeforeFirstCheckpoint(runtime -> runtime.setInt("n", runtime.getInt("n", 0, 0) + 1, 0, 0))
+                .run();
+
+        assertThat(result.passed()).isFalse();
+        assertThat(result.failure()).startsWith("checkpoint: n(0,0) reads ");
+        assertThat(text.toString()).contains("FAILED: checkpoint: n(0,0)");
+    }
+
+    @Test
+    void aCounterAddLostBehindTheModelsBackIsReported() {
+        StringWriter text = new StringWriter();
+        int i = Soak.COUNTER_FIRST_LEAF_ROW;
+        Soak.Result result = new Soak(seconds(1, 2), new PrintWriter(text))
+                .tamperBeforeFirstCheckpoint(runtime -> runtime.addInt("n", -1, i, 3))
+                .run();
+
+        assertThat(result.failure()).startsWith("checkpoint: counter n(" + i + ",3) reads ");
+    }
+
+    @Test
+    void theLargestHeldChunkFollowsTheGeometricChunks() {
+        ChunkGeometry ints = ChunkGeometry.of(4, 4); // chunks of 1024, 2048, 4096, ... elements
+        assertThat(Soak.largestHeldChunkBytes(ints, 0)).isZero();
+        assertThat(Soak.largestHeldChunkBytes(ints, 1)).isEqualTo(4096);
+        assertThat(Soak.largestHeldChunkBytes(ints, 1024)).isEqualTo(4096);
+        assertThat(Soak.largestHeldChunkBytes(ints, 1025)).isEqualTo(8192);
+        assertThat(Soak.largestHeldChunkBytes(ints, 3073)).isEqualTo(16384);
+    }
+
+    @Test
+    void theBoundIsThePeakOfLiveCellsPlusOneLargestChunkPerList() {
+        // 100 cells of 64 bytes allocated: data chunks of 64 then 128 cells; index chunks of 1024 entries.
+        NodeManagerMetrics metrics = new NodeManagerMetrics("x", 64, 100, 90, 10, 0, 0, 10, 0, 4, 0, 0);
+        assertThat(Soak.bound(metrics, 95)).isEqualTo(95 * (64 + 8) + 128 * 64 + 2 * 4096);
+    }
+}
