@@ -12,7 +12,7 @@ import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.memory.ChunkGeometry;
 import io.snode.runtime.internal.memory.IndexListDescriptor;
-import io.snode.runtime.internal.memory.NodeManagerMetrics;
+import io.snode.runtime.NodeManagerMetric;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -523,7 +523,7 @@ public final class Soak {
         }
     }
 
-    private void peak(String key, NodeManagerMetrics metrics) {
+    private void peak(String key, NodeManagerMetric metrics) {
         long live = metrics.cellsInUse() + metrics.cellsCached() + metrics.cellsRecycled();
         peakLive.merge(key, live, Math::max);
     }
@@ -537,7 +537,7 @@ public final class Soak {
         for (MemoryStats.SNodeStats node : stats.snodes()) {
             String path = node.snode().path();
             for (int part = 0; part < 2; part++) {
-                NodeManagerMetrics metrics = part == 0 ? node.cells() : node.directories();
+                NodeManagerMetric metrics = part == 0 ? node.cells() : node.directories();
                 if (metrics == null) {
                     continue;
                 }
@@ -564,7 +564,7 @@ public final class Soak {
     }
 
     /** The bound of one node manager: see the class comment. */
-    static long bound(NodeManagerMetrics metrics, long peakLiveCells) {
+    static long bound(NodeManagerMetric metrics, long peakLiveCells) {
         long stride = metrics.cellStride();
         long allocated = metrics.cellsAllocated();
         return peakLiveCells * (stride + INDEX_BYTES_PER_CELL)
@@ -920,7 +920,7 @@ public final class Soak {
                 return;
             }
             int u = uppers[random.nextInt(uppers.length)];
-            generic.deactivate(list, u / UPPER, u % UPPER, 0);
+            generic.deactivate(list, u / UPPER, u % UPPER); // the list's coordinates, as append takes them
             listLengths[u] = 0;
         }
 

@@ -58,7 +58,9 @@ import java.util.List;
  * </ol>
  * <b>Not guaranteed:</b> deactivating a cell while another thread activates or writes below it
  * is a race of the caller's making: writes below may be lost (never memory of another cell,
- * since recycled cells are reused only after collection). No cell leaks in that race: a
+ * since recycled cells are reused only after collection; a bitmasked cell is inline and is
+ * zeroed when it is deactivated, so a store that lands after that zeroing stays in the cell and
+ * shows when the cell is activated again). No cell leaks in that race: a
  * release leaves every pointer word of the released cells {@link PointerWord#RETIRED} and every
  * list header lock {@link DynamicHeader#LOCK_RETIRED}, an activation that meets either starts
  * again from the root, and anything it published before the release reached it is released.
