@@ -21,7 +21,7 @@ import java.util.concurrent.ForkJoinPool;
  * medians and the ratios the issue asks for, all from one JVM run.
  *
  * <pre>
- * java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xms2g -Xmx2g \
+ * ./snode java --add-modules jdk.incubator.vector -Xms2g -Xmx2g \
  *      -cp bench/target/snode-bench.jar io.snode.bench.gc.GcZeroingRun [MiB] [rounds] [threads] [smallMiB]
  * </pre>
  *
