@@ -21,12 +21,14 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tag;
 
 /**
  * Struct-for visits exactly the active cells, once each, sequentially and in parallel: on random
  * small layouts (every kind, nesting, branching), the visited set equals the set of coordinates
  * of the SNode's whole index space that the generic path reports active.
  */
+@Tag("scalar-fallback")
 class StructForProperties {
     static final RandomLayouts.Options SMALL = new RandomLayouts.Options(2, 3, 2, 4, 4096, 12);
 

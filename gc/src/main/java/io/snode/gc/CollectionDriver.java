@@ -5,9 +5,9 @@ import io.snode.gc.internal.GcEvent;
 import io.snode.gc.internal.ManagerCollection;
 import io.snode.gc.internal.SNodeGcEvent;
 import io.snode.gc.internal.TaskRunner;
-import io.snode.gc.internal.vectorization.GcKernels;
-import io.snode.gc.internal.vectorization.VectorizationProvider;
 import io.snode.runtime.internal.memory.NodeManager;
+import io.snode.runtime.internal.vectorization.GcKernels;
+import io.snode.runtime.internal.vectorization.VectorizationProvider;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -42,12 +42,13 @@ final class CollectionDriver {
 
     static GcKernels kernels(Vectorization vectorization) {
         return switch (Objects.requireNonNull(vectorization, "vectorization")) {
-            case AUTO -> VectorizationProvider.kernels();
-            case SCALAR -> VectorizationProvider.scalar();
-            case VECTOR -> VectorizationProvider.vector().orElseThrow(() -> new IllegalStateException(
-                    "vectorization=VECTOR but the Vector API kernels are unavailable: "
-                            + VectorizationProvider.vectorUnavailableReason().orElse("?")
-                            + " (add '" + VectorizationProvider.ENABLE_FLAG + "' to the java command line)"));
+            case AUTO -> VectorizationProvider.getInstance().gcKernels();
+            case SCALAR -> VectorizationProvider.scalar().gcKernels();
+            case VECTOR -> VectorizationProvider.vector().map(VectorizationProvider::gcKernels)
+                    .orElseThrow(() -> new IllegalStateException(
+                            "vectorization=VECTOR but the Vector API kernels are unavailable: "
+                                    + VectorizationProvider.vectorUnavailableReason().orElse("?")
+                                    + " (add '" + VectorizationProvider.ENABLE_FLAG + "' to the java command line)"));
         };
     }
 

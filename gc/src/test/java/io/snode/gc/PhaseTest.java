@@ -12,10 +12,10 @@ import io.snode.gc.internal.CellIndexSort;
 import io.snode.gc.internal.ManagerCollection;
 import io.snode.gc.internal.ManagerCollection.Compaction;
 import io.snode.gc.internal.TaskRunner;
-import io.snode.gc.internal.vectorization.GcKernels;
-import io.snode.gc.internal.vectorization.VectorizationProvider;
 import io.snode.runtime.internal.memory.MemoryPool;
 import io.snode.runtime.internal.memory.NodeManager;
+import io.snode.runtime.internal.vectorization.GcKernels;
+import io.snode.runtime.internal.vectorization.VectorizationProvider;
 import java.util.concurrent.ForkJoinPool;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -28,7 +28,7 @@ class PhaseTest {
     private static final ForkJoinPool POOL = new ForkJoinPool(3);
     /** Three threads, one entry per task: every sub-range boundary is exercised. */
     private static final TaskRunner PARALLEL = TaskRunner.forkJoin(POOL);
-    private static final GcKernels KERNELS = VectorizationProvider.kernels();
+    private static final GcKernels KERNELS = VectorizationProvider.getInstance().gcKernels();
 
     private final MemoryPool pool = new MemoryPool(MemoryPool.UNLIMITED);
 

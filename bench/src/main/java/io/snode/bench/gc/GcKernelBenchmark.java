@@ -1,8 +1,8 @@
 package io.snode.bench.gc;
 
-import io.snode.gc.internal.vectorization.GcKernels;
-import io.snode.gc.internal.vectorization.PanamaGcKernels;
-import io.snode.gc.internal.vectorization.VectorizationProvider;
+import io.snode.runtime.internal.vectorization.GcKernels;
+import io.snode.runtime.internal.vectorization.PanamaGcKernels;
+import io.snode.runtime.internal.vectorization.VectorizationProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +49,7 @@ public class GcKernelBenchmark {
         a = arena.allocate(bytes, 64);
         b = arena.allocate(bytes, 64);
         vector = RecycledRegion.kernels("vector");
-        scalar = VectorizationProvider.scalar();
+        scalar = VectorizationProvider.scalar().gcKernels();
     }
 
     @TearDown(Level.Trial)

@@ -2,9 +2,9 @@ package io.snode.bench.gc;
 
 import io.snode.gc.ParallelCollector;
 import io.snode.gc.internal.TaskRunner;
-import io.snode.gc.internal.vectorization.GcKernels;
-import io.snode.gc.internal.vectorization.PanamaGcKernels;
-import io.snode.gc.internal.vectorization.VectorizationProvider;
+import io.snode.runtime.internal.vectorization.GcKernels;
+import io.snode.runtime.internal.vectorization.PanamaGcKernels;
+import io.snode.runtime.internal.vectorization.VectorizationProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -21,7 +21,7 @@ import java.util.concurrent.ForkJoinPool;
  * medians and the ratios the issue asks for, all from one JVM run.
  *
  * <pre>
- * java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -Xms2g -Xmx2g \
+ * ./snode java --add-modules jdk.incubator.vector -Xms2g -Xmx2g \
  *      -cp bench/target/snode-bench.jar io.snode.bench.gc.GcZeroingRun [MiB] [rounds] [threads] [smallMiB]
  * </pre>
  *
@@ -237,7 +237,7 @@ public final class GcZeroingRun {
                 });
                 configs.put("MemorySegment.copy", () -> {
                     for (int i = 0; i < reps; i++) {
-                        VectorizationProvider.scalar().copyInts(a, 0, b, 0, ints);
+                        VectorizationProvider.scalar().gcKernels().copyInts(a, 0, b, 0, ints);
                     }
                 });
                 Map<String, double[]> gbps = interleave(configs, rounds, 4, ints * 4 * reps);

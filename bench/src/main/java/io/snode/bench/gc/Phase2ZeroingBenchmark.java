@@ -2,7 +2,7 @@ package io.snode.bench.gc;
 
 import io.snode.gc.ParallelCollector;
 import io.snode.gc.internal.TaskRunner;
-import io.snode.gc.internal.vectorization.GcKernels;
+import io.snode.runtime.internal.vectorization.GcKernels;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -3,11 +3,11 @@ package io.snode.bench.gc;
 import io.snode.gc.internal.CellIndexSort;
 import io.snode.gc.internal.ManagerCollection;
 import io.snode.gc.internal.TaskRunner;
-import io.snode.gc.internal.vectorization.GcKernels;
-import io.snode.gc.internal.vectorization.VectorizationProvider;
 import io.snode.runtime.internal.memory.ListManager;
 import io.snode.runtime.internal.memory.MemoryPool;
 import io.snode.runtime.internal.memory.NodeManager;
+import io.snode.runtime.internal.vectorization.GcKernels;
+import io.snode.runtime.internal.vectorization.VectorizationProvider;
 import java.lang.foreign.MemorySegment;
 import java.util.Random;
 
@@ -98,9 +98,10 @@ public final class RecycledRegion implements AutoCloseable {
 
     public static GcKernels kernels(String name) {
         return switch (name) {
-            case "vector" -> VectorizationProvider.vector().orElseThrow(() -> new IllegalStateException(
-                    "the Vector API kernels are unavailable: run with --add-modules jdk.incubator.vector"));
-            case "scalar" -> VectorizationProvider.scalar();
+            case "vector" -> VectorizationProvider.vector().map(VectorizationProvider::gcKernels)
+                    .orElseThrow(() -> new IllegalStateException(
+                            "the Vector API kernels are unavailable: run with --add-modules jdk.incubator.vector"));
+            case "scalar" -> VectorizationProvider.scalar().gcKernels();
             default -> throw new IllegalArgumentException("kernels=" + name + " (vector or scalar)");
         };
     }

@@ -32,6 +32,7 @@ class DemoCommandTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Tag("scalar-fallback")
     void aTinyRunPrintsOneLinePerStepAndWritesBothPictures(@TempDir Path directory) throws Exception {
         Path out = directory.resolve("pictures");
         Result result = run("demo", "--steps", "6", "--particles", "600", "--threads", "1", "--out", out.toString());

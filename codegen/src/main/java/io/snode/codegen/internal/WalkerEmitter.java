@@ -362,8 +362,9 @@ public final class WalkerEmitter {
      *   acquireFence(); child = word - 1;
      *   at the parent level: record(child); else count += visit(L + 1)(CELLS.segment(child), CELLS.offset(child), ...)
      * }
-     * or, when the cell count is a multiple of {@link PointerScan#LANES}, the same a vector of
-     * words at a time ({@link #emitGroupedPointerLoop}).
+     * or, when the Vector API is in use ({@link PointerScan#LANES} {@code > 1}) and the cell count
+     * is a multiple of {@code LANES}, the same a vector of words at a time
+     * ({@link #emitGroupedPointerLoop}).
      */
     private void emitPointerLoop(MethodVisitor mv, int childLevel, Label done) {
         SNodePlan childPlan = plans[childLevel];

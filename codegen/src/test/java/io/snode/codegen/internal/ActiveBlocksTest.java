@@ -8,9 +8,11 @@ import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.Kernel3;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The snapshot's order: memory order (allocation order of the blocks' cells), not tree order. */
+@Tag("scalar-fallback")
 class ActiveBlocksTest {
     static final Layout L1 = Layout.parse("pointer(ijk,4).pointer(ijk,4).dense(ijk,8).place(f32 phi)");
     static final Layout NESTED = Layout.parse("pointer(ijk,4).dense(ijk,2).bitmasked(ijk,4).place(f32 phi)");

@@ -17,12 +17,14 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tag;
 
 /**
  * The generated first phase of a snapshot ({@link WalkerEmitter}) and the generic walk agree
  * block for block (order, memory, base coordinates, masks, lengths) on random layouts, for every
  * SNode whose parent is a pointer node, after random writes and deactivations.
  */
+@Tag("scalar-fallback")
 class WalkerDifferentialProperties {
     static final RandomLayouts.Options SMALL = new RandomLayouts.Options(2, 4, 2, 4, 4096, 12);
 

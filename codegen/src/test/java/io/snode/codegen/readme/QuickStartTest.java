@@ -7,9 +7,11 @@ import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.Kernel3;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The README's quick start compiles (it is this file's code) and does what the README says. */
+@Tag("scalar-fallback")
 class QuickStartTest {
 
     // README quick start, begin

@@ -1,9 +1,9 @@
 package io.snode.gc.internal;
 
-import io.snode.gc.internal.vectorization.GcKernels;
 import io.snode.runtime.internal.memory.ChunkGeometry;
 import io.snode.runtime.internal.memory.IndexListDescriptor;
 import io.snode.runtime.internal.memory.ListManager;
+import io.snode.runtime.internal.vectorization.GcKernels;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,11 +1,11 @@
 package io.snode.gc.internal;
 
 import io.snode.gc.SNodeGcStatistics;
-import io.snode.gc.internal.vectorization.GcKernels;
 import io.snode.runtime.internal.memory.IndexListDescriptor;
 import io.snode.runtime.internal.memory.ListManager;
 import io.snode.runtime.internal.memory.NodeManager;
 import io.snode.runtime.internal.memory.NodeManagerMetrics;
+import io.snode.runtime.internal.vectorization.GcKernels;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package io.snode.gc.internal.vectorization;
+package io.snode.runtime.internal.vectorization;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,11 +1,9 @@
-package io.snode.gc;
+package io.snode.runtime.internal.vectorization;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.snode.gc.internal.vectorization.GcKernels;
-import io.snode.gc.internal.vectorization.VectorizationProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -20,9 +18,9 @@ import org.junit.jupiter.api.Test;
  * scalar-fallback execution the vector side is skipped and the scalar kernels are checked
  * against the model alone.
  */
-class KernelsTest {
+class GcKernelsTest {
 
-    private static final GcKernels SCALAR = VectorizationProvider.scalar();
+    private static final GcKernels SCALAR = VectorizationProvider.scalar().gcKernels();
 
     /** The lengths around multiples of 16, 32 and 64 bytes (and of 4x64, the unrolled step). */
     private static List<Integer> lengths() {
@@ -43,7 +41,7 @@ class KernelsTest {
 
     private static List<GcKernels> kernels() {
         List<GcKernels> out = new ArrayList<>(List.of(SCALAR));
-        VectorizationProvider.vector().ifPresent(out::add);
+        VectorizationProvider.vector().map(VectorizationProvider::gcKernels).ifPresent(out::add);
         return out;
     }
 
@@ -160,11 +158,11 @@ class KernelsTest {
     /** Touches the Panama class only when a test that already checked the module calls it. */
     private static final class VectorOnly {
         static void zeroVector(MemorySegment segment, long offset, long length) {
-            io.snode.gc.internal.vectorization.PanamaGcKernels.zeroVector(segment, offset, length);
+            PanamaGcKernels.zeroVector(segment, offset, length);
         }
 
         static void copyIntsVector(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long count) {
-            io.snode.gc.internal.vectorization.PanamaGcKernels.copyIntsVector(src, srcOffset, dst, dstOffset, count);
+            PanamaGcKernels.copyIntsVector(src, srcOffset, dst, dstOffset, count);
         }
     }
 }

@@ -3,18 +3,15 @@ package io.snode.gc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.snode.gc.internal.vectorization.GcKernels;
-import io.snode.gc.internal.vectorization.VectorizationProvider;
-import java.util.ArrayList;
-import java.util.List;
+import io.snode.runtime.internal.vectorization.VectorizationProvider;
 import org.junit.jupiter.api.Test;
 
 /**
  * Runs in both Surefire executions: {@code snode.test.expectVector} says whether this JVM was
  * started with {@code jdk.incubator.vector}, so each execution proves it ran the configuration
- * it claims.
+ * it claims, and that the collectors zero with the kernels the provider chose.
  */
-class VectorizationProviderTest {
+class CollectorVectorizationTest {
 
     private static final boolean EXPECT_VECTOR = Boolean.parseBoolean(
             System.getProperty("snode.test.expectVector", "true"));
@@ -23,31 +20,7 @@ class VectorizationProviderTest {
     void theModuleGraphIsTheOneThisExecutionClaims() {
         assertThat(ModuleLayer.boot().findModule(VectorizationProvider.VECTOR_MODULE).isPresent())
                 .isEqualTo(EXPECT_VECTOR);
-    }
-
-    @Test
-    void defaultKernelsAreVectorExactlyWhenTheModuleIsPresent() {
-        GcKernels kernels = VectorizationProvider.kernels();
-        assertThat(kernels.vectorized()).isEqualTo(EXPECT_VECTOR);
-        assertThat(kernels.name()).startsWith(EXPECT_VECTOR ? "panama-" : "scalar");
-        assertThat(VectorizationProvider.kernels()).isSameAs(kernels);
-        assertThat(VectorizationProvider.vectorUnavailableReason().isEmpty()).isEqualTo(EXPECT_VECTOR);
-    }
-
-    @Test
-    void detectionWarnsOnceWithTheFlagToAddExactlyWhenTheModuleIsMissing() {
-        List<String> warnings = new ArrayList<>();
-        VectorizationProvider.Detection d = VectorizationProvider.detect(warnings::add);
-        if (EXPECT_VECTOR) {
-            assertThat(warnings).isEmpty();
-            assertThat(d.kernels().vectorized()).isTrue();
-        } else {
-            assertThat(warnings).hasSize(1);
-            assertThat(warnings.getFirst()).contains("--add-modules jdk.incubator.vector")
-                    .contains("not in the module graph");
-            assertThat(d.kernels()).isSameAs(VectorizationProvider.scalar());
-            assertThat(d.unavailableReason()).isPresent();
-        }
+        assertThat(VectorizationProvider.getInstance().vectorized()).isEqualTo(EXPECT_VECTOR);
     }
 
     @Test
@@ -55,7 +28,7 @@ class VectorizationProviderTest {
         try (SerialCollector scalar = SerialCollector.create(Vectorization.SCALAR);
              ParallelCollector auto = ParallelCollector.builder().parallelism(2).build()) {
             assertThat(scalar.kernels()).isEqualTo("scalar");
-            assertThat(auto.kernels()).isEqualTo(VectorizationProvider.kernels().name());
+            assertThat(auto.kernels()).isEqualTo(VectorizationProvider.getInstance().gcKernels().name());
         }
         if (EXPECT_VECTOR) {
             try (ParallelCollector vector = ParallelCollector.builder().vectorization(Vectorization.VECTOR).build()) {

@@ -1,4 +1,4 @@
-package io.snode.gc.internal.vectorization;
+package io.snode.runtime.internal.vectorization;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -8,9 +8,10 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The Vector API kernels. The only class of the project that names {@code jdk.incubator.vector};
- * {@link VectorizationProvider} loads it reflectively, after checking that the module is in the
- * boot layer, so that the rest of the collector runs without the module.
+ * The collector's Vector API kernels. With {@link PanamaScanKernels} one of the two classes of the
+ * project that name {@code jdk.incubator.vector}; {@link PanamaVectorizationProvider} links them,
+ * and {@link VectorizationProvider} loads that reflectively, after checking that the module is in
+ * the boot layer, so that the rest of the library runs without the module.
  *
  * <p>Which operation uses vectors is decided by measurement (the {@code bench} module's
  * {@code io.snode.bench.gc} benchmarks; figures in {@code gc/README.md}):
@@ -43,12 +44,12 @@ public final class PanamaGcKernels implements GcKernels {
     public static final long FILL_FROM_BYTES = 256 * 1024;
 
     /**
-     * Called reflectively by {@link VectorizationProvider}.
+     * Made by {@link PanamaVectorizationProvider}.
      *
      * @throws UnsupportedOperationException if the preferred vectors are narrower than 128 bits
      *                                       (no SIMD worth using; C2 may also be off)
      */
-    public PanamaGcKernels() {
+    PanamaGcKernels() {
         if (ZERO_SPECIES.vectorBitSize() < 128) {
             throw new UnsupportedOperationException("preferred vector size is " + ZERO_SPECIES.vectorBitSize()
                     + " bits (need at least 128)");

@@ -1,4 +1,4 @@
-package io.snode.gc.internal.vectorization;
+package io.snode.runtime.internal.vectorization;
 
 import java.lang.foreign.MemorySegment;
 
@@ -7,7 +7,8 @@ import java.lang.foreign.MemorySegment;
  * Two implementations share this interface (Lucene's {@code VectorizationProvider} pattern):
  * {@link ScalarGcKernels}, plain {@link MemorySegment#fill} and {@link MemorySegment#copy}, always
  * available; and {@code PanamaGcKernels}, Vector API stores, loaded by
- * {@link VectorizationProvider} only when {@code jdk.incubator.vector} is in the module graph.
+ * {@link VectorizationProvider} only when {@code jdk.incubator.vector} is in the module graph
+ * ({@link VectorizationProvider#gcKernels()}).
  * Both give identical memory contents; tests run them against each other.
  *
  * <p>Implementations are stateless and thread-safe. Arguments are checked by the segments

@@ -1,0 +1,68 @@
+package io.snode.runtime.internal.vectorization;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The portable scans, a word at a time. The provider's instance has one lane, so that the
+ * generated walks keep their loop a word at a time; {@link #withLanes} makes the same scan over
+ * as many words as a vector holds, the model the Panama kernels are tested against.
+ */
+public final class ScalarScanKernels implements ScanKernels {
+
+    static final ScalarScanKernels INSTANCE = new ScalarScanKernels(1);
+
+    private final int lanes;
+
+    private ScalarScanKernels(int lanes) {
+        this.lanes = lanes;
+    }
+
+    /**
+     * Scalar kernels whose {@link #activeWords} looks at {@code lanes} words.
+     *
+     * @throws IllegalArgumentException unless {@code 1 <= lanes <= 64}
+     */
+    public static ScalarScanKernels withLanes(int lanes) {
+        if (lanes < 1 || lanes > Long.SIZE) {
+            throw new IllegalArgumentException("lanes=" + lanes + " (allowed: 1 to 64, one bit per word)");
+        }
+        return lanes == 1 ? INSTANCE : new ScalarScanKernels(lanes);
+    }
+
+    @Override
+    public String name() {
+        return "scalar";
+    }
+
+    @Override
+    public int lanes() {
+        return lanes;
+    }
+
+    @Override
+    public long activeWords(MemorySegment segment, long offset) {
+        long bits = 0;
+        for (int n = 0; n < lanes; n++) {
+            long word = segment.get(ValueLayout.JAVA_LONG, offset + (long) n * Long.BYTES);
+            bits |= (word > 0 ? 1L : 0L) << n;
+        }
+        return bits;
+    }
+
+    @Override
+    public int copyMasks(MemorySegment segment, long offset, long[] masks, int at, int words) {
+        int count = 0;
+        for (int w = 0; w < words; w++) {
+            long mask = segment.get(ValueLayout.JAVA_LONG, offset + (long) w * Long.BYTES);
+            masks[at + w] = mask;
+            count += Long.bitCount(mask);
+        }
+        return count;
+    }
+
+    @Override
+    public String toString() {
+        return "ScanKernels[" + name() + ", lanes=" + lanes + "]";
+    }
+}

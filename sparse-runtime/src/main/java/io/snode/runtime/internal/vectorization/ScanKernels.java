@@ -1,0 +1,42 @@
+package io.snode.runtime.internal.vectorization;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The scans of node memory that struct-for's walks and snapshots make: finding the active words
+ * of a pointer container, and copying a bitmask out while counting its bits. Two implementations
+ * share this interface: {@link ScalarScanKernels}, a word at a time, always available; and
+ * {@code PanamaScanKernels}, {@code LongVector} loads and compares, loaded by
+ * {@link VectorizationProvider} only when {@code jdk.incubator.vector} is in the module graph
+ * ({@link VectorizationProvider#scanKernels()}). Both compute the same results; tests run them
+ * against each other.
+ *
+ * <p>Reads are plain: the caller re-reads a word it follows, and fences before it reads what the
+ * word leads to or what a copied mask describes. Implementations are stateless and thread-safe;
+ * the segments check the bounds ({@link IndexOutOfBoundsException}) and the lifetime
+ * ({@link IllegalStateException}).
+ */
+public interface ScanKernels {
+
+    /** A short name for reports: {@code "scalar"} or {@code "panama-512"} (the vector bit size). */
+    String name();
+
+    /**
+     * How many words {@link #activeWords} looks at: the longs per preferred vector (8 with AVX-512,
+     * 4 with AVX2, 2 with SSE or NEON), or 1 for the scalar kernels, for which the generated walks
+     * keep their loop a word at a time.
+     */
+    int lanes();
+
+    /**
+     * Bit {@code n} is set when the word at {@code offset + 8 n} ({@code n < lanes()}) is active
+     * (greater than zero, as {@code PointerWord.isActive}); the higher bits are clear.
+     */
+    long activeWords(MemorySegment segment, long offset);
+
+    /**
+     * Copies the {@code words} mask words at {@code offset} of {@code segment} to
+     * {@code masks[at ...]} and returns how many bits they set.
+     */
+    int copyMasks(MemorySegment segment, long offset, long[] masks, int at, int words);
+}
