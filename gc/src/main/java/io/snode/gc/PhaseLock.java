@@ -77,9 +77,11 @@ import java.util.function.Supplier;
  *       collection takes a lock briefly to wake it.</li>
  *   <li>{@code enterTask}/{@code exitTask}: wait-free (a thread-local count).</li>
  *   <li>{@code exclusive}: blocking, for the launches active when it starts to wait plus the
- *       launches nested in them; launches that arrive later wait behind it. Collections run one
- *       at a time in the order their threads win a lock (not fair among themselves): a stream of
- *       {@code gc()} calls from many threads can hold launches back for as long as it lasts. Use
+ *       launches nested in them; launches that arrive later wait behind it. Phase-fair: before a
+ *       collection starts to wait, every launch that waited for the previous collection has
+ *       entered, so a stream of collections (one thread calling {@code gc()} in a loop, or
+ *       many) cannot starve launches, nor launches a collection. Collections run one at a time
+ *       in the order their threads win a lock (not fair among themselves). Use
  *       {@link #tryExclusive(Runnable)} for opportunistic collection (it never waits and never
  *       holds launches back) and {@link #tryExclusive(Runnable, long, TimeUnit)} to bound the
  *       wait (launches held back meanwhile are let in when it gives up).</li>
@@ -108,14 +110,17 @@ public final class PhaseLock {
      * while a launch is active. A launch enters only by a CAS from a state without COLLECTING
      * and, unless its thread holds the shared phase, without PENDING.
      *
-     * Waiting uses one ReentrantLock and two conditions. A collector waiting for launches
+     * Waiting uses one ReentrantLock and three conditions. A collector waiting for launches
      * re-checks state (its CAS from PENDING) with waitLock held; the last launch out decrements
      * first, then signals under waitLock, so the signal cannot fall between the check and the
      * await. Launchers waiting for a collection: a waiter publishes that it waits
      * (launchersWaiting, under waitLock) and then re-reads state; the collector (or a timed
      * collector giving up) writes state first, then reads launchersWaiting and, if set, signals
      * under waitLock (the Dekker pattern over volatiles: either the waiter sees the new state,
-     * or the changer sees the waiter).
+     * or the changer sees the waiter). A woken launcher enters (CAS on state) before it stops
+     * counting in launchersWaiting, both under waitLock; the next collector, holding
+     * `collectors` (so no bit is set and every waiter can enter), waits on waitersEntered until
+     * launchersWaiting is 0, then finds them all counted in state.
      *
      * Collections are serialised by their own lock first (collectors), so at most one thread
      * ever waits on launchesDone.
@@ -144,6 +149,8 @@ public final class PhaseLock {
     private final ReentrantLock waitLock = new ReentrantLock();
     private final Condition launchesDone = waitLock.newCondition();
     private final Condition collectionDone = waitLock.newCondition();
+    /** Signalled when the last launch waiting for a collection has entered. */
+    private final Condition waitersEntered = waitLock.newCondition();
     /** Launches waiting for a collection to end; written only with waitLock held. */
     private volatile int launchersWaiting;
     /** The thread running an exclusive body, for misuse checks. */
@@ -197,17 +204,22 @@ public final class PhaseLock {
         for (;;) {
             int s = state;
             if ((s & blockedBy) != 0) {
-                awaitCollectionEnd(blockedBy);
-                continue;
+                enterAfterCollection(blockedBy);
+                break;
             }
-            if ((s & LAUNCHES) == LAUNCHES) {
-                throw new IllegalStateException("launches=" + LAUNCHES + " active: too many");
-            }
+            checkRoom(s);
             if (STATE.compareAndSet(this, s, s + 1)) {
-                d[0]++;
-                return new Launch(this);
+                break;
             }
             // Another launch entered or exited, or a collector began to wait, at the same moment: retry.
+        }
+        d[0]++;
+        return new Launch(this);
+    }
+
+    private static void checkRoom(int s) {
+        if ((s & LAUNCHES) == LAUNCHES) {
+            throw new IllegalStateException("launches=" + LAUNCHES + " active: too many");
         }
     }
 
@@ -250,16 +262,31 @@ public final class PhaseLock {
         }
     }
 
-    private void awaitCollectionEnd(int blockedBy) {
+    /**
+     * Waits while a collection runs or waits, then enters (counts this launch in state) before
+     * it stops counting as a waiter, so the next collection, which first lets every waiter in
+     * ({@link #admitWaitingLaunches}), finds it counted.
+     */
+    private void enterAfterCollection(int blockedBy) {
         waitLock.lock();
         try {
             launchersWaiting++;
             try {
-                while ((state & blockedBy) != 0) {
-                    collectionDone.awaitUninterruptibly();
+                for (;;) {
+                    int s = state;
+                    if ((s & blockedBy) != 0) {
+                        collectionDone.awaitUninterruptibly();
+                        continue;
+                    }
+                    checkRoom(s);
+                    if (STATE.compareAndSet(this, s, s + 1)) {
+                        return;
+                    }
                 }
             } finally {
-                launchersWaiting--;
+                if (--launchersWaiting == 0) {
+                    waitersEntered.signalAll();
+                }
             }
         } finally {
             waitLock.unlock();
@@ -300,8 +327,9 @@ public final class PhaseLock {
     // ------------------------------------------------------------------ collection (exclusive)
 
     /**
-     * Runs {@code body} with no launch active and no other exclusive body running: waits for the
-     * active launches to exit while launches that arrive meanwhile wait behind it (see
+     * Runs {@code body} with no launch active and no other exclusive body running: first lets
+     * in the launches still waiting for the previous collection (see Progress), then waits for
+     * the active launches to exit while launches that arrive meanwhile wait behind it (see
      * Guarantee 3), then keeps new launches waiting until the body returns or throws.
      *
      * @throws IllegalStateException if this thread holds the shared phase or is already inside an exclusive body
@@ -311,6 +339,7 @@ public final class PhaseLock {
         checkMayCollect();
         collectors.lock();
         try {
+            admitWaitingLaunches();
             if (!enterExclusiveAtOnce()) {
                 waitLock.lock();
                 try {
@@ -324,6 +353,45 @@ public final class PhaseLock {
             runExclusive(body);
         } finally {
             collectors.unlock();
+        }
+    }
+
+    /**
+     * With {@code collectors} held: waits until every launch that waited for the previous
+     * collection has entered (phase fairness: a stream of collections cannot starve launches).
+     * They do so at once: no collection runs or waits now, so nothing holds them back.
+     */
+    private void admitWaitingLaunches() {
+        if (launchersWaiting == 0) {
+            return;
+        }
+        waitLock.lock();
+        try {
+            while (launchersWaiting > 0) {
+                waitersEntered.awaitUninterruptibly();
+            }
+        } finally {
+            waitLock.unlock();
+        }
+    }
+
+    /** {@link #admitWaitingLaunches()} that gives up at {@code deadline} ({@link System#nanoTime()}). */
+    private boolean admitWaitingLaunches(long deadline) throws InterruptedException {
+        if (launchersWaiting == 0) {
+            return true;
+        }
+        waitLock.lockInterruptibly();
+        try {
+            while (launchersWaiting > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                waitersEntered.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            waitLock.unlock();
         }
     }
 
@@ -373,8 +441,9 @@ public final class PhaseLock {
     }
 
     /**
-     * Runs {@code body} exclusively only if that is possible at once: no launch active and no
-     * other collection running or waiting. Never waits.
+     * Runs {@code body} exclusively only if that is possible at once: no launch active or
+     * waiting to enter, and no other collection running or waiting. Never waits, and never
+     * holds launches back.
      *
      * @return whether the body ran
      * @throws IllegalStateException if this thread is inside a launch or already inside an exclusive body
@@ -386,7 +455,8 @@ public final class PhaseLock {
             return false;
         }
         try {
-            if (!STATE.compareAndSet(this, 0, COLLECTING)) {
+            // Launches still waiting for the previous collection go first.
+            if (launchersWaiting > 0 || !STATE.compareAndSet(this, 0, COLLECTING)) {
                 return false;
             }
             runExclusive(body);
@@ -412,6 +482,9 @@ public final class PhaseLock {
             return false;
         }
         try {
+            if (!admitWaitingLaunches(deadline)) {
+                return false;
+            }
             if (!enterExclusiveAtOnce()) {
                 boolean entered = false;
                 try {

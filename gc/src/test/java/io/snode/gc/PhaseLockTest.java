@@ -234,6 +234,36 @@ class PhaseLockTest {
     }
 
     @Test
+    void launchesThatWaitedForACollectionEnterBeforeTheNextCollection() {
+        // Phase fairness: a collection queued behind another does not overtake the launches
+        // that waited for the first one.
+        CountDownLatch collecting = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        AtomicInteger collections = new AtomicInteger();
+        AtomicInteger seenByLaunch = new AtomicInteger(-1);
+        Thread first = start("first-collector", () -> lock.exclusive(() -> {
+            collecting.countDown();
+            await(finish);
+            collections.incrementAndGet();
+        }));
+        await(collecting);
+        Thread launcher = start("launcher", () -> lock.launch(() -> seenByLaunch.set(collections.get())));
+        Thread second;
+        try {
+            awaitParked(launcher);
+            second = start("second-collector", () -> lock.exclusive(collections::incrementAndGet));
+            awaitParked(second);
+        } finally {
+            finish.countDown();
+        }
+        joinQuietly(first);
+        joinQuietly(launcher);
+        joinQuietly(second);
+        assertThat(seenByLaunch).as("the launch ran between the two collections").hasValue(1);
+        assertThat(collections).hasValue(2);
+    }
+
+    @Test
     void aCollectionWaitingBehindBackToBackLaunchesGetsIn() throws Exception {
         // 16 threads launch back to back, always overlapping; 20 collections must still get in.
         int launchers = 16;
@@ -390,7 +420,7 @@ class PhaseLockTest {
             }
             Future<?> collector = pool.submit(() -> {
                 go.await();
-                while (!allDone(futures)) {
+                do { // at least once, even when the launchers are done before this thread runs
                     lock.exclusive(() -> {
                         collecting.set(true);
                         if (inside.get() != 0) {
@@ -400,7 +430,7 @@ class PhaseLockTest {
                         collections.incrementAndGet();
                         collecting.set(false);
                     });
-                }
+                } while (!allDone(futures));
                 return null;
             });
             for (Future<?> f : futures) {
