@@ -53,9 +53,21 @@ import org.objectweb.asm.util.CheckClassAdapter;
  * {@code length_}. A dynamic node's {@code append_}, {@code length_} and {@code deactivate_}
  * take the list's coordinates (its parent's), as in Taichi.
  *
- * <p>{@link #close()} frees all memory; generated methods called afterwards throw
- * {@link IllegalStateException}. The hidden class unloads once this object and every handle or
- * bound interface obtained from it are unreachable.
+ * <p>{@link #close()} frees all memory; generated methods, launches and {@link #gc()} called
+ * afterwards throw {@link IllegalStateException} naming this runtime ({@link #toString()}). A
+ * launch running when {@code close()} begins is stopped between ranges: the ranges already
+ * running finish (the memory stays valid until they do, because {@code close()} waits for
+ * them in the phase lock, as a collection does), the others are skipped, and the launching
+ * thread gets {@code IllegalStateException} "... was closed during the launch". The hidden class
+ * unloads once this object and every handle or bound interface obtained from it are unreachable.
+ *
+ * <p>When memory is reused: a deactivated cell's memory is reused only after a collection, and
+ * collections run only in {@link #gc()} and automatically after a launch whose own kernels (on
+ * any thread of that launch, nested launches included) deactivated something; never because of
+ * what other threads did meanwhile. Launches and collections never overlap (see
+ * {@link #phaseLock()}); direct accessor calls made outside launches are not guarded by the
+ * phase lock and must not overlap a collection, i.e. another thread's {@code gc()} or a launch
+ * whose kernels deactivate.
  */
 public final class SNodeRuntime implements AutoCloseable {
     private static final AtomicLong SEQUENCE = new AtomicLong();
@@ -70,6 +82,8 @@ public final class SNodeRuntime implements AutoCloseable {
     private final io.snode.gc.PhaseLock phases = new io.snode.gc.PhaseLock();
     private final io.snode.gc.ParallelCollector ownCollector;
     private final io.snode.runtime.Collector collector;
+    /** Set when {@link #close()} begins, before it waits for running launches. */
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private SNodeRuntime(Layout layout, RuntimeOptions options, io.snode.gc.ParallelCollector ownCollector) {
         this.ownCollector = ownCollector;
@@ -106,13 +120,18 @@ public final class SNodeRuntime implements AutoCloseable {
                 public Object directories(SNode snode) {
                     return structure.directories(snode);
                 }
+
+                @Override
+                public String runtimeName() {
+                    return describe(name, layout);
+                }
             };
             byte[] bytes = emitter.emit(objects);
             this.code = checked(new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText()));
             this.generated = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()),
                     true, MethodHandles.Lookup.ClassOption.NESTMATE);
-            this.launcher = new io.snode.codegen.internal.Launcher(structure, Runtime.getRuntime().availableProcessors(),
-                    this::register);
+            this.launcher = new io.snode.codegen.internal.Launcher(structure, phases,
+                    Runtime.getRuntime().availableProcessors(), this::register);
             built = true;
         } catch (IllegalAccessException e) {
             throw new AssertionError("the anchor's lookup defines classes in its own package", e);
@@ -305,16 +324,25 @@ public final class SNodeRuntime implements AutoCloseable {
     }
 
     public MemoryStats memoryStats() {
+        checkOpen();
         return runtime.memoryStats();
     }
 
     /**
      * Collects now: every cell recycled since the last collection is zeroed and made available
-     * for reuse. Launches run it by themselves after deactivating something. Direct accessor
-     * calls outside launches must not overlap it from another thread.
+     * for reuse. Waits for the launches running now to end; launches that start while it waits
+     * wait behind it. Launches also collect by themselves when their own kernels deactivated
+     * something. Direct accessor calls outside launches must not overlap it from another thread.
+     *
+     * @throws IllegalStateException inside a launch of this runtime (a kernel, on any thread of
+     *                               the launch, must not wait for its own launch), or after {@link #close()}
      */
     public void gc() {
-        phases.exclusive(runtime::collect);
+        checkOpen();
+        phases.exclusive(() -> {
+            checkOpen();
+            runtime.collect();
+        });
     }
 
     /**
@@ -329,7 +357,7 @@ public final class SNodeRuntime implements AutoCloseable {
     /**
      * The lock that keeps launches and collections apart. Code that reads or writes from
      * several threads while another thread may call {@link #gc()} wraps its work in
-     * {@code phaseLock().launch(...)}.
+     * {@code phaseLock().launch(...)} (such a launch never collects by itself).
      */
     public io.snode.gc.PhaseLock phaseLock() {
         return phases;
@@ -352,7 +380,8 @@ public final class SNodeRuntime implements AutoCloseable {
      */
     public void parallelism(int threads) {
         io.snode.codegen.internal.Launcher old = launcher;
-        launcher = new io.snode.codegen.internal.Launcher(runtime.internalStructure(), threads, this::register);
+        launcher = new io.snode.codegen.internal.Launcher(runtime.internalStructure(), phases, threads,
+                this::register);
         old.close();
     }
 
@@ -469,9 +498,8 @@ public final class SNodeRuntime implements AutoCloseable {
         if (snode.kind() == NodeKind.ROOT) {
             throw new IllegalArgumentException("snode=root has one cell and no coordinates; read its fields directly");
         }
-        Structure structure = runtime.internalStructure();
-        return phases.supplyLaunch(() -> {
-            long epoch = structure.epoch(); // before the walk: a deactivation during it makes the set stale
+        return inLaunch(() -> {
+            long epoch = runtime.internalStructure().epoch(); // before the walk: a deactivation during it makes the set stale
             return new ActiveSet(this, launcher.snapshot(snode), epoch);
         });
     }
@@ -535,7 +563,7 @@ public final class SNodeRuntime implements AutoCloseable {
 
     private io.snode.codegen.internal.Reductions.Summary summarize(String field) {
         PlacedField placed = layout().field(field);
-        return phases.supplyLaunch(() -> io.snode.codegen.internal.Reductions.summarize(runtime.internalStructure(),
+        return inLaunch(() -> io.snode.codegen.internal.Reductions.summarize(runtime.internalStructure(),
                 placed, launcher));
     }
 
@@ -548,27 +576,61 @@ public final class SNodeRuntime implements AutoCloseable {
     }
 
     /**
-     * Runs a launch inside the phase lock (shared), then collects when it deactivated something
-     * (the structure's epoch moved), unless this thread is itself inside a launch or another
-     * launch is active (the collection never blocks the launcher; it happens at a later launch's
-     * end or at an explicit {@link #gc()}).
+     * Runs a launch inside the phase lock (shared), counting the deactivations its own kernels
+     * make (the launcher's tasks count them on whichever thread they run; other threads'
+     * deactivations are not counted), then collects when they made any: unless the launch is
+     * nested in a task of another launch of this runtime (that launch gets the count and
+     * collects when it ends), this thread is otherwise inside a launch, or another launch is
+     * active (the collection never blocks the launcher; the deactivated cells wait for a later
+     * collection).
      */
     private <T> T inLaunch(Supplier<T> body) {
+        checkOpen();
         Structure structure = runtime.internalStructure();
-        long before = structure.epoch();
-        long[] after = {before};
-        try {
-            return phases.supplyLaunch(() -> {
-                try {
-                    return body.get();
-                } finally {
-                    after[0] = structure.epoch();
+        java.util.concurrent.atomic.LongAdder deactivations = new java.util.concurrent.atomic.LongAdder();
+        java.util.concurrent.atomic.LongAdder enclosing = structure.deactivationCounter();
+        try (io.snode.gc.PhaseLock.Launch ignored = phases.enterLaunch()) {
+            checkOpen(); // close() began before this launch entered: it waits for this launch to exit
+            structure.swapDeactivationCounter(deactivations);
+            T result;
+            try {
+                result = body.get();
+            } catch (RuntimeException | Error e) {
+                if (closed.get()) {
+                    throw closedDuringLaunch(e);
                 }
-            });
-        } finally {
-            if (after[0] != before && !phases.inLaunchOnCurrentThread()) {
-                phases.tryExclusive(runtime::collect);
+                throw e;
+            } finally {
+                structure.swapDeactivationCounter(enclosing);
             }
+            if (closed.get()) {
+                throw closedDuringLaunch(null);
+            }
+            return result;
+        } finally {
+            long count = deactivations.sum();
+            if (count > 0) {
+                if (enclosing != null) {
+                    enclosing.add(count);
+                } else if (!closed.get() && !phases.inLaunchOnCurrentThread()) {
+                    phases.tryExclusive(() -> {
+                        if (!closed.get()) {
+                            runtime.collect();
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    private IllegalStateException closedDuringLaunch(Throwable cause) {
+        return new IllegalStateException(this + " was closed during the launch: the ranges of blocks that had started "
+                + "finished, the others were skipped", cause);
+    }
+
+    private void checkOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException(this + " is closed; compile the layout again for a new runtime");
         }
     }
 
@@ -588,13 +650,55 @@ public final class SNodeRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * Frees all memory. Idempotent. A launch running when it begins is stopped between ranges
+     * of blocks and its launching thread gets {@link IllegalStateException}: {@code close()}
+     * first makes the running launches skip the ranges they have not started, then waits in
+     * the phase lock, as a collection does, for the ranges running to finish (so they never
+     * see freed memory), then frees. Launches, {@link #gc()} and generated methods called
+     * afterwards throw {@code IllegalStateException} naming this runtime. Direct accessor
+     * calls on other threads are not waited for: one that overlaps {@code close()} may fail
+     * with that exception.
+     *
+     * @throws IllegalStateException inside a launch of this runtime (a kernel, on any thread
+     *                               of the launch, would wait for its own launch); the runtime stays open
+     */
     @Override
     public void close() {
-        launcher.close();
-        runtime.close();
-        if (ownCollector != null) {
-            ownCollector.close();
+        if (phases.inLaunchOnCurrentThread()) {
+            throw new IllegalStateException("close() inside a launch of " + this + " would wait for that launch "
+                    + "forever; close the runtime after the launch");
         }
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        io.snode.codegen.internal.Launcher current = launcher;
+        current.beginClose();
+        try {
+            phases.exclusive(() -> {
+                current.close();
+                runtime.close();
+            });
+        } finally {
+            if (ownCollector != null) {
+                ownCollector.close();
+            }
+        }
+    }
+
+    /** Whether {@link #close()} has begun. */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** {@code SNodeRuntime Layout<n> of layout <text>}: names this runtime in messages, e.g. after close. */
+    @Override
+    public String toString() {
+        return describe(code.name(), layout());
+    }
+
+    private static String describe(String className, Layout layout) {
+        return "SNodeRuntime " + className.substring(className.lastIndexOf('/') + 1) + " of layout " + layout;
     }
 
     /**

@@ -11,12 +11,20 @@ import java.util.function.Supplier;
 /**
  * Keeps kernel launches and garbage collection apart: launches enter <em>shared</em> (any
  * number at once), a collection enters <em>exclusive</em> (alone). A launch that begins while a
- * collection runs waits for it to finish; a collection waits until no launch is active.
+ * collection runs <em>or waits</em> waits for it to finish; a collection waits until the
+ * launches already running have exited. Collections are preferred (writer preference), so a
+ * waiting collection gets in within one launch's length even while other threads launch back
+ * to back.
  *
  * <p>Why: a deactivated cell's memory is kept until the next collection zeroes it and puts it
  * back on the free list. A reader inside a launch may still hold such a cell (it looked the
  * pointer up before another thread deactivated it); because no collection overlaps a launch,
  * that reader sees the cell's old contents, never another cell's data.
+ *
+ * <p>Terms: a thread <em>holds the shared phase</em> while it is inside a launch it entered
+ * ({@link #enterLaunch()} not yet matched by {@link #exitLaunch()}) or while it runs a
+ * <em>task</em> of an active launch ({@link #enterTask()} not yet matched by
+ * {@link #exitTask()}): the work a launch forks to a pool's threads.
  *
  * <h2>Assumptions</h2>
  * <ol>
@@ -24,15 +32,17 @@ import java.util.function.Supplier;
  *       {@link Launch#close()}) <em>on the same thread</em>, after the launch's work, including
  *       the work it forked to other threads, has finished (a struct-for joins its tasks before it
  *       exits).</li>
- *   <li>Threads that work <em>for</em> a launch (fork/join workers running its tasks) need not
- *       enter; if they do (a kernel launching another kernel), they may. They never call
- *       {@link #exclusive} while the launch they work for is active: that collection would wait
- *       for the launch, which waits for them. Such a deadlock cannot be detected here, because
- *       nothing ties a worker thread to the launch it works for. A thread that itself holds a
- *       launch gets {@link IllegalStateException} instead.</li>
+ *   <li>A thread that works for a launch marks that work with {@code enterTask}/{@code exitTask}
+ *       (the struct-for launcher does, around every task it runs) if the work may enter a launch
+ *       itself (a kernel launching another kernel) or request a collection. Marked, a nested
+ *       launch enters at once even while a collection waits, and a collection requested there
+ *       throws. Unmarked threads are strangers to the launch: their launches wait behind a
+ *       waiting collection, which waits for the launch they work for, which waits for them: a
+ *       deadlock that cannot be detected here. (So a kernel must not launch from threads of its
+ *       own, such as a parallel stream, while another thread may call {@code gc()}.)</li>
  *   <li>Accesses outside launches are not guarded. Direct accessor calls (reads, writes,
  *       activation, deactivation) made outside {@code enterLaunch}/{@code exitLaunch} must not
- *       overlap an explicit collection started from another thread; the caller orders them
+ *       overlap a collection started from another thread; the caller orders them
  *       (for example: call {@code gc()} from the same thread, or wrap the accesses in a launch).</li>
  * </ol>
  *
@@ -43,27 +53,38 @@ import java.util.function.Supplier;
  *   <li>Happens-before: everything a launch did before {@code exitLaunch} happens-before the
  *       next exclusive body; everything an exclusive body did happens-before every launch that
  *       enters after it (all transitions go through one volatile state word).</li>
- *   <li>Liveness of launches: {@code enterLaunch} waits only while an exclusive body is
- *       <em>running</em>, never for a collection that is merely waiting. So a launch that is
- *       entered by a worker of another active launch (nested launches) cannot deadlock with a
- *       waiting collection.</li>
- *   <li>Misuse is reported, not hung: {@code exclusive} on a thread inside a launch,
- *       {@code enterLaunch} inside an exclusive body on the same thread, a nested
- *       {@code exclusive}, and {@code exitLaunch} without a matching enter on this thread throw
- *       {@link IllegalStateException} and change nothing.</li>
+ *   <li>Writer preference: once a collection waits ({@code exclusive} or the timed
+ *       {@code tryExclusive} found a launch active), {@code enterLaunch} on a thread that does
+ *       not hold the shared phase waits until that collection has run (or given up). The
+ *       launches already active are not interrupted: they run to their end.</li>
+ *   <li>Nested launches do not deadlock: {@code enterLaunch} on a thread that holds the shared
+ *       phase never waits for a waiting collection (none can run while the launch that thread
+ *       works for is active).</li>
+ *   <li>Misuse is reported, not hung: {@code exclusive} (either form of {@code tryExclusive}
+ *       too) on a thread that holds the shared phase, {@code enterLaunch} inside an exclusive
+ *       body on the same thread, a nested {@code exclusive}, {@code exitLaunch} or
+ *       {@code exitTask} without a matching enter on this thread, and {@code enterTask} while
+ *       no launch is active throw {@link IllegalStateException} and change nothing. A
+ *       collection requested by a kernel gets the same exception on every thread of its launch.</li>
  * </ol>
  *
  * <h2>Progress guarantees</h2>
  * <ul>
  *   <li>{@code enterLaunch}: lock-free (one compare-and-set, retried only when another launch
- *       entered or exited at the same moment) while no collection runs; blocking while one runs.</li>
- *   <li>{@code exitLaunch}: wait-free (one atomic add); the last launch out takes a lock briefly
- *       to wake a waiting collection.</li>
- *   <li>{@code exclusive}: blocking. Launches are preferred (see Guarantee 3): a collection can
- *       be postponed for as long as launches overlap without a gap in which none is active. Use
- *       {@link #tryExclusive(Runnable)} for opportunistic collection (after a launch that
- *       deactivated something) and {@link #tryExclusive(Runnable, long, TimeUnit)} to bound the
- *       wait.</li>
+ *       entered or exited at the same moment) while no collection runs or waits; blocking while
+ *       one does, for at most the rest of the launches already active plus the collection.</li>
+ *   <li>{@code exitLaunch}: wait-free (one atomic add); the last launch out before a waiting
+ *       collection takes a lock briefly to wake it.</li>
+ *   <li>{@code enterTask}/{@code exitTask}: wait-free (a thread-local count).</li>
+ *   <li>{@code exclusive}: blocking, for the launches active when it starts to wait plus the
+ *       launches nested in them; launches that arrive later wait behind it. Phase-fair: before a
+ *       collection starts to wait, every launch that waited for the previous collection has
+ *       entered, so a stream of collections (one thread calling {@code gc()} in a loop, or
+ *       many) cannot starve launches, nor launches a collection. Collections run one at a time
+ *       in the order their threads win a lock (not fair among themselves). Use
+ *       {@link #tryExclusive(Runnable)} for opportunistic collection (it never waits and never
+ *       holds launches back) and {@link #tryExclusive(Runnable, long, TimeUnit)} to bound the
+ *       wait (launches held back meanwhile are let in when it gives up).</li>
  * </ul>
  *
  * <h2>Example</h2>
@@ -71,7 +92,7 @@ import java.util.function.Supplier;
  * PhaseLock phases = new PhaseLock();
  * // a launch (the struct-for driver):
  * try (PhaseLock.Launch launch = phases.enterLaunch()) {
- *     runKernelInParallelAndJoin();
+ *     runKernelInParallelAndJoin();   // each task: phases.enterTask(); try { ... } finally { phases.exitTask(); }
  * }
  * // runtime.gc():
  * phases.exclusive(sparseRuntime::collect);
@@ -82,24 +103,35 @@ public final class PhaseLock {
     /*
      * Implementation notes.
      *
-     * state (one int, volatile): bit 30 COLLECTING, bits 0-29 the number of active launches.
-     * COLLECTING is set only by a CAS from 0, so it is never set while a launch is active, and a
-     * launch enters only by a CAS from a state without COLLECTING.
+     * state (one int, volatile): bit 30 COLLECTING, bit 29 PENDING (a collection waits for the
+     * active launches to exit), bits 0-28 the number of active launches. Only the thread that
+     * holds `collectors` sets PENDING or COLLECTING, so at most one of them is set. COLLECTING
+     * is set only by a CAS from 0 or from exactly PENDING (no launch active), so it is never set
+     * while a launch is active. A launch enters only by a CAS from a state without COLLECTING
+     * and, unless its thread holds the shared phase, without PENDING.
      *
-     * Waiting uses one ReentrantLock and two conditions. Lost wake-ups are excluded by the Dekker
-     * pattern over volatiles: a waiter first publishes that it waits (collectorWaiting, or
-     * launchersWaiting under waitLock), then re-reads state; the side that changes state first
-     * writes state, then reads the waiter flag and, if set, signals under waitLock. In the
-     * sequentially consistent order of these volatile accesses either the waiter sees the new
-     * state, or the changer sees the flag; the waiter re-checks state with waitLock held, so the
-     * signal cannot fall between its check and its await.
+     * Waiting uses one ReentrantLock and three conditions. A collector waiting for launches
+     * re-checks state (its CAS from PENDING) with waitLock held; the last launch out decrements
+     * first, then signals under waitLock, so the signal cannot fall between the check and the
+     * await. Launchers waiting for a collection: a waiter publishes that it waits
+     * (launchersWaiting, under waitLock) and then re-reads state; the collector (or a timed
+     * collector giving up) writes state first, then reads launchersWaiting and, if set, signals
+     * under waitLock (the Dekker pattern over volatiles: either the waiter sees the new state,
+     * or the changer sees the waiter). A woken launcher enters (CAS on state) before it stops
+     * counting in launchersWaiting, both under waitLock; the next collector, holding
+     * `collectors` (so no bit is set and every waiter can enter), waits on waitersEntered until
+     * launchersWaiting is 0, then finds them all counted in state.
      *
      * Collections are serialised by their own lock first (collectors), so at most one thread
      * ever waits on launchesDone.
      */
 
     private static final int COLLECTING = 1 << 30;
-    private static final int LAUNCHES = COLLECTING - 1;
+    private static final int PENDING = 1 << 29;
+    private static final int LAUNCHES = PENDING - 1;
+    private static final String COLLECT_IN_LAUNCH = "a collection requested inside a launch (on the thread that "
+            + "entered it or on a thread running one of its tasks) would wait for that launch forever; collect after "
+            + "the launch exits";
     private static final VarHandle STATE;
 
     static {
@@ -110,20 +142,21 @@ public final class PhaseLock {
         }
     }
 
-    /** COLLECTING | launches. Access: volatile reads, compareAndSet, getAndAdd, setVolatile (STATE). */
+    /** COLLECTING | PENDING | launches. Access: volatile reads, compareAndSet, getAndAdd, setVolatile (STATE). */
     @SuppressWarnings("unused")
     private volatile int state;
     private final ReentrantLock collectors = new ReentrantLock();
     private final ReentrantLock waitLock = new ReentrantLock();
     private final Condition launchesDone = waitLock.newCondition();
     private final Condition collectionDone = waitLock.newCondition();
-    private volatile boolean collectorWaiting;
+    /** Signalled when the last launch waiting for a collection has entered. */
+    private final Condition waitersEntered = waitLock.newCondition();
     /** Launches waiting for a collection to end; written only with waitLock held. */
     private volatile int launchersWaiting;
     /** The thread running an exclusive body, for misuse checks. */
     private volatile Thread collectingThread;
-    /** Launches entered and not exited, per thread. */
-    private final ThreadLocal<int[]> depth = ThreadLocal.withInitial(() -> new int[1]);
+    /** Per thread: [0] launches entered and not exited, [1] tasks entered and not exited. */
+    private final ThreadLocal<int[]> depth = ThreadLocal.withInitial(() -> new int[2]);
 
     /** A lock with no launch active and no collection running. */
     public PhaseLock() {
@@ -153,30 +186,40 @@ public final class PhaseLock {
     // ------------------------------------------------------------------ launches (shared)
 
     /**
-     * Enters a launch, waiting while a collection runs.
+     * Enters a launch, waiting while a collection runs or waits, unless this thread already
+     * holds the shared phase (a nested launch: it enters at once).
      *
      * @return a token whose {@link Launch#close()} exits the launch
-     * @throws IllegalStateException inside an exclusive body on this thread, or with 2^30 - 1 launches active
+     * @throws IllegalStateException inside an exclusive body on this thread, or with 2^29 - 1 launches active
      */
     public Launch enterLaunch() {
         if (collectingThread == Thread.currentThread()) {
             throw new IllegalStateException("enterLaunch inside an exclusive section on the same thread (a kernel "
                     + "launched from the collector would wait for itself)");
         }
+        int[] d = depth.get();
+        // A thread that holds the shared phase must not wait for a waiting collection: that
+        // collection waits for the launch this thread is part of.
+        int blockedBy = d[0] > 0 || d[1] > 0 ? COLLECTING : COLLECTING | PENDING;
         for (;;) {
             int s = state;
-            if ((s & COLLECTING) != 0) {
-                awaitCollectionEnd();
-                continue;
+            if ((s & blockedBy) != 0) {
+                enterAfterCollection(blockedBy);
+                break;
             }
-            if ((s & LAUNCHES) == LAUNCHES) {
-                throw new IllegalStateException("launches=" + LAUNCHES + " active: too many");
-            }
+            checkRoom(s);
             if (STATE.compareAndSet(this, s, s + 1)) {
-                depth.get()[0]++;
-                return new Launch(this);
+                break;
             }
-            // Another launch entered or exited at the same moment: retry.
+            // Another launch entered or exited, or a collector began to wait, at the same moment: retry.
+        }
+        d[0]++;
+        return new Launch(this);
+    }
+
+    private static void checkRoom(int s) {
+        if ((s & LAUNCHES) == LAUNCHES) {
+            throw new IllegalStateException("launches=" + LAUNCHES + " active: too many");
         }
     }
 
@@ -193,7 +236,7 @@ public final class PhaseLock {
         }
         d[0]--;
         int before = (int) STATE.getAndAdd(this, -1);
-        if ((before & LAUNCHES) == 1 && collectorWaiting) {
+        if (before == (PENDING | 1)) { // the last launch out before a waiting collection
             waitLock.lock();
             try {
                 launchesDone.signalAll();
@@ -219,51 +262,171 @@ public final class PhaseLock {
         }
     }
 
-    private void awaitCollectionEnd() {
+    /**
+     * Waits while a collection runs or waits, then enters (counts this launch in state) before
+     * it stops counting as a waiter, so the next collection, which first lets every waiter in
+     * ({@link #admitWaitingLaunches}), finds it counted.
+     */
+    private void enterAfterCollection(int blockedBy) {
         waitLock.lock();
         try {
             launchersWaiting++;
             try {
-                while ((state & COLLECTING) != 0) {
-                    collectionDone.awaitUninterruptibly();
+                for (;;) {
+                    int s = state;
+                    if ((s & blockedBy) != 0) {
+                        collectionDone.awaitUninterruptibly();
+                        continue;
+                    }
+                    checkRoom(s);
+                    if (STATE.compareAndSet(this, s, s + 1)) {
+                        return;
+                    }
                 }
             } finally {
-                launchersWaiting--;
+                if (--launchersWaiting == 0) {
+                    waitersEntered.signalAll();
+                }
             }
         } finally {
             waitLock.unlock();
         }
     }
 
+    // ------------------------------------------------------------------ tasks of a launch
+
+    /**
+     * Marks this thread as running a task of an active launch until the matching
+     * {@link #exitTask()}: launches it enters meanwhile are nested (they do not wait for a
+     * waiting collection) and a collection it requests throws. Marks nest.
+     *
+     * @throws IllegalStateException if no launch is active
+     */
+    public void enterTask() {
+        if ((state & LAUNCHES) == 0) {
+            throw new IllegalStateException("enterTask while no launch is active: a task runs only while the launch "
+                    + "that forked it is active");
+        }
+        depth.get()[1]++;
+    }
+
+    /**
+     * Ends the mark of {@link #enterTask()} on this thread.
+     *
+     * @throws IllegalStateException if this thread has no task mark to end
+     */
+    public void exitTask() {
+        int[] d = depth.get();
+        if (d[1] == 0) {
+            throw new IllegalStateException("exitTask without a matching enterTask on thread "
+                    + Thread.currentThread().getName());
+        }
+        d[1]--;
+    }
+
     // ------------------------------------------------------------------ collection (exclusive)
 
     /**
-     * Runs {@code body} with no launch active and no other exclusive body running: waits for the
-     * active launches to exit (launches that arrive meanwhile are still admitted, see Progress),
-     * then keeps new launches waiting until the body returns or throws.
+     * Runs {@code body} with no launch active and no other exclusive body running: first lets
+     * in the launches still waiting for the previous collection (see Progress), then waits for
+     * the active launches to exit while launches that arrive meanwhile wait behind it (see
+     * Guarantee 3), then keeps new launches waiting until the body returns or throws.
      *
-     * @throws IllegalStateException if this thread is inside a launch or already inside an exclusive body
+     * @throws IllegalStateException if this thread holds the shared phase or is already inside an exclusive body
      */
     public void exclusive(Runnable body) {
         Objects.requireNonNull(body, "body");
         checkMayCollect();
         collectors.lock();
         try {
-            if (!STATE.compareAndSet(this, 0, COLLECTING)) {
+            admitWaitingLaunches();
+            if (!enterExclusiveAtOnce()) {
                 waitLock.lock();
                 try {
-                    collectorWaiting = true;
-                    while (!STATE.compareAndSet(this, 0, COLLECTING)) {
+                    while (!STATE.compareAndSet(this, PENDING, COLLECTING)) {
                         launchesDone.awaitUninterruptibly();
                     }
                 } finally {
-                    collectorWaiting = false;
                     waitLock.unlock();
                 }
             }
             runExclusive(body);
         } finally {
             collectors.unlock();
+        }
+    }
+
+    /**
+     * With {@code collectors} held: waits until every launch that waited for the previous
+     * collection has entered (phase fairness: a stream of collections cannot starve launches).
+     * They do so at once: no collection runs or waits now, so nothing holds them back.
+     */
+    private void admitWaitingLaunches() {
+        if (launchersWaiting == 0) {
+            return;
+        }
+        waitLock.lock();
+        try {
+            while (launchersWaiting > 0) {
+                waitersEntered.awaitUninterruptibly();
+            }
+        } finally {
+            waitLock.unlock();
+        }
+    }
+
+    /** {@link #admitWaitingLaunches()} that gives up at {@code deadline} ({@link System#nanoTime()}). */
+    private boolean admitWaitingLaunches(long deadline) throws InterruptedException {
+        if (launchersWaiting == 0) {
+            return true;
+        }
+        waitLock.lockInterruptibly();
+        try {
+            while (launchersWaiting > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                waitersEntered.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            waitLock.unlock();
+        }
+    }
+
+    /**
+     * With {@code collectors} held: sets COLLECTING when no launch is active and returns true;
+     * else sets PENDING (new launches wait from now on) and returns false.
+     */
+    private boolean enterExclusiveAtOnce() {
+        for (;;) {
+            int s = state;
+            if (s == 0) {
+                if (STATE.compareAndSet(this, 0, COLLECTING)) {
+                    return true;
+                }
+            } else if ((s & PENDING) != 0 || STATE.compareAndSet(this, s, s | PENDING)) {
+                return false;
+            }
+        }
+    }
+
+    /** With {@code collectors} held and PENDING set by this thread: clears it and lets held-back launches in. */
+    private void withdraw() {
+        for (;;) {
+            int s = state;
+            if (STATE.compareAndSet(this, s, s & ~PENDING)) {
+                break;
+            }
+        }
+        if (launchersWaiting > 0) {
+            waitLock.lock();
+            try {
+                collectionDone.signalAll();
+            } finally {
+                waitLock.unlock();
+            }
         }
     }
 
@@ -278,8 +441,9 @@ public final class PhaseLock {
     }
 
     /**
-     * Runs {@code body} exclusively only if that is possible at once: no launch active and no
-     * other collection running or waiting. Never waits.
+     * Runs {@code body} exclusively only if that is possible at once: no launch active or
+     * waiting to enter, and no other collection running or waiting. Never waits, and never
+     * holds launches back.
      *
      * @return whether the body ran
      * @throws IllegalStateException if this thread is inside a launch or already inside an exclusive body
@@ -291,7 +455,8 @@ public final class PhaseLock {
             return false;
         }
         try {
-            if (!STATE.compareAndSet(this, 0, COLLECTING)) {
+            // Launches still waiting for the previous collection go first.
+            if (launchersWaiting > 0 || !STATE.compareAndSet(this, 0, COLLECTING)) {
                 return false;
             }
             runExclusive(body);
@@ -302,11 +467,12 @@ public final class PhaseLock {
     }
 
     /**
-     * {@link #exclusive(Runnable)} that gives up after {@code timeout}.
+     * {@link #exclusive(Runnable)} that gives up after {@code timeout}; launches that arrived
+     * while it waited (and waited behind it) enter when it gives up.
      *
      * @return whether the body ran
      * @throws InterruptedException if interrupted while waiting (the body did not run)
-     * @throws IllegalStateException if this thread is inside a launch or already inside an exclusive body
+     * @throws IllegalStateException if this thread holds the shared phase or is already inside an exclusive body
      */
     public boolean tryExclusive(Runnable body, long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(body, "body");
@@ -316,20 +482,28 @@ public final class PhaseLock {
             return false;
         }
         try {
-            if (!STATE.compareAndSet(this, 0, COLLECTING)) {
-                waitLock.lockInterruptibly();
+            if (!admitWaitingLaunches(deadline)) {
+                return false;
+            }
+            if (!enterExclusiveAtOnce()) {
+                boolean entered = false;
                 try {
-                    collectorWaiting = true;
-                    while (!STATE.compareAndSet(this, 0, COLLECTING)) {
-                        long left = deadline - System.nanoTime();
-                        if (left <= 0) {
-                            return false;
+                    waitLock.lockInterruptibly();
+                    try {
+                        while (!(entered = STATE.compareAndSet(this, PENDING, COLLECTING))) {
+                            long left = deadline - System.nanoTime();
+                            if (left <= 0) {
+                                return false;
+                            }
+                            launchesDone.awaitNanos(left);
                         }
-                        launchesDone.awaitNanos(left);
+                    } finally {
+                        waitLock.unlock();
                     }
                 } finally {
-                    collectorWaiting = false;
-                    waitLock.unlock();
+                    if (!entered) {
+                        withdraw();
+                    }
                 }
             }
             runExclusive(body);
@@ -343,9 +517,9 @@ public final class PhaseLock {
         if (collectingThread == Thread.currentThread()) {
             throw new IllegalStateException("exclusive section entered twice on the same thread");
         }
-        if (depth.get()[0] > 0) {
-            throw new IllegalStateException("a collection requested inside a launch on the same thread would wait "
-                    + "for that launch forever; collect after the launch exits");
+        int[] d = depth.get();
+        if (d[0] > 0 || d[1] > 0) {
+            throw new IllegalStateException(COLLECT_IN_LAUNCH);
         }
     }
 
@@ -380,14 +554,24 @@ public final class PhaseLock {
         return (state & COLLECTING) != 0;
     }
 
-    /** Whether this thread is inside a launch. */
+    /** Whether a collection waits for the active launches to exit, holding new launches back (a snapshot). */
+    public boolean isCollectionWaiting() {
+        return (state & PENDING) != 0;
+    }
+
+    /**
+     * Whether this thread holds the shared phase: it is inside a launch it entered, or runs a
+     * task of one ({@link #enterTask()}).
+     */
     public boolean inLaunchOnCurrentThread() {
-        return depth.get()[0] > 0;
+        int[] d = depth.get();
+        return d[0] > 0 || d[1] > 0;
     }
 
     @Override
     public String toString() {
         int s = state;
-        return "PhaseLock[launches=" + (s & LAUNCHES) + ", collecting=" + ((s & COLLECTING) != 0) + "]";
+        return "PhaseLock[launches=" + (s & LAUNCHES) + ", collecting=" + ((s & COLLECTING) != 0)
+                + ", collectionWaiting=" + ((s & PENDING) != 0) + "]";
     }
 }

@@ -100,25 +100,222 @@ class PhaseLockTest {
     }
 
     @Test
-    void aWaitingCollectionDoesNotBlockNewLaunches() {
-        // Reader preference: a worker of an active launch may enter a nested launch while a
-        // collection waits, without deadlock.
+    void onceACollectionWaitsANewLaunchWaitsBehindIt() {
+        // Writer preference: the collection waits only for the launch already running.
         CountDownLatch inLaunch = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
         AtomicBoolean collected = new AtomicBoolean();
-        start("outer-launch", () -> lock.launch(() -> {
+        AtomicBoolean newcomerSawCollection = new AtomicBoolean();
+        Thread running = start("running-launch", () -> lock.launch(() -> {
             inLaunch.countDown();
             await(finish);
         }));
         await(inLaunch);
         Thread collector = start("collector", () -> lock.exclusive(() -> collected.set(true)));
         awaitParked(collector);
-        Thread nested = start("nested-launch", () -> lock.launch(() -> assertThat(collected).isFalse()));
-        joinQuietly(nested);
-        assertThat(collected).isFalse();
-        finish.countDown();
+        Thread newcomer = start("new-launch", () -> lock.launch(() -> newcomerSawCollection.set(collected.get())));
+        try {
+            awaitParked(newcomer);
+            assertThat(lock.activeLaunches()).as("the new launch has not entered").isEqualTo(1);
+            assertThat(collected).isFalse();
+        } finally {
+            finish.countDown();
+        }
+        joinQuietly(running);
         joinQuietly(collector);
+        joinQuietly(newcomer);
         assertThat(collected).isTrue();
+        assertThat(newcomerSawCollection).as("the new launch entered after the collection").isTrue();
+    }
+
+    @Test
+    void nestedLaunchesEnterAtOnceWhileACollectionWaits() {
+        // The thread inside a launch, and a worker marked as running one of its tasks, enter
+        // nested launches without waiting for the waiting collection (which waits for them).
+        CountDownLatch inLaunch = new CountDownLatch(1);
+        CountDownLatch collectorParked = new CountDownLatch(1);
+        CountDownLatch workerDone = new CountDownLatch(1);
+        AtomicBoolean collected = new AtomicBoolean();
+        AtomicInteger nestedSeenBeforeCollection = new AtomicInteger();
+        Thread outer = start("outer-launch", () -> lock.launch(() -> {
+            inLaunch.countDown();
+            await(collectorParked);
+            lock.launch(() -> {
+                if (!collected.get()) {
+                    nestedSeenBeforeCollection.incrementAndGet();
+                }
+            });
+            Thread worker = new Thread(() -> {
+                lock.enterTask();
+                try {
+                    assertThat(lock.inLaunchOnCurrentThread()).isTrue();
+                    lock.launch(() -> {
+                        if (!collected.get()) {
+                            nestedSeenBeforeCollection.incrementAndGet();
+                        }
+                    });
+                    assertThatThrownBy(() -> lock.exclusive(() -> { })).isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("inside a launch");
+                } finally {
+                    lock.exitTask();
+                    workerDone.countDown();
+                }
+            }, "worker");
+            worker.start();
+            await(workerDone);
+        }));
+        await(inLaunch);
+        Thread collector = start("collector", () -> lock.exclusive(() -> collected.set(true)));
+        try {
+            awaitParked(collector);
+            assertThat(lock.isCollectionWaiting()).isTrue();
+        } finally {
+            collectorParked.countDown();
+        }
+        joinQuietly(outer);
+        joinQuietly(collector);
+        assertThat(nestedSeenBeforeCollection).hasValue(2);
+        assertThat(collected).isTrue();
+        assertThat(lock.isCollectionWaiting()).isFalse();
+    }
+
+    @Test
+    void aTimedCollectionThatGivesUpLetsTheLaunchesItHeldBackIn() throws InterruptedException {
+        CountDownLatch inLaunch = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        CountDownLatch newcomerRan = new CountDownLatch(1);
+        Thread running = start("running-launch", () -> lock.launch(() -> {
+            inLaunch.countDown();
+            await(finish);
+        }));
+        await(inLaunch);
+        AtomicBoolean ran = new AtomicBoolean();
+        Thread collector = start("timed-collector", () -> {
+            try {
+                ran.set(lock.tryExclusive(() -> { }, TIMEOUT_S, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                ran.set(false);
+            }
+        });
+        try {
+            awaitParked(collector);
+            Thread newcomer = start("new-launch", () -> lock.launch(newcomerRan::countDown));
+            awaitParked(newcomer);
+            assertThat(newcomerRan.getCount()).as("held back").isEqualTo(1);
+            collector.interrupt(); // gives up
+            await(newcomerRan);
+            joinQuietly(newcomer);
+            joinQuietly(collector);
+            assertThat(ran).isFalse();
+            assertThat(lock.isCollectionWaiting()).isFalse();
+            assertThat(lock.activeLaunches()).isEqualTo(1);
+        } finally {
+            finish.countDown();
+        }
+        joinQuietly(running);
+        assertThat(lock.tryExclusive(() -> { })).isTrue();
+    }
+
+    @Test
+    void taskMarksAreCheckedAndNest() {
+        assertThatThrownBy(lock::enterTask).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no launch is active");
+        assertThatThrownBy(lock::exitTask).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("without a matching enterTask");
+        lock.launch(() -> {
+            lock.enterTask();
+            lock.enterTask();
+            lock.exitTask();
+            assertThat(lock.inLaunchOnCurrentThread()).isTrue();
+            lock.exitTask();
+        });
+        assertThat(lock.inLaunchOnCurrentThread()).isFalse();
+        assertThat(lock.tryExclusive(() -> { })).isTrue();
+    }
+
+    @Test
+    void launchesThatWaitedForACollectionEnterBeforeTheNextCollection() {
+        // Phase fairness: a collection queued behind another does not overtake the launches
+        // that waited for the first one.
+        CountDownLatch collecting = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        AtomicInteger collections = new AtomicInteger();
+        AtomicInteger seenByLaunch = new AtomicInteger(-1);
+        Thread first = start("first-collector", () -> lock.exclusive(() -> {
+            collecting.countDown();
+            await(finish);
+            collections.incrementAndGet();
+        }));
+        await(collecting);
+        Thread launcher = start("launcher", () -> lock.launch(() -> seenByLaunch.set(collections.get())));
+        Thread second;
+        try {
+            awaitParked(launcher);
+            second = start("second-collector", () -> lock.exclusive(collections::incrementAndGet));
+            awaitParked(second);
+        } finally {
+            finish.countDown();
+        }
+        joinQuietly(first);
+        joinQuietly(launcher);
+        joinQuietly(second);
+        assertThat(seenByLaunch).as("the launch ran between the two collections").hasValue(1);
+        assertThat(collections).hasValue(2);
+    }
+
+    @Test
+    void aCollectionWaitingBehindBackToBackLaunchesGetsIn() throws Exception {
+        // 16 threads launch back to back, always overlapping; 20 collections must still get in.
+        int launchers = 16;
+        int collections = 20;
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger launches = new AtomicInteger();
+        CyclicBarrier go = new CyclicBarrier(launchers + 1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < launchers; t++) {
+            threads.add(start("launcher-" + t, () -> {
+                try {
+                    go.await();
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+                while (!stop.get()) {
+                    lock.launch(() -> {
+                        launches.incrementAndGet();
+                        long end = System.nanoTime() + 20_000; // a 20 us launch
+                        while (System.nanoTime() < end) {
+                            Thread.onSpinWait();
+                        }
+                    });
+                }
+            }));
+        }
+        AtomicInteger done = new AtomicInteger();
+        Thread collector = start("collector", () -> {
+            try {
+                go.await();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+            for (int n = 0; n < collections; n++) {
+                int seen = launches.get();
+                while (launches.get() < seen + launchers && System.nanoTime() < deadline) {
+                    Thread.onSpinWait(); // let the launches run between two collections
+                }
+                lock.exclusive(done::incrementAndGet);
+            }
+        });
+        try {
+            collector.join(TimeUnit.SECONDS.toMillis(TIMEOUT_S));
+            assertThat(done).as("collections completed among back-to-back launches").hasValue(collections);
+        } finally {
+            stop.set(true);
+        }
+        for (Thread t : threads) {
+            joinQuietly(t);
+        }
+        assertThat(launches.get()).isGreaterThanOrEqualTo(collections * launchers);
     }
 
     @Test
@@ -223,7 +420,7 @@ class PhaseLockTest {
             }
             Future<?> collector = pool.submit(() -> {
                 go.await();
-                while (!allDone(futures)) {
+                do { // at least once, even when the launchers are done before this thread runs
                     lock.exclusive(() -> {
                         collecting.set(true);
                         if (inside.get() != 0) {
@@ -233,7 +430,7 @@ class PhaseLockTest {
                         collections.incrementAndGet();
                         collecting.set(false);
                     });
-                }
+                } while (!allDone(futures));
                 return null;
             });
             for (Future<?> f : futures) {

@@ -7,6 +7,7 @@ import io.snode.codegen.generated.Anchor;
 import io.snode.codegen.kernel.BlockKernel;
 import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;
+import io.snode.gc.PhaseLock;
 import io.snode.runtime.internal.Structure;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -19,6 +20,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveTask;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BinaryOperator;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -32,7 +34,13 @@ import java.util.function.Supplier;
  * calling thread when the parallelism is 1. The split depends only on the snapshot, so a
  * reduction combines the same partial results in the same order whatever the parallelism. The
  * first exception stops the launch: ranges that have not started are skipped, and the caller
- * gets it.
+ * gets it. After {@link #beginClose()} ranges that have not started are skipped too.
+ *
+ * <p>Every task marks the thread that runs it, for as long as it runs: as working for an active
+ * launch in the phase lock ({@link PhaseLock#enterTask()}: a collection requested there throws,
+ * a nested launch enters at once), and with the deactivation counter of the thread that started
+ * the launch ({@link Structure#swapDeactivationCounter}), so that the launch counts the
+ * deactivations of its own kernels on whichever worker they run, and no other thread's.
  */
 public final class Launcher implements AutoCloseable {
     /**
@@ -55,7 +63,11 @@ public final class Launcher implements AutoCloseable {
             Object.class, ActiveBlocks.class, int.class, int.class);
 
     private final Structure structure;
+    /** The runtime's phase lock, whose task marks the tasks set; null for a launcher used alone (tests). */
+    private final PhaseLock phases;
     private final ForkJoinPool pool;
+    /** Set by {@link #beginClose()}: ranges that have not started are skipped. */
+    private volatile boolean closing;
     private final int parallelism;
     private final Map<List<Object>, MethodHandle> drivers = new ConcurrentHashMap<>();
     private final Consumer<GeneratedClass> listing;
@@ -77,10 +89,19 @@ public final class Launcher implements AutoCloseable {
      *                dumps it when its switches say so, and lists it
      */
     public Launcher(Structure structure, int parallelism, Consumer<GeneratedClass> listing) {
+        this(structure, null, parallelism, listing);
+    }
+
+    /**
+     * @param phases the lock the launches run in: every task marks its thread with
+     *               {@link PhaseLock#enterTask()} while it runs (null: no marks)
+     */
+    public Launcher(Structure structure, PhaseLock phases, int parallelism, Consumer<GeneratedClass> listing) {
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism=" + parallelism + " must be at least 1");
         }
         this.structure = structure;
+        this.phases = phases;
         this.parallelism = parallelism;
         this.listing = listing;
         this.pool = parallelism == 1 ? null : new ForkJoinPool(parallelism);
@@ -232,7 +253,9 @@ public final class Launcher implements AutoCloseable {
         long[] prefix = blocks.weightPrefix();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long grain = Math.max(GRAIN_CELLS, prefix[blocks.size()] / MAX_RANGES);
-        Split<A> all = new Split<>(prefix, grain, 0, blocks.size(), identity, range, combiner, failure);
+        // The launching thread's counter: the tasks count their kernels' deactivations there.
+        LongAdder deactivations = structure.deactivationCounter();
+        Split<A> all = new Split<>(prefix, grain, 0, blocks.size(), identity, range, combiner, failure, deactivations);
         A result = pool == null ? all.compute() : pool.invoke(all);
         Throwable thrown = failure.get();
         if (thrown instanceof RuntimeException e) {
@@ -260,9 +283,10 @@ public final class Launcher implements AutoCloseable {
         private final Range<A> range;
         private final BinaryOperator<A> combiner;
         private final AtomicReference<Throwable> failure;
+        private final LongAdder deactivations;
 
         Split(long[] prefix, long grain, int from, int to, Supplier<A> identity, Range<A> range, BinaryOperator<A> combiner,
-              AtomicReference<Throwable> failure) {
+              AtomicReference<Throwable> failure, LongAdder deactivations) {
             this.prefix = prefix;
             this.grain = grain;
             this.from = from;
@@ -271,17 +295,39 @@ public final class Launcher implements AutoCloseable {
             this.range = range;
             this.combiner = combiner;
             this.failure = failure;
+            this.deactivations = deactivations;
         }
 
+        /**
+         * Marks this thread as running a task of the launch (see the class comment), also while
+         * it helps other tasks in a join (they mark it again and restore the marks after).
+         */
         @Override
         protected A compute() {
+            if (phases != null) {
+                phases.enterTask();
+            }
+            LongAdder outer = structure.swapDeactivationCounter(deactivations);
+            try {
+                return split();
+            } finally {
+                structure.swapDeactivationCounter(outer);
+                if (phases != null) {
+                    phases.exitTask();
+                }
+            }
+        }
+
+        private A split() {
             if (to - from > 1 && prefix[to] - prefix[from] > grain) {
                 // The first block boundary at or after the middle of the active cells, in (from, to).
                 long middle = (prefix[from] + prefix[to]) / 2;
                 int split = java.util.Arrays.binarySearch(prefix, from + 1, to, middle);
                 split = Math.min(to - 1, Math.max(from + 1, split >= 0 ? split : -split - 1));
-                Split<A> left = new Split<>(prefix, grain, from, split, identity, range, combiner, failure);
-                Split<A> right = new Split<>(prefix, grain, split, to, identity, range, combiner, failure);
+                Split<A> left = new Split<>(prefix, grain, from, split, identity, range, combiner, failure,
+                        deactivations);
+                Split<A> right = new Split<>(prefix, grain, split, to, identity, range, combiner, failure,
+                        deactivations);
                 if (pool == null) {
                     A first = left.compute();
                     return combine(first, right.compute());
@@ -291,7 +337,7 @@ public final class Launcher implements AutoCloseable {
                 return combine(first, right.join());
             }
             A accumulator = null;
-            if (failure.get() == null) {
+            if (failure.get() == null && !closing) {
                 try {
                     accumulator = identity.get();
                     range.run(from, to, accumulator);
@@ -368,6 +414,14 @@ public final class Launcher implements AutoCloseable {
     /** The fork/join pool of parallel launches, or null when the parallelism is 1. */
     public ForkJoinPool pool() {
         return pool;
+    }
+
+    /**
+     * From now on, ranges of running launches that have not started are skipped (the ranges
+     * running finish); the runtime's {@code close()} calls it before it waits for the launches.
+     */
+    public void beginClose() {
+        closing = true;
     }
 
     @Override

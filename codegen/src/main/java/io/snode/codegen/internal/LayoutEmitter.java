@@ -102,6 +102,12 @@ public final class LayoutEmitter {
     private final List<Object> classData = new ArrayList<>();
     private final List<String[]> staticFields = new ArrayList<>(); // name, descriptor
     private ClassWriter writer;
+    /** How the closed-runtime handler names the runtime (set by {@link #startClass}). */
+    private String runtimeName;
+    /** The method whose body the closed-runtime handler covers, and that handler's end and entry labels. */
+    private MethodVisitor guarded;
+    private Label guardEnd;
+    private Label guardHandler;
 
     /** Per-method local slots, after the parameters. */
     private int segmentSlot;
@@ -241,6 +247,7 @@ public final class LayoutEmitter {
         writer.visitSource(sourceAttribute(plan.layout().toString()), null);
         staticFields.clear();
         classData.clear();
+        runtimeName = objects.runtimeName() != null ? objects.runtimeName() : "the runtime of layout " + plan.layout();
         constant("STRUCTURE", "L" + STRUCTURE + ";", objects.structure());
         constant("ROOT", D_SEGMENT, objects.root());
         for (SNodePlan node : plan.nodes()) {
@@ -268,6 +275,14 @@ public final class LayoutEmitter {
         Object ambient(SNode snode);
 
         Object directories(SNode snode);
+
+        /**
+         * How messages name the runtime, for example after it was closed; by default
+         * {@code "the runtime of layout <text>"}.
+         */
+        default String runtimeName() {
+            return null;
+        }
     }
 
     // ------------------------------------------------------------------ class data
@@ -1020,10 +1035,34 @@ public final class LayoutEmitter {
             mv.visitParameter(parameter, 0);
         }
         mv.visitCode();
+        // The whole body is covered by the closed-runtime handler (see end).
+        Label start = new Label();
+        guarded = mv;
+        guardEnd = new Label();
+        guardHandler = new Label();
+        mv.visitTryCatchBlock(start, guardEnd, guardHandler, "java/lang/IllegalStateException");
+        mv.visitLabel(start);
         return mv;
     }
 
-    private static void end(MethodVisitor mv) {
+    /**
+     * Ends a method; one begun by {@link #method} gets its handler first: an
+     * IllegalStateException (FFM's "Already closed" after the runtime's memory was freed)
+     * becomes {@link ClosedRuntime#translate}'s, which names the runtime. Nothing runs on the
+     * normal path: the handler is reached only through the exception table.
+     */
+    private void end(MethodVisitor mv) {
+        if (guarded == mv) {
+            mv.visitLabel(guardEnd);
+            mv.visitLabel(guardHandler);
+            mv.visitFieldInsn(GETSTATIC, className, "ROOT", D_SEGMENT);
+            mv.visitLdcInsn(runtimeName);
+            mv.visitMethodInsn(INVOKESTATIC, "io/snode/codegen/internal/ClosedRuntime", "translate",
+                    "(Ljava/lang/IllegalStateException;" + D_SEGMENT
+                            + "Ljava/lang/String;)Ljava/lang/IllegalStateException;", false);
+            mv.visitInsn(ATHROW);
+            guarded = null;
+        }
         mv.visitMaxs(0, 0);
         mv.visitEnd();
     }

@@ -156,6 +156,37 @@ public final class Structure {
     }
 
     /**
+     * Per thread: where deactivations made on it are counted, or null. The launcher sets it on
+     * the threads that run a launch's tasks, for as long as each task runs, so that the launch
+     * knows whether its own kernels deactivated something (and collects after it only then).
+     */
+    private final ThreadLocal<java.util.concurrent.atomic.LongAdder> deactivationCounter = new ThreadLocal<>();
+
+    /**
+     * Makes {@code counter} (or null) count the deactivations made on this thread from now on:
+     * every {@link #deactivate} that found an active cell and every {@link #deactivateAll}.
+     *
+     * @return the counter it replaces, to be put back when the caller is done
+     */
+    public java.util.concurrent.atomic.LongAdder swapDeactivationCounter(java.util.concurrent.atomic.LongAdder counter) {
+        java.util.concurrent.atomic.LongAdder previous = deactivationCounter.get();
+        deactivationCounter.set(counter);
+        return previous;
+    }
+
+    /** The counter of deactivations on this thread (see {@link #swapDeactivationCounter}), or null. */
+    public java.util.concurrent.atomic.LongAdder deactivationCounter() {
+        return deactivationCounter.get();
+    }
+
+    private void countDeactivation() {
+        java.util.concurrent.atomic.LongAdder counter = deactivationCounter.get();
+        if (counter != null) {
+            counter.increment();
+        }
+    }
+
+    /**
      * Starts a new epoch: cached cells are stale from now on. Deactivations
      * advance it before they change anything (for accessors that cache cells) and again when
      * they are done (for snapshots of active blocks taken meanwhile).
@@ -811,7 +842,11 @@ public final class Structure {
         PathStep step = plan.path(target).getLast();
         long container = location.offset + step.containerOffset();
         try {
-            return deactivateCell(step.node(), location.segment, container, step.cellIndex(coordinates));
+            boolean wasActive = deactivateCell(step.node(), location.segment, container, step.cellIndex(coordinates));
+            if (wasActive) {
+                countDeactivation();
+            }
+            return wasActive;
         } finally {
             advanceEpoch();
         }
@@ -937,6 +972,7 @@ public final class Structure {
                 releaseSparseBelow(target);
             }
         } finally {
+            countDeactivation();
             advanceEpoch();
         }
     }

@@ -1,0 +1,178 @@
+package io.snode.codegen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.snode.api.Layout;
+import io.snode.codegen.kernel.Kernel1;
+import java.lang.invoke.MethodHandle;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** What {@code close()} does to a running launch, and what a closed runtime's generated code says. */
+class CloseTest {
+    /** 64 blocks of 4096 cells: 8 ranges of 32,768 cells. */
+    static final Layout L = Layout.parse("pointer(i,64).dense(i,4096).place(f32 x)");
+    private static final long TIMEOUT_S = 20;
+
+    public interface X {
+        float x(int i);
+
+        void x(int i, float value);
+
+        float addX(int i, float delta);
+    }
+
+    static SNodeRuntime filled(int threads) {
+        SNodeRuntime rt = SNodeRuntime.compile(L);
+        rt.parallelism(threads);
+        for (int block = 0; block < 64; block++) {
+            rt.generic().setFloat("x", 1f, block * 4096);
+        }
+        return rt;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 4})
+    void closeDuringALaunchWaitsForTheRunningRangesAndTheLaunchThrowsThatTheRuntimeWasClosed(int threads)
+            throws Exception {
+        SNodeRuntime rt = filled(threads);
+        X x = rt.bind(X.class);
+        CountDownLatch inKernel = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean();
+        AtomicLong readsAfterProceed = new AtomicLong();
+        AtomicReference<Throwable> launchOutcome = new AtomicReference<>();
+        Thread launcher = start("launcher", () -> {
+            try {
+                rt.forEach("x", (Kernel1) i -> {
+                    if (first.compareAndSet(false, true)) {
+                        inKernel.countDown();
+                        await(proceed);
+                        // close() has begun; memory stays valid while this range runs.
+                        for (int n = 0; n < 4096; n++) {
+                            x.x(i + n);
+                            readsAfterProceed.incrementAndGet();
+                        }
+                    }
+                });
+            } catch (Throwable e) {
+                launchOutcome.set(e);
+            }
+        });
+        await(inKernel);
+        AtomicReference<Throwable> closeOutcome = new AtomicReference<>();
+        Thread closer = start("closer", () -> {
+            try {
+                rt.close();
+            } catch (Throwable e) {
+                closeOutcome.set(e);
+            }
+        });
+        awaitParkedOrEnded(closer);
+        assertThat(closer.isAlive()).as("close() waits for the running launch").isTrue();
+        proceed.countDown();
+        join(launcher);
+        join(closer);
+        assertThat(closeOutcome.get()).isNull();
+        assertThat(readsAfterProceed.get()).isEqualTo(4096);
+        assertThat(launchOutcome.get()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed during the launch")
+                .hasMessageContaining(L.toString());
+        assertThat(rt.isClosed()).isTrue();
+    }
+
+    @Test
+    void aLaunchOrACollectionAfterCloseSaysTheRuntimeIsClosed() {
+        SNodeRuntime rt = filled(2);
+        rt.close();
+        rt.close(); // idempotent
+        assertThatThrownBy(() -> rt.forEach("x", (Kernel1) i -> { }))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed")
+                .hasMessageContaining(L.toString());
+        assertThatThrownBy(rt::gc).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> rt.sum("x")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
+    void generatedCodeAfterCloseSaysWhichRuntimeIsClosed() throws Throwable {
+        SNodeRuntime rt = filled(1);
+        X bound = rt.bind(X.class);
+        X cached = rt.accessor(X.class);
+        assertThat(cached.x(0)).isEqualTo(1f); // remembers the block
+        MethodHandle getter = rt.getter("x");
+        MethodHandle deactivate = rt.nodeHandle("deactivate", L.snode(1));
+        rt.close();
+        String runtime = rt.toString();
+        assertThat(runtime).contains(L.toString());
+        for (ThrowingCall call : new ThrowingCall[] {
+                () -> bound.x(0), () -> bound.x(8192, 2f), () -> bound.addX(0, 1f), () -> cached.x(1),
+                () -> cached.x(2, 3f), () -> { float ignored = (float) getter.invokeExact(4096); },
+                () -> { boolean ignored = (boolean) deactivate.invokeExact(0); }}) {
+            assertThatThrownBy(call::run).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("is closed").hasMessageContaining(runtime);
+        }
+    }
+
+    @FunctionalInterface
+    interface ThrowingCall {
+        void run() throws Throwable;
+    }
+
+    @Test
+    void closeInsideAKernelThrowsAndLeavesTheRuntimeOpen() throws InterruptedException {
+        try (SNodeRuntime rt = filled(2)) {
+            AtomicReference<Throwable> seen = new AtomicReference<>();
+            AtomicBoolean first = new AtomicBoolean();
+            Thread launcher = start("launcher", () -> rt.forEach("x", (Kernel1) i -> {
+                if (first.compareAndSet(false, true)) {
+                    try {
+                        rt.close();
+                    } catch (Throwable e) {
+                        seen.set(e);
+                    }
+                }
+            }));
+            join(launcher);
+            assertThat(seen.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("inside a launch");
+            assertThat(rt.isClosed()).isFalse();
+            assertThat(rt.count("x")).isEqualTo(64 * 4096);
+        }
+    }
+
+    private static Thread start(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static void join(Thread t) throws InterruptedException {
+        t.join(TimeUnit.SECONDS.toMillis(TIMEOUT_S));
+        assertThat(t.isAlive()).as("%s ended", t.getName()).isFalse();
+    }
+
+    /** Waits (bounded, no sleep) until {@code t} parks or ends. */
+    private static void awaitParkedOrEnded(Thread t) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+        while (t.isAlive() && t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+            assertThat(System.nanoTime()).as("%s parked in time", t.getName()).isLessThan(deadline);
+            Thread.yield();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(TIMEOUT_S, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
