@@ -698,7 +698,8 @@ public final class SNodeRuntime implements AutoCloseable {
     }
 
     private static String describe(String className, Layout layout) {
-        return "SNodeRuntime " + className.substring(className.lastIndexOf('/') + 1) + " of layout " + layout;
+        return "SNodeRuntime " + className.substring(className.lastIndexOf('/') + 1) + " of layout "
+                + io.snode.codegen.internal.LayoutEmitter.abbreviated(layout.toString());
     }
 
     /**

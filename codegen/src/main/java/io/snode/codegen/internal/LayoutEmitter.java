@@ -152,11 +152,18 @@ public final class LayoutEmitter {
 
     /** The source attribute: {@link #sourceText()}, cut after {@link #SOURCE_ATTRIBUTE_TEXT} characters of the layout. */
     static String sourceAttribute(String layoutText) {
+        return "layout: " + abbreviated(layoutText);
+    }
+
+    /**
+     * A layout's text cut after {@link #SOURCE_ATTRIBUTE_TEXT} characters, for every place that
+     * names a layout inside generated code or a message (a class-file string holds at most 64 KiB).
+     */
+    public static String abbreviated(String layoutText) {
         if (layoutText.length() <= SOURCE_ATTRIBUTE_TEXT) {
-            return "layout: " + layoutText;
+            return layoutText;
         }
-        return "layout: " + layoutText.substring(0, SOURCE_ATTRIBUTE_TEXT) + "... (" + layoutText.length()
-                + " characters)";
+        return layoutText.substring(0, SOURCE_ATTRIBUTE_TEXT) + "... (" + layoutText.length() + " characters)";
     }
 
     /** Method names, shared with the binder and the runtime. */
@@ -247,7 +254,7 @@ public final class LayoutEmitter {
         writer.visitSource(sourceAttribute(plan.layout().toString()), null);
         staticFields.clear();
         classData.clear();
-        runtimeName = objects.runtimeName() != null ? objects.runtimeName() : "the runtime of layout " + plan.layout();
+        runtimeName = objects.runtimeName() != null ? objects.runtimeName() : "the runtime of layout " + abbreviated(plan.layout().toString());
         constant("STRUCTURE", "L" + STRUCTURE + ";", objects.structure());
         constant("ROOT", D_SEGMENT, objects.root());
         for (SNodePlan node : plan.nodes()) {

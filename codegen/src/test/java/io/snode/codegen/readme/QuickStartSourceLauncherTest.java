@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's quick start, copied as it stands into {@code QuickStart.java} (a compact source
- * file, with a {@code main} that prints the result) and run with the JDK's source launcher: its
- * interface then lives in the launcher's own class loader, not in the library's.
+ * The README's quick start, copied as it stands into {@code QuickStart.java} (a whole program
+ * with its {@code main}) and run with the JDK's source launcher, with no flags: its interface
+ * then lives in the launcher's own class loader, not in the library's.
  */
 class QuickStartSourceLauncherTest {
 
@@ -22,13 +22,12 @@ class QuickStartSourceLauncherTest {
         int section = readme.indexOf("## Quick start in Java");
         int start = readme.indexOf("```java\n", section) + "```java\n".length();
         String snippet = readme.substring(start, readme.indexOf("```", start));
-        assertThat(snippet).contains("runtime.bind(Grid.class)");
+        assertThat(snippet).contains("runtime.bind(Grid.class)", "public static void main(String[] args)");
         Path file = dir.resolve("QuickStart.java");
-        Files.writeString(file, snippet + "\nvoid main() {\n    System.out.println(quickStart());\n}\n");
+        Files.writeString(file, snippet);
         Path out = dir.resolve("out.txt");
         Path err = dir.resolve("err.txt");
         Process process = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), file.toString()))
                 .directory(dir.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         boolean ended = process.waitFor(120, TimeUnit.SECONDS);
