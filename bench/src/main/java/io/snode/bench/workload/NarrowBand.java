@@ -2,38 +2,58 @@ package io.snode.bench.workload;
 
 /**
  * The reference data set of {@code WORKLOADS.md}: the voxels of a spherical shell of radius 400
- * and half-width 2 around (1024, 1024, 1024), with their signed distances, in lexicographic
- * (i, j, k) order. A voxel is packed into an int relative to the band's bounding box, whose
- * corner is {@link #ORIGIN} on every axis: {@code (i - ORIGIN) << 20 | (j - ORIGIN) << 10 |
- * (k - ORIGIN)} (every offset is below 805, so 10 bits each).
+ * (or, for quick runs, 100) and half-width 2 around (1024, 1024, 1024), with their signed
+ * distances, in lexicographic (i, j, k) order. A voxel is packed into an int relative to the
+ * full band's bounding box, whose corner is {@link #ORIGIN} on every axis: {@code (i - ORIGIN)
+ * << 20 | (j - ORIGIN) << 10 | (k - ORIGIN)} (every offset is below 805, so 10 bits each; the
+ * quick band lies inside the full band's box).
  */
 public final class NarrowBand {
     public static final int CENTRE = 1024;
     public static final int RADIUS = 400;
-    public static final int INNER = 398;
-    public static final int OUTER = 402;
+    /** The radius of the quick band ({@code --quick} runs and tests). */
+    public static final int QUICK_RADIUS = 100;
+    /** The band's half-width: a voxel is in it iff {@code (R-2)^2 <= d2 < (R+2)^2}. */
+    public static final int HALF_WIDTH = 2;
+    public static final int INNER = RADIUS - HALF_WIDTH;
+    public static final int OUTER = RADIUS + HALF_WIDTH;
     /** The low corner of the band's bounding box on every axis. */
     public static final int ORIGIN = CENTRE - OUTER;
 
+    private final int radius;
     private final int[] voxels;
     private final float[] values;
 
-    private NarrowBand(int[] voxels, float[] values) {
+    private NarrowBand(int radius, int[] voxels, float[] values) {
+        this.radius = radius;
         this.voxels = voxels;
         this.values = values;
     }
 
-    /** The sorted list: every band voxel in (i, j, k) order. */
+    /** The sorted list of the reference band (radius 400): every band voxel in (i, j, k) order. */
     public static NarrowBand sorted() {
-        int inner2 = INNER * INNER;
-        int outer2 = OUTER * OUTER;
+        return sorted(RADIUS);
+    }
+
+    /**
+     * The sorted list of the band of {@code radius} (400 for the reference, 100 for the quick
+     * band), with the same centre and half-width.
+     */
+    public static NarrowBand sorted(int radius) {
+        if (radius <= HALF_WIDTH || radius > RADIUS) {
+            throw new IllegalArgumentException("radius=" + radius + " (allowed: " + (HALF_WIDTH + 1) + " to " + RADIUS + ")");
+        }
+        int inner = radius - HALF_WIDTH;
+        int outer = radius + HALF_WIDTH;
+        int inner2 = inner * inner;
+        int outer2 = outer * outer;
         int count = 0;
         for (int pass = 0; pass < 2; pass++) {
             int[] voxels = pass == 0 ? null : new int[count];
             float[] values = pass == 0 ? null : new float[count];
             int n = 0;
-            for (int di = -OUTER + 1; di < OUTER; di++) {
-                for (int dj = -OUTER + 1; dj < OUTER; dj++) {
+            for (int di = -outer + 1; di < outer; di++) {
+                for (int dj = -outer + 1; dj < outer; dj++) {
                     int r2 = di * di + dj * dj;
                     if (r2 >= outer2) {
                         continue;
@@ -48,7 +68,7 @@ public final class NarrowBand {
                         if (pass == 1) {
                             int d2 = r2 + dk * dk;
                             voxels[n] = pack(CENTRE + di, CENTRE + dj, CENTRE + dk);
-                            values[n] = (float) (Math.sqrt(d2) - RADIUS);
+                            values[n] = (float) (Math.sqrt(d2) - radius);
                         }
                         n++;
                     }
@@ -57,7 +77,7 @@ public final class NarrowBand {
             if (pass == 0) {
                 count = n;
             } else {
-                return new NarrowBand(voxels, values);
+                return new NarrowBand(radius, voxels, values);
             }
         }
         throw new AssertionError();
@@ -77,7 +97,36 @@ public final class NarrowBand {
             f[index] = f[other];
             f[other] = tf;
         }
-        return new NarrowBand(v, f);
+        return new NarrowBand(radius, v, f);
+    }
+
+    /** The band's radius: 400 for the reference band, 100 for the quick one. */
+    public int radius() {
+        return radius;
+    }
+
+    /** The lowest coordinate of the band's bounding box on every axis ({@code 1024 - (R + 2)}). */
+    public int boxLow() {
+        return CENTRE - radius - HALF_WIDTH;
+    }
+
+    /** The bounding box's edge: {@code 2 (R + 2) + 1} voxels (805 for the reference band). */
+    public int boxSize() {
+        return 2 * (radius + HALF_WIDTH) + 1;
+    }
+
+    /**
+     * The value a structure holding this band returns at (i, j, k): the signed distance inside
+     * the band, the ambient 0.0f outside it.
+     */
+    public float valueAt(int i, int j, int k) {
+        long di = i - CENTRE;
+        long dj = j - CENTRE;
+        long dk = k - CENTRE;
+        long d2 = di * di + dj * dj + dk * dk;
+        long inner = radius - HALF_WIDTH;
+        long outer = radius + HALF_WIDTH;
+        return d2 >= inner * inner && d2 < outer * outer ? (float) (Math.sqrt(d2) - radius) : 0.0f;
     }
 
     public int size() {
