@@ -191,98 +191,6 @@ public class W3IterateBenchmark {
         return check(count.sum(), sum.sum());
     }
 
-    /** What a task of the block form accumulates. */
-    static final class Partial {
-        /** Per-lane sums: blocks add their vector sums here; lanes are added once, at the end. */
-        final double[] lanes = new double[DOUBLES.length()];
-        long count;
-
-        Partial merge(Partial other) {
-            for (int lane = 0; lane < lanes.length; lane++) {
-                lanes[lane] += other.lanes[lane];
-            }
-            count += other.count;
-            return this;
-        }
-
-        double sum() {
-            return DoubleVector.fromArray(DOUBLES, lanes, 0).reduceLanes(VectorOperators.ADD);
-        }
-    }
-
-    /**
-     * Block form, launched again and again over an unchanged structure: from the second launch
-     * on, each uses the previous launch's snapshot of the active blocks (nothing was activated,
-     * deactivated or collected since), so this is the sum plus the launch's bookkeeping.
-     */
-    @Benchmark
-    public double block() {
-        Partial total = runtime.reduceBlocks(leaf, Partial::new, W3IterateBenchmark::accumulate, Partial::merge);
-        return check(total.count, total.sum());
-    }
-
-    /**
-     * Block form after a change ({@link Change}, untimed): the launch walks the tree for the
-     * active blocks (into the arrays of the previous snapshot), then sums.
-     */
-    @Benchmark
-    public double blockWalked(Change change) {
-        Partial total = runtime.reduceBlocks(leaf, Partial::new, W3IterateBenchmark::accumulate, Partial::merge);
-        return check(total.count, total.sum());
-    }
-
-    /**
-     * Block form over a kept {@link ActiveSet} taken untimed in the set-up (as OpenVDB's
-     * LeafManager in the peer's fastest W3 loop): the sum alone.
-     */
-    @Benchmark
-    public double blockKeptSet() {
-        Partial total = runtime.reduceBlocks(kept, Partial::new, W3IterateBenchmark::accumulate, Partial::merge);
-        return check(total.count, total.sum());
-    }
-
-    /**
-     * Only the walk that finds the active blocks, into new arrays (a kept set's): about what
-     * {@link #blockWalked} pays over {@link #blockKeptSet}.
-     */
-    @Benchmark
-    public int activeSetOnly() {
-        return runtime.activeSet(leaf).blockCount();
-    }
-
-    /**
-     * The block form's kernel: the block's floats widened to double into four vector
-     * accumulators (as the limit's loop), added to the task's per-lane sums. No horizontal
-     * reduction per block: an ordered reduction of eight doubles per 2 KiB block measured as a
-     * third of the time.
-     */
-    private static void accumulate(Partial partial, LeafBlock block) {
-        // Inactive cells of a bitmasked block hold zero in memory too, so the whole block sums.
-        // Through the block's slice: on L2 it measured faster than indexing the chunk's segment.
-        MemorySegment cells = block.cells();
-        int lanes = SPECIES.length();
-        DoubleVector a0 = DoubleVector.fromArray(DOUBLES, partial.lanes, 0);
-        DoubleVector a1 = DoubleVector.zero(DOUBLES);
-        DoubleVector a2 = a1;
-        DoubleVector a3 = a1;
-        long bytes = cells.byteSize();
-        long step = 8L * lanes;
-        long offset = 0;
-        for (; offset + step <= bytes; offset += step) {
-            FloatVector x = FloatVector.fromMemorySegment(SPECIES, cells, offset, ByteOrder.nativeOrder());
-            FloatVector y = FloatVector.fromMemorySegment(SPECIES, cells, offset + 4L * lanes, ByteOrder.nativeOrder());
-            a0 = a0.add(x.convertShape(VectorOperators.F2D, DOUBLES, 0).reinterpretAsDoubles());
-            a1 = a1.add(x.convertShape(VectorOperators.F2D, DOUBLES, 1).reinterpretAsDoubles());
-            a2 = a2.add(y.convertShape(VectorOperators.F2D, DOUBLES, 0).reinterpretAsDoubles());
-            a3 = a3.add(y.convertShape(VectorOperators.F2D, DOUBLES, 1).reinterpretAsDoubles());
-        }
-        a0.add(a1).add(a2).add(a3).intoArray(partial.lanes, 0);
-        if (offset < bytes) {
-            partial.lanes[0] += sumTail(cells, offset, bytes);
-        }
-        partial.count += block.activeCount();
-    }
-
     /** The limit: a Vector API sum over a float[] of the same bytes, four double accumulators. */
     @Benchmark
     public double flatArrayLimit() {
@@ -345,16 +253,7 @@ public class W3IterateBenchmark {
         }
         double sum = a0.add(a1).add(a2).add(a3).reduceLanes(VectorOperators.ADD);
         // A scalar loop here would slow the vector loop down by half (measured): keep it out of line.
-        return offset == end ? sum : sum + sumTail(memory, offset, end);
-    }
-
-    /** The floats after the last whole pair of vectors (none for 8^3 blocks). */
-    private static double sumTail(MemorySegment memory, long from, long end) {
-        double sum = 0;
-        for (long offset = from; offset < end; offset += 4) {
-            sum += memory.get(java.lang.foreign.ValueLayout.JAVA_FLOAT, offset);
-        }
-        return sum;
+        return offset == end ? sum : sum + BlockSum.tail(memory, offset, end);
     }
 
     private double check(long count, double sum) {

@@ -1,0 +1,408 @@
+package io.snode.bench.workload;
+
+import io.snode.api.Layout;
+import io.snode.api.SNode;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.kernel.Kernel3;
+import io.snode.codegen.kernel.Kernel4;
+import io.snode.runtime.MemoryStats;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Our layouts L1 (dense 8^3 leaves) and L2 (bitmasked leaves), and W6's particle lists, through
+ * the public API a user would write: generated accessors bound to an interface ({@code bind},
+ * safe to share between threads) and the caching accessor ({@code accessor}, one per thread,
+ * which keeps the last leaf block it resolved); struct-for and reductions for W3; a struct-for
+ * over the leaf blocks' parent cells that deactivates for W4; a bound appender for W6.
+ *
+ * <p>One runtime per layout serves every workload and every run, as in a user's program: the
+ * generated classes stay the same, so the JIT's profile does too (a new runtime per run would
+ * make the benchmark's call sites megamorphic over the runs' hidden classes). An empty grid is
+ * that runtime after {@code deactivateAll} on the root and a collection: node memory then comes
+ * from the free lists, as it does in any program that rebuilds. W1 to W4 and W6 run with
+ * parallelism 1 (as OpenVDB's single-threaded rows); W5 uses threads of its own.
+ */
+public final class SNodeContender implements Contender, AutoCloseable {
+    /** The generated accessors of {@code phi}. */
+    public interface Grid {
+        float phi(int i, int j, int k);
+
+        void phi(int i, int j, int k, float value);
+    }
+
+    /** The generated appender and reader of W6's lists. */
+    public interface Lists {
+        long appendParticle(int i, int j, int k, int value);
+
+        int particle(int i, int j, int k, int l);
+    }
+
+    private static final String BIND = "bound interface";
+    private static final String ACCESSOR = "caching accessor";
+
+    private final String name;
+    private final Layout layout;
+    private final DataSet.Activity activity;
+    private SNodeRuntime runtime;
+    private SNodeRuntime particles;
+
+    private SNodeContender(String name, Layout layout, DataSet.Activity activity) {
+        this.name = name;
+        this.layout = layout;
+        this.activity = activity;
+    }
+
+    /** L1 of WORKLOADS.md; it also runs W6 on the particle layout. */
+    public static SNodeContender l1() {
+        return new SNodeContender("L1", Layouts.l1(), DataSet.Activity.BLOCK);
+    }
+
+    /** L2 of WORKLOADS.md (W6 is L1's). */
+    public static SNodeContender l2() {
+        return new SNodeContender("L2", Layouts.l2(), DataSet.Activity.VOXEL);
+    }
+
+    @Override
+    public String structure() {
+        return name;
+    }
+
+    @Override
+    public DataSet.Activity activity() {
+        return activity;
+    }
+
+    @Override
+    public List<Result> run(Workload workload, Context context) {
+        if (runtime == null) {
+            runtime = SNodeRuntime.compile(layout);
+        }
+        runtime.parallelism(1);
+        return switch (workload) {
+            case W1S -> List.of(build(workload, context, context.data().sorted(), BIND),
+                    build(workload, context, context.data().sorted(), ACCESSOR));
+            case W1R -> List.of(build(workload, context, context.data().shuffled(), BIND),
+                    build(workload, context, context.data().shuffled(), ACCESSOR));
+            case W2 -> List.of(read(context, BIND), read(context, ACCESSOR));
+            case W3 -> iterate(context);
+            case W4 -> List.of(recycle(context));
+            case W5 -> parallelBuild(context);
+            case W6, W6V -> name.equals("L1") ? particles(workload, context) : List.of();
+        };
+    }
+
+    private Grid grid(String api) {
+        return api.equals(BIND) ? runtime.bind(Grid.class) : runtime.accessor(Grid.class);
+    }
+
+    /** Empties the runtime: every sparse node deactivated, then collected. */
+    private void empty(SNodeRuntime target) {
+        target.deactivateAll(target.layout().root());
+        target.gc();
+    }
+
+    private static void write(Grid grid, NarrowBand list, int from, int to) {
+        for (int n = from; n < to; n++) {
+            grid.phi(list.i(n), list.j(n), list.k(n), list.value(n));
+        }
+    }
+
+    private static double readBack(Grid grid, NarrowBand sorted) {
+        double sum = 0;
+        for (int n = 0; n < sorted.size(); n++) {
+            sum += grid.phi(sorted.i(n), sorted.j(n), sorted.k(n));
+        }
+        return sum;
+    }
+
+    private Result build(Workload workload, Context context, NarrowBand list, String api) {
+        Grid grid = grid(api);
+        Trials.Timed<Grid> timed = context.trials().time(workload.id() + " " + name + " " + api, () -> {
+            empty(runtime);
+            return grid;
+        }, g -> write(g, list, 0, list.size()));
+        MemoryStats stats = runtime.memoryStats();
+        return Row.of(workload, this, 1, api, context.trials(), timed, list.size())
+                .checksums((long) list.size(), readBack(grid, context.data().sorted()), runtime.count("phi"))
+                .memory(stats.bytesCommitted(), stats.bytesReserved(), list.size())
+                .check(context.data().references(), activity);
+    }
+
+    /** Makes the runtime hold the W1s grid (untimed). */
+    private void buildSorted(Context context) {
+        empty(runtime);
+        NarrowBand sorted = context.data().sorted();
+        write(runtime.accessor(Grid.class), sorted, 0, sorted.size());
+    }
+
+    private Result read(Context context, String api) {
+        buildSorted(context);
+        Grid grid = grid(api);
+        int[] is = context.data().readI();
+        int[] js = context.data().readJ();
+        int[] ks = context.data().readK();
+        double[] sum = new double[1];
+        Trials.Timed<Grid> timed = context.trials().time("W2 " + name + " " + api, () -> grid, g -> {
+            double s = 0;
+            for (int q = 0; q < is.length; q++) {
+                s += g.phi(is[q], js[q], ks[q]);
+            }
+            sum[0] = s;
+        });
+        return Row.of(Workload.W2, this, 1, api, context.trials(), timed, is.length)
+                .checksums((long) is.length, sum[0], null)
+                .check(context.data().references(), activity);
+    }
+
+    private List<Result> iterate(Context context) {
+        buildSorted(context);
+        SNode leaf = layout.snode(3);
+        List<Result> results = new ArrayList<>();
+        BlockSum[] block = new BlockSum[1];
+        Trials.Timed<SNodeRuntime> blocks = context.trials().time("W3 " + name + " reduceBlocks", () -> runtime,
+                rt -> block[0] = rt.reduceBlocks(leaf, BlockSum::new, BlockSum::accumulate, BlockSum::merge));
+        results.add(Row.of(Workload.W3, this, 1, "block form (reduceBlocks)", context.trials(), blocks, block[0].count())
+                .checksums(null, block[0].sum(), block[0].count())
+                .check(context.data().references(), activity));
+        double[] sum = new double[1];
+        Trials.Timed<SNodeRuntime> reduction = context.trials().time("W3 " + name + " sum(\"phi\")", () -> runtime,
+                rt -> sum[0] = rt.sum("phi"));
+        long count = runtime.count("phi");
+        results.add(Row.of(Workload.W3, this, 1, "reduction sum(\"phi\")", context.trials(), reduction, count)
+                .checksums(null, sum[0], count)
+                .note("count from count(\"phi\"), untimed")
+                .check(context.data().references(), activity));
+        CellSum[] cells = new CellSum[1];
+        Trials.Timed<SNodeRuntime> perCell = context.trials().time("W3 " + name + " per cell", () -> runtime, rt -> {
+            CellSum total = new CellSum(null);
+            for (CellSum part : rt.forEachPerTask(leaf, () -> new CellSum(rt.accessor(Grid.class)))) {
+                total.sum += part.sum;
+                total.count += part.count;
+            }
+            cells[0] = total;
+        });
+        results.add(Row.of(Workload.W3, this, 1, "struct-for per cell + caching accessor", context.trials(), perCell,
+                        cells[0].count)
+                .checksums(null, cells[0].sum, cells[0].count)
+                .check(context.data().references(), activity));
+        return results;
+    }
+
+    /** W3's per-cell kernel: one per task, reading each value through the task's accessor. */
+    static final class CellSum implements Kernel3 {
+        private final Grid grid;
+        double sum;
+        long count;
+
+        CellSum(Grid grid) {
+            this.grid = grid;
+        }
+
+        @Override
+        public void apply(int i, int j, int k) {
+            sum += grid.phi(i, j, k);
+            count++;
+        }
+    }
+
+    private Result recycle(Context context) {
+        buildSorted(context);
+        SNode blocks = layout.snode(2);
+        int[] low = context.data().lowBlocks();
+        java.util.BitSet lowSet = new java.util.BitSet(1 << 24);
+        for (int key : low) {
+            lowSet.set(key);
+        }
+        int rewrite = context.data().lowVoxels();
+        NarrowBand sorted = context.data().sorted();
+        Grid grid = runtime.accessor(Grid.class);
+        long[] held = new long[3];
+        Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W4 " + name + " delete + rewrite", () -> runtime,
+                rt -> {
+                    held[0] = rt.memoryStats().bytesCommitted();
+                    long start = System.nanoTime();
+                    // One launch over the blocks' parent cells; it collects once, after the launch.
+                    rt.forEach(blocks, (Kernel3) (bi, bj, bk) -> {
+                        if (lowSet.get(bi << 16 | bj << 8 | bk)) {
+                            rt.deactivate(blocks, bi, bj, bk);
+                        }
+                    });
+                    long deleted = System.nanoTime();
+                    held[1] = rt.memoryStats().bytesCommitted();
+                    long rewriteStart = System.nanoTime();
+                    write(grid, sorted, 0, rewrite);
+                    long end = System.nanoTime();
+                    held[2] = rt.memoryStats().bytesCommitted();
+                    return (deleted - start) + (end - rewriteStart);
+                });
+        return Row.of(Workload.W4, this, 1, "struct-for deactivate + " + ACCESSOR, context.trials(), timed, rewrite)
+                .checksums((long) sorted.size(), readBack(grid, sorted), runtime.count("phi"))
+                .held(held[0], held[1], held[2])
+                .note("deactivations inside one launch (the collection runs after it); items = voxels rewritten")
+                .check(context.data().references(), activity);
+    }
+
+    private List<Result> parallelBuild(Context context) {
+        List<Result> results = new ArrayList<>();
+        NarrowBand shuffled = context.data().shuffled();
+        for (int threads : context.threadCounts()) {
+            for (String api : List.of(BIND, ACCESSOR)) {
+                String label = api.equals(BIND) ? "one " + BIND + ", shared" : "one " + ACCESSOR + " per thread";
+                Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W5 " + name + " T=" + threads + " " + api,
+                        () -> {
+                            empty(runtime);
+                            return runtime;
+                        }, rt -> writeInParallel(rt, shuffled, threads, api));
+                MemoryStats stats = runtime.memoryStats();
+                results.add(Row.of(Workload.W5, this, threads, label, context.trials(), timed, shuffled.size())
+                        .checksums((long) shuffled.size(), readBack(grid(BIND), context.data().sorted()),
+                                runtime.count("phi"))
+                        .memory(stats.bytesCommitted(), stats.bytesReserved(), shuffled.size())
+                        .check(context.data().references(), activity));
+            }
+        }
+        return results;
+    }
+
+    /**
+     * Thread t writes indices t, t + T, ... of {@code list}. The threads are started and wait at
+     * a barrier before the clock starts; the time runs from the barrier until the last has ended.
+     */
+    private static long writeInParallel(SNodeRuntime rt, NarrowBand list, int threads, String api) {
+        CyclicBarrier start = new CyclicBarrier(threads + 1);
+        Thread[] workers = new Thread[threads];
+        Throwable[] failures = new Throwable[threads];
+        Grid shared = rt.bind(Grid.class);
+        for (int t = 0; t < threads; t++) {
+            int part = t;
+            Grid grid = api.equals(BIND) ? shared : rt.accessor(Grid.class);
+            workers[t] = new Thread(() -> {
+                try {
+                    start.await();
+                    for (int n = part; n < list.size(); n += threads) {
+                        grid.phi(list.i(n), list.j(n), list.k(n), list.value(n));
+                    }
+                } catch (Throwable e) {
+                    failures[part] = e;
+                }
+            }, "w5-" + t);
+            workers[t].start();
+        }
+        long begin;
+        try {
+            start.await(1, TimeUnit.MINUTES);
+            begin = System.nanoTime();
+            for (Thread worker : workers) {
+                worker.join(TimeUnit.MINUTES.toMillis(10));
+                if (worker.isAlive()) {
+                    throw new IllegalStateException(worker.getName() + " did not end within 10 minutes");
+                }
+            }
+        } catch (InterruptedException | BrokenBarrierException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("W5's threads did not start or end: " + e, e);
+        }
+        long end = System.nanoTime();
+        for (Throwable failure : failures) {
+            if (failure != null) {
+                throw new IllegalStateException("a W5 thread failed: " + failure, failure);
+            }
+        }
+        return end - begin;
+    }
+
+    private List<Result> particles(Workload workload, Context context) {
+        if (particles == null) {
+            particles = SNodeRuntime.compile(Layout.parse(Layouts.PARTICLES));
+        }
+        particles.parallelism(1);
+        Lists lists = particles.bind(Lists.class);
+        NarrowBand sorted = context.data().sorted();
+        int[] voxel = context.data().particleVoxel();
+        int[] bi = new int[voxel.length];
+        int[] bj = new int[voxel.length];
+        int[] bk = new int[voxel.length];
+        for (int p = 0; p < voxel.length; p++) {
+            bi[p] = sorted.i(voxel[p]) >> 3;
+            bj[p] = sorted.j(voxel[p]) >> 3;
+            bk[p] = sorted.k(voxel[p]) >> 3;
+        }
+        if (workload == Workload.W6) {
+            Trials.Timed<Lists> timed = context.trials().time("W6 " + name + " append", () -> {
+                empty(particles);
+                return lists;
+            }, l -> {
+                for (int p = 0; p < bi.length; p++) {
+                    l.appendParticle(bi[p], bj[p], bk[p], p);
+                }
+            });
+            long appended = 0;
+            for (ListVisit part : visit()) {
+                appended += part.n;
+            }
+            return List.of(Row.of(Workload.W6, this, 1, "bound appender", context.trials(), timed, voxel.length)
+                    .checksums(appended, null, null)
+                    .note("layout " + Layouts.PARTICLES)
+                    .check(context.data().references(), activity));
+        }
+        empty(particles);
+        for (int p = 0; p < bi.length; p++) {
+            lists.appendParticle(bi[p], bj[p], bk[p], p);
+        }
+        ListVisit[] total = new ListVisit[1];
+        Trials.Timed<SNodeRuntime> timed = context.trials().time("W6v " + name + " visit", () -> particles, rt -> {
+            ListVisit sum = new ListVisit(null);
+            for (ListVisit part : visit()) {
+                sum.n += part.n;
+                sum.ids += part.ids;
+                sum.nonEmpty += part.nonEmpty;
+            }
+            total[0] = sum;
+        });
+        return List.of(Row.of(Workload.W6V, this, 1, "struct-for per element + caching accessor", context.trials(),
+                        timed, total[0].n)
+                .checksums(total[0].n, (double) total[0].ids, total[0].nonEmpty)
+                .note("layout " + Layouts.PARTICLES)
+                .check(context.data().references(), activity));
+    }
+
+    /** Closes the runtimes this contender compiled. */
+    @Override
+    public void close() {
+        if (runtime != null) {
+            runtime.close();
+        }
+        if (particles != null) {
+            particles.close();
+        }
+    }
+
+    private List<ListVisit> visit() {
+        return particles.forEachPerTask(particles.layout().snode(3),
+                () -> new ListVisit(particles.accessor(Lists.class)));
+    }
+
+    /** W6v's kernel: per element of every list; a list's first element counts the list. */
+    static final class ListVisit implements Kernel4 {
+        private final Lists lists;
+        long n;
+        long ids;
+        long nonEmpty;
+
+        ListVisit(Lists lists) {
+            this.lists = lists;
+        }
+
+        @Override
+        public void apply(int i, int j, int k, int l) {
+            ids += lists.particle(i, j, k, l);
+            n++;
+            if (l == 0) {
+                nonEmpty++;
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.snode.bench.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Every workload on L1 and L2 over the quick band, one run each: every checksum equals its reference. */
+class SNodeContenderTest {
+    private static Contender.Context context;
+
+    @BeforeAll
+    static void data() {
+        context = new Contender.Context(DataSet.quick(), new Trials(0, 1, line -> { }), List.of(1, 2));
+    }
+
+    private static List<Result> runAll(SNodeContender contender) {
+        List<Result> results = new ArrayList<>();
+        try (contender) {
+            for (Workload workload : Workload.values()) {
+                results.addAll(contender.run(workload, context));
+            }
+        }
+        return results;
+    }
+
+    @Test
+    void l1RunsEveryWorkloadWithItsChecksums() {
+        List<Result> results = runAll(SNodeContender.l1());
+        assertThat(results).allSatisfy(r -> assertThat(r.checks()).as(r.key()).isEqualTo(Result.OK));
+        assertThat(results).extracting(Result::workload).contains("W1s", "W1r", "W2", "W3", "W4", "W5", "W6", "W6v");
+        assertThat(results).filteredOn(r -> r.workload().equals("W5")).extracting(Result::threads).contains(1, 2);
+        Result w1s = results.get(0);
+        assertThat(w1s.count()).isEqualTo(context.data().references().activeCells(DataSet.Activity.BLOCK));
+        assertThat(w1s.bytesPerVoxel()).isGreaterThan(4.0);
+        assertThat(w1s.medianS()).isPositive();
+        Result w4 = results.stream().filter(r -> r.workload().equals("W4")).findFirst().orElseThrow();
+        assertThat(w4.heldBytesAfter()).isLessThanOrEqualTo(w4.heldBytesBefore());
+    }
+
+    @Test
+    void l2RunsEveryWorkloadButW6WithItsChecksums() {
+        List<Result> results = runAll(SNodeContender.l2());
+        assertThat(results).allSatisfy(r -> assertThat(r.checks()).as(r.key()).isEqualTo(Result.OK));
+        assertThat(results).extracting(Result::workload).doesNotContain("W6", "W6v");
+        Result w3 = results.stream().filter(r -> r.workload().equals("W3")).findFirst().orElseThrow();
+        assertThat(w3.count()).isEqualTo(context.data().references().voxels());
+    }
+
+    @Test
+    void aWrongChecksumIsReported() {
+        Trials.Timed<Object> timed = new Trials.Timed<>(List.of(1.0), null);
+        Result result = Row.of(Workload.W1S, SNodeContender.l1(), 1, "x", new Trials(0, 1, line -> { }), timed, 10)
+                .checksums(context.data().references().voxels(), 1.5, null)
+                .check(context.data().references(), DataSet.Activity.BLOCK);
+        assertThat(result.checksumsOk()).isFalse();
+        assertThat(result.checks()).startsWith("sum 1.500000000000 (expected 9699.728345140815");
+    }
+}
