@@ -1,0 +1,280 @@
+package io.snode.bench.cli;
+
+import io.snode.bench.workload.BenchReport;
+import io.snode.bench.workload.ChildRunner;
+import io.snode.bench.workload.Contenders;
+import io.snode.bench.workload.Result;
+import io.snode.bench.workload.Workload;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code snode bench}: the reference workloads of WORKLOADS.md on our layouts, on the Java
+ * baselines and, where the machine can build it, on OpenVDB, in alternating rounds; a table of
+ * medians, throughput, memory and time ratios, checked checksums, optional JSON and chart.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Runs the reference workloads (W1s build sorted, W1r build shuffled, W2 random reads,",
+                "W3 iterate active, W4 delete half + rewrite, W5 parallel build, W6 particle lists) on",
+                "L1 and L2 and on the Java baselines (hashmap, fastutil, dense), each structure in a JVM",
+                "of its own, and on OpenVDB through its harness (--peers). Whole harness runs alternate",
+                "with whole runs of ours; ratios (ours / theirs, below 1 = faster) are taken within a",
+                "round, then the median over rounds. Every structure's checksums are compared with",
+                "the reference values; the exit code is 1 when one differs or a structure fails."})
+final class BenchCommand implements Callable<Integer> {
+    static final List<String> STRUCTURES = List.of("L1", "L2", "hashmap", "fastutil", "dense");
+
+    @Option(names = "--quick", description = "every workload once on the quick band (radius 100), without OpenVDB and"
+            + " without the 4 GiB dense array; reference values computed in this process")
+    boolean quick;
+
+    @Option(names = "--workload", split = ",", paramLabel = "ID",
+            description = "workloads to run, comma-separated (default: all: W1s,W1r,W2,W3,W4,W5,W6,W6v)")
+    List<String> workloads;
+
+    @Option(names = "--structure", split = ",", paramLabel = "NAME",
+            description = "structures to run, comma-separated (default: L1,L2,hashmap,fastutil,dense)")
+    List<String> structures;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "rounds (default: 2, --quick: 1)")
+    Integer rounds;
+
+    @Option(names = "--runs", paramLabel = "N", description = "timed runs per workload (default: 5, --quick: 1)")
+    Integer runs;
+
+    @Option(names = "--warmups", paramLabel = "N", description = "untimed warm-up runs before them (default: 2, --quick: 0)")
+    Integer warmups;
+
+    @Option(names = "--threads", paramLabel = "T", description = "W5's thread count besides 1 (default: the available processors)")
+    Integer threads;
+
+    @Option(names = "--peers", paramLabel = "DIR", description = "the OpenVDB harness directory (default:"
+            + " ../shared/peers/openvdb when it exists; never with --quick)")
+    Path peers;
+
+    @Option(names = "--no-peers", description = "do not run OpenVDB")
+    boolean noPeers;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "also write every row as JSON to FILE")
+    Path json;
+
+    @Option(names = "--chart", paramLabel = "FILE.png", description = "also draw the ratios against OpenVDB (without it,"
+            + " against hashmap) as a bar chart")
+    Path chart;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** A child JVM is stopped after this long. */
+    static final long CHILD_TIMEOUT_S = 30 * 60;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        List<Workload> chosen = chosenWorkloads();
+        List<String> names = chosenStructures();
+        int roundCount = positive("--rounds", rounds, quick ? 1 : 2);
+        int runCount = positive("--runs", runs, quick ? 1 : 5);
+        int warmupCount = warmups == null ? (quick ? 0 : 2) : warmups;
+        if (warmupCount < 0 || warmupCount > 100) {
+            throw new SnodeCli.BadInputException("--warmups=" + warmupCount + " must be between 0 and 100");
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        int parallel = threads == null ? cores : threads;
+        if (parallel < 1 || parallel > 256) {
+            throw new SnodeCli.BadInputException("--threads=" + parallel + " must be between 1 and 256");
+        }
+        List<Integer> threadCounts = parallel == 1 ? List.of(1) : List.of(1, parallel);
+        Path harness = harness();
+        boolean progress = System.console() != null && System.console().isTerminal();
+
+        long physical = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getTotalMemorySize();
+        Map<String, Object> header = header(roundCount, runCount, warmupCount, threadCounts, physical);
+        out.printf(Locale.ROOT, "snode bench: %s band, %d round(s) of %d timed run(s) after %d warm-up(s); W5 threads %s%n",
+                quick ? "quick (R = 100)" : "reference (R = 400)", roundCount, runCount, warmupCount, threadCounts);
+        out.printf(Locale.ROOT, "machine: %s, %d cores, %.1f GiB; JDK %s; child JVM flags: %s -Xmx<per structure>%n",
+                header.get("cpu"), cores, physical / (double) (1L << 30), Runtime.version(),
+                String.join(" ", ChildRunner.FLAGS));
+        out.flush();
+
+        ChildRunner children = ChildRunner.ofThisJvm(CHILD_TIMEOUT_S);
+        List<Result> all = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (int round = 1; round <= roundCount; round++) {
+            if (harness != null) {
+                all.addAll(PeerRounds.run(harness, round, runCount, out, err, failures));
+            }
+            for (String name : names) {
+                List<Workload> own = name.equals("dense") ? denseWorkloads(chosen, physical, err) : chosen;
+                if (own.isEmpty()) {
+                    continue;
+                }
+                String heap = heap(name);
+                int shown = round;
+                ChildRunner.Outcome outcome = children.run(
+                        children.command(name, own, quick, warmupCount, runCount, threadCounts, heap),
+                        line -> {
+                            if (progress) {
+                                err.println("  round " + shown + ": " + line);
+                                err.flush();
+                            }
+                        });
+                for (Result result : outcome.results()) {
+                    all.add(result.inRound(round));
+                }
+                if (outcome.failed()) {
+                    failures.add(name + " (round " + round + "): " + outcome.error());
+                    err.println("snode bench: " + name + " failed in round " + round + ": " + outcome.error());
+                    err.flush();
+                }
+            }
+        }
+        BenchReport report = BenchReport.of(all);
+        out.println();
+        report.printTable(out);
+        if (json != null) {
+            report.writeJson(json, header);
+            out.println("wrote " + json);
+        }
+        if (chart != null) {
+            PeerRounds.chart(report, chart);
+            out.println("wrote " + chart);
+        }
+        boolean ok = report.checksumsOk() && failures.isEmpty();
+        out.println(ok ? "checksums: all equal their reference values" : "checksums or runs FAILED: "
+                + String.join("; ", failures) + (report.checksumsOk() ? "" : " (see the checks column)"));
+        out.flush();
+        return ok ? SnodeCli.OK : SnodeCli.FAILURE;
+    }
+
+    private List<Workload> chosenWorkloads() {
+        if (workloads == null || workloads.isEmpty()) {
+            return List.of(Workload.values());
+        }
+        List<Workload> chosen = new ArrayList<>();
+        for (String id : workloads) {
+            try {
+                Workload workload = Workload.of(id);
+                if (!chosen.contains(workload)) {
+                    chosen.add(workload);
+                }
+            } catch (IllegalArgumentException e) {
+                throw new SnodeCli.BadInputException("--workload: " + e.getMessage());
+            }
+        }
+        return chosen;
+    }
+
+    private List<String> chosenStructures() {
+        if (structures == null || structures.isEmpty()) {
+            return STRUCTURES;
+        }
+        List<String> chosen = new ArrayList<>();
+        for (String name : structures) {
+            String canonical = STRUCTURES.stream().filter(s -> s.equalsIgnoreCase(name.strip())).findFirst()
+                    .orElseThrow(() -> new SnodeCli.BadInputException("--structure=" + name + " (known: "
+                            + String.join(", ", STRUCTURES) + "; OpenVDB runs through --peers)"));
+            if (!chosen.contains(canonical)) {
+                chosen.add(canonical);
+            }
+        }
+        return chosen;
+    }
+
+    private static int positive(String option, Integer value, int fallback) {
+        int chosen = value == null ? fallback : value;
+        if (chosen < 1 || chosen > 1000) {
+            throw new SnodeCli.BadInputException(option + "=" + chosen + " must be between 1 and 1000");
+        }
+        return chosen;
+    }
+
+    /** The harness to run, or null: never with --quick or --no-peers; a given directory must exist. */
+    private Path harness() {
+        if (quick || noPeers) {
+            return null;
+        }
+        if (peers != null) {
+            if (!Files.isDirectory(peers)) {
+                throw new SnodeCli.BadInputException("--peers=" + peers + " is not a directory (the OpenVDB harness,"
+                        + " e.g. ../shared/peers/openvdb; --no-peers runs without it)");
+            }
+            return peers;
+        }
+        Path fallback = Path.of("..", "shared", "peers", "openvdb");
+        return Files.isDirectory(fallback) ? fallback : null;
+    }
+
+    /** The 4 GiB dense array runs W1s, W1r and W2 only where the machine has memory for its heap; W3's limit always. */
+    private List<Workload> denseWorkloads(List<Workload> chosen, long physical, PrintWriter err) {
+        List<Workload> own = new ArrayList<>();
+        boolean fits = physical >= DENSE_HEAP_BYTES + (2L << 30);
+        for (Workload workload : chosen) {
+            boolean big = workload == Workload.W1S || workload == Workload.W1R || workload == Workload.W2;
+            if (workload == Workload.W3 || (big && !quick && fits)) {
+                own.add(workload);
+            }
+        }
+        if (!quick && !fits && chosen.stream().anyMatch(w -> w == Workload.W1S || w == Workload.W1R || w == Workload.W2)) {
+            err.printf(Locale.ROOT, "snode bench: dense W1s/W1r/W2 skipped: the float[1024^3] limit needs a %d GiB heap"
+                    + " and this machine has %.1f GiB%n", DENSE_HEAP_BYTES >> 30, physical / (double) (1L << 30));
+        }
+        return own;
+    }
+
+    /** The dense limit's heap: 4 GiB of floats, the data set and W3's copy of the leaf data. */
+    static final long DENSE_HEAP_BYTES = 6L << 30;
+
+    private String heap(String structure) {
+        if (quick) {
+            return "1g";
+        }
+        return switch (structure) {
+            case "dense" -> (DENSE_HEAP_BYTES >> 30) + "g";
+            case "hashmap", "fastutil" -> "4g";
+            default -> "3g";
+        };
+    }
+
+    private Map<String, Object> header(int roundCount, int runCount, int warmupCount, List<Integer> threadCounts,
+            long physical) {
+        Map<String, Object> header = new LinkedHashMap<>();
+        header.put("date", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+        header.put("band", quick ? "quick" : "reference");
+        header.put("rounds", roundCount);
+        header.put("runs", runCount);
+        header.put("warmups", warmupCount);
+        header.put("w5_threads", threadCounts);
+        header.put("cores", Runtime.getRuntime().availableProcessors());
+        header.put("memory_bytes", physical);
+        header.put("cpu", cpuModel());
+        header.put("jdk", Runtime.version().toString());
+        header.put("child_flags", ChildRunner.FLAGS);
+        return header;
+    }
+
+    private static String cpuModel() {
+        try {
+            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst().orElse(System.getProperty("os.arch"));
+        } catch (IOException | RuntimeException e) {
+            return System.getProperty("os.arch");
+        }
+    }
+}

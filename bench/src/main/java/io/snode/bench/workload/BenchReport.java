@@ -1,0 +1,195 @@
+package io.snode.bench.workload;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+
+/**
+ * The runner's figures over all rounds: one {@link Row} per workload, structure, way and thread
+ * count, with the median of the rounds' medians, the smallest time of any run, and the time
+ * ratios against OpenVDB and against the {@code hashmap} baseline. A ratio is taken within each
+ * round (ours / theirs, both medians of that round; below 1 we are faster), then the median over
+ * the rounds. W3's per-cell rows are compared per cell visited (L1 visits 512 cells per active
+ * block, OpenVDB only the active voxels); every other ratio is a ratio of times.
+ */
+public final class BenchReport {
+    /** The structure name of OpenVDB's rows. */
+    public static final String OPENVDB = "openvdb";
+    /** The structure the ratios fall back to without OpenVDB. */
+    public static final String HASHMAP = "hashmap";
+
+    private final List<Row> rows;
+
+    private BenchReport(List<Row> rows) {
+        this.rows = List.copyOf(rows);
+    }
+
+    /**
+     * One aggregated row.
+     *
+     * @param rounds the row's result in each round where it ran, in round order
+     * @param vsOpenVdb the median over rounds of ours / OpenVDB's (empty without a comparable row)
+     * @param vsHashmap the same against {@code hashmap}
+     */
+    public record Row(Result first, List<Result> rounds, double medianS, double minS, OptionalDouble vsOpenVdb,
+            OptionalDouble vsHashmap) {
+        public boolean checksumsOk() {
+            return rounds.stream().allMatch(Result::checksumsOk);
+        }
+
+        /** The first check that failed in any round, or "ok". */
+        public String checks() {
+            return rounds.stream().filter(r -> !r.checksumsOk()).map(r -> "round " + r.round() + ": " + r.checks())
+                    .findFirst().orElse(Result.OK);
+        }
+    }
+
+    /** Aggregates the results of every round (each tagged with its round), OpenVDB's rows among them. */
+    public static BenchReport of(List<Result> results) {
+        Map<String, List<Result>> byKey = new LinkedHashMap<>();
+        for (Result result : results) {
+            byKey.computeIfAbsent(result.key(), key -> new ArrayList<>()).add(result);
+        }
+        List<Row> rows = new ArrayList<>();
+        for (List<Result> rounds : byKey.values()) {
+            Result first = rounds.get(0);
+            double median = median(rounds.stream().mapToDouble(Result::medianS).toArray());
+            double min = rounds.stream().mapToDouble(Result::minS).min().orElseThrow();
+            OptionalDouble vdb = first.structure().equals(OPENVDB) ? OptionalDouble.empty()
+                    : ratio(rounds, results, r -> comparableOpenVdb(r, results));
+            OptionalDouble map = first.structure().equals(HASHMAP) ? OptionalDouble.empty()
+                    : ratio(rounds, results, r -> comparableHashmap(r, results));
+            rows.add(new Row(first, rounds, median, min, vdb, map));
+        }
+        return new BenchReport(rows);
+    }
+
+    public List<Row> rows() {
+        return rows;
+    }
+
+    /** Whether every checksum of every structure in every round equals its reference value. */
+    public boolean checksumsOk() {
+        return rows.stream().allMatch(Row::checksumsOk);
+    }
+
+    private static OptionalDouble ratio(List<Result> rounds, List<Result> all,
+            java.util.function.Function<Result, Optional<Result>> theirs) {
+        double[] ratios = rounds.stream().flatMap(ours -> theirs.apply(ours).stream()
+                        .map(other -> perItem(ours) ? (ours.medianS() / ours.items()) / (other.medianS() / other.items())
+                                : ours.medianS() / other.medianS()))
+                .mapToDouble(Double::doubleValue).toArray();
+        return ratios.length == 0 ? OptionalDouble.empty() : OptionalDouble.of(median(ratios));
+    }
+
+    /** W3's per-cell rows are compared per cell visited. */
+    private static boolean perItem(Result ours) {
+        return ours.workload().equals(Workload.W3.id()) && isPerCell(ours);
+    }
+
+    private static boolean isPerCell(Result result) {
+        return result.api().contains("per cell");
+    }
+
+    /** OpenVDB's row of the same round that {@code ours} compares with. */
+    static Optional<Result> comparableOpenVdb(Result ours, List<Result> all) {
+        return all.stream()
+                .filter(r -> r.structure().equals(OPENVDB) && r.workload().equals(ours.workload())
+                        && java.util.Objects.equals(r.round(), ours.round()))
+                .filter(r -> !ours.workload().equals(Workload.W5.id()) || r.threads() == ours.threads())
+                .filter(r -> !ours.workload().equals(Workload.W3.id()) || isPerCell(r) == isPerCell(ours))
+                .findFirst();
+    }
+
+    /** The hashmap baseline's row of the same round, workload and thread count. */
+    static Optional<Result> comparableHashmap(Result ours, List<Result> all) {
+        return all.stream()
+                .filter(r -> r.structure().equals(HASHMAP) && r.workload().equals(ours.workload())
+                        && r.threads() == ours.threads() && java.util.Objects.equals(r.round(), ours.round()))
+                .findFirst();
+    }
+
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int mid = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    }
+
+    /** The table: one line per row, grouped by workload in the order of {@link Workload}. */
+    public void printTable(PrintWriter out) {
+        String format = "%-4s %-9s %-44s %3s %10s %10s %11s %13s %9s %9s  %s%n";
+        out.printf(Locale.ROOT, format, "id", "structure", "way", "T", "median s", "min s", "items/s", "B/voxel h/r",
+                "/OpenVDB", "/hashmap", "checks");
+        for (Workload workload : Workload.values()) {
+            for (Row row : rows) {
+                Result r = row.first();
+                if (!r.workload().equals(workload.id())) {
+                    continue;
+                }
+                String bytes = r.bytesPerVoxel() == null ? "" : String.format(Locale.ROOT, "%.2f/%.2f",
+                        r.bytesPerVoxel(), r.reservedBytesPerVoxel() == null ? r.bytesPerVoxel() : r.reservedBytesPerVoxel());
+                out.printf(Locale.ROOT, format, r.workload(), r.structure(), abbreviate(r.api(), 44), r.threads(),
+                        String.format(Locale.ROOT, "%.4f", row.medianS()), String.format(Locale.ROOT, "%.4f", row.minS()),
+                        String.format(Locale.ROOT, "%.3e", r.items() / row.medianS()), bytes, ratio(row.vsOpenVdb()),
+                        ratio(row.vsHashmap()), row.checks());
+            }
+        }
+        for (Row row : rows) {
+            Result r = row.first();
+            if (r.heldBytesBefore() != null) {
+                out.printf(Locale.ROOT, "memory held, W4 %s %s: before %.1f MB, after the delete %.1f MB, after the rewrite %.1f MB%n",
+                        r.structure(), r.api(), r.heldBytesBefore() / 1e6, r.heldBytesAfterDelete() / 1e6,
+                        r.heldBytesAfter() / 1e6);
+            }
+        }
+        out.flush();
+    }
+
+    private static String ratio(OptionalDouble ratio) {
+        return ratio.isPresent() ? String.format(Locale.ROOT, "%.2f", ratio.getAsDouble()) : "";
+    }
+
+    private static String abbreviate(String text, int width) {
+        return text.length() <= width ? text : text.substring(0, width - 3) + "...";
+    }
+
+    /**
+     * Writes one JSON record per row: the fields of {@link Result} (snake_case) with the
+     * aggregated {@code median_s} and {@code min_s}, {@code rounds}, each round's median in
+     * {@code round_medians_s}, and {@code ratio_openvdb} / {@code ratio_hashmap} where defined.
+     */
+    public void writeJson(Path file, Map<String, Object> header) throws IOException {
+        ObjectMapper json = WorkloadMain.json();
+        ObjectNode root = json.createObjectNode();
+        root.set("run", json.valueToTree(header));
+        ArrayNode records = root.putArray("results");
+        for (Row row : rows) {
+            ObjectNode record = json.valueToTree(row.first());
+            record.remove("round");
+            record.remove("times_s");
+            record.put("median_s", row.medianS());
+            record.put("min_s", row.minS());
+            record.put("voxels_per_s", row.first().items() / row.medianS());
+            record.put("rounds", row.rounds().size());
+            ArrayNode medians = record.putArray("round_medians_s");
+            row.rounds().forEach(r -> medians.add(r.medianS()));
+            record.put("checks", row.checks());
+            row.vsOpenVdb().ifPresent(v -> record.put("ratio_openvdb", v));
+            row.vsHashmap().ifPresent(v -> record.put("ratio_hashmap", v));
+            records.add(record);
+        }
+        json.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), root);
+    }
+}
