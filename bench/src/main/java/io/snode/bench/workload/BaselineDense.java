@@ -149,6 +149,7 @@ public final class BaselineDense implements Contender {
             return List.of();
         }
         float[] leaves = leafData(context.data());
+        compileSum(leaves);
         String api = "Vector API sum over float[]";
         double[] sum = new double[1];
         Trials.Timed<double[]> timed = context.trials().time(label(Workload.W3, api), () -> {
@@ -160,6 +161,23 @@ public final class BaselineDense implements Contender {
         return List.of(Row.of(Workload.W3, this, 1, api, context.trials(), timed, count)
                 .checksums(null, sum[0], count)
                 .check(context.data().references(), DataSet.Activity.BLOCK));
+    }
+
+    /**
+     * Calls the sum often enough, on a 16 KiB slice, that the JIT compiles it as a method: a few
+     * calls on a small grid (the quick band's 7 MiB) run it in the interpreter and an
+     * on-stack-replacement compile, several times slower than the loop the limit stands for.
+     * Untimed.
+     */
+    private static void compileSum(float[] leaves) {
+        float[] slice = Arrays.copyOf(leaves, Math.min(leaves.length, 4096));
+        double sum = 0;
+        for (int call = 0; call < 20_000; call++) {
+            sum += VectorSum.sum(slice);
+        }
+        if (Double.isNaN(sum)) {
+            throw new AssertionError("the slice sums to NaN");
+        }
     }
 
     /**

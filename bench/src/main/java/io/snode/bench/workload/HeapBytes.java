@@ -119,7 +119,8 @@ public final class HeapBytes {
 
     /**
      * The bytes of a {@link HashMap} or {@link ConcurrentHashMap} without its values: the table,
-     * every node (plain or tree, each by its class) and every key object; not the map object.
+     * every node (plain or tree, each by its class) and every key object; not the map object
+     * (48 bytes) nor a {@code ConcurrentHashMap}'s counter cells (a few, made under contention).
      */
     public long hashTable(Map<?, ?> map) {
         Object[] table;
