@@ -11,7 +11,8 @@ import java.util.function.ToLongFunction;
  * Times a workload: {@code warmups} untimed runs (the JIT compiles the loops there, not in the
  * first timed run), then {@code runs} timed ones. Before every run an untimed set-up makes the
  * state the run starts from (an empty grid, the W1s grid, ...); the state of the last run is
- * kept for the checksums. A run is timed by {@link System#nanoTime()} around the body, or by the
+ * kept for the checksums. The previous run's state is unreachable from here while the next
+ * set-up runs (a set-up may call {@link System#gc()} to collect it outside the timing). A run is timed by {@link System#nanoTime()} around the body, or by the
  * body itself where it must leave work out (threads' start and join for W5, the statistics
  * between W4's delete and its rewrite).
  */
@@ -59,6 +60,9 @@ public final class Trials {
         S state = null;
         List<Double> seconds = new ArrayList<>(runs);
         for (int run = 0; run < warmups + runs; run++) {
+            // Dropped first, so that a set-up which calls System.gc() collects the previous
+            // run's structure there, untimed, and not inside this run's body.
+            state = null;
             state = setup.get();
             long nanos = body.applyAsLong(state);
             if (run >= warmups) {

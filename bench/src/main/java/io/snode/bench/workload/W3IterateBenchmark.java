@@ -194,27 +194,7 @@ public class W3IterateBenchmark {
     /** The limit: a Vector API sum over a float[] of the same bytes, four double accumulators. */
     @Benchmark
     public double flatArrayLimit() {
-        float[] data = flat;
-        int lanes = SPECIES.length();
-        FloatVector zero = FloatVector.zero(SPECIES);
-        var a0 = jdk.incubator.vector.DoubleVector.zero(jdk.incubator.vector.DoubleVector.SPECIES_PREFERRED);
-        var a1 = a0;
-        var a2 = a0;
-        var a3 = a0;
-        int n = 0;
-        for (; n + 2 * lanes <= data.length; n += 2 * lanes) {
-            FloatVector x = FloatVector.fromArray(SPECIES, data, n);
-            FloatVector y = FloatVector.fromArray(SPECIES, data, n + lanes);
-            a0 = a0.add(x.convertShape(VectorOperators.F2D, a0.species(), 0).reinterpretAsDoubles());
-            a1 = a1.add(x.convertShape(VectorOperators.F2D, a0.species(), 1).reinterpretAsDoubles());
-            a2 = a2.add(y.convertShape(VectorOperators.F2D, a0.species(), 0).reinterpretAsDoubles());
-            a3 = a3.add(y.convertShape(VectorOperators.F2D, a0.species(), 1).reinterpretAsDoubles());
-        }
-        double sum = a0.add(a1).add(a2).add(a3).reduceLanes(VectorOperators.ADD);
-        for (; n < data.length; n++) {
-            sum += data[n];
-        }
-        return sum + zero.lane(0);
+        return VectorSum.sum(flat);
     }
 
     /**

@@ -1,0 +1,45 @@
+package io.snode.bench.workload;
+
+import java.util.function.LongFunction;
+
+/**
+ * What the block-map baselines share: a voxel's place in its 8^3 block ({@code float[512]},
+ * {@code (i&7)<<6 | (j&7)<<3 | (k&7)}) under the block's key ({@link DataSet#blockKey}), and the
+ * read-back of W1, W4 and W5's checksums.
+ */
+final class Blocks {
+    /** The cells of a block. */
+    static final int CELLS = DataSet.BLOCK * DataSet.BLOCK * DataSet.BLOCK;
+
+    private Blocks() {
+    }
+
+    /** The index of voxel (i, j, k) in its block's array. */
+    static int cell(int i, int j, int k) {
+        return (i & 7) << 6 | (j & 7) << 3 | (k & 7);
+    }
+
+    /**
+     * Reads every voxel of {@code sorted} back, in sorted order: {@code n} counts the voxels whose
+     * block is present, {@code sum} adds every value read (0.0f where the block is absent).
+     */
+    static ReadBack readBack(NarrowBand sorted, LongFunction<float[]> blocks) {
+        long n = 0;
+        double sum = 0;
+        for (int v = 0; v < sorted.size(); v++) {
+            int i = sorted.i(v);
+            int j = sorted.j(v);
+            int k = sorted.k(v);
+            float[] block = blocks.apply(DataSet.blockKey(i, j, k));
+            if (block != null) {
+                n++;
+                sum += block[cell(i, j, k)];
+            }
+        }
+        return new ReadBack(n, sum);
+    }
+
+    /** W1, W4 and W5's checksums before the count: voxels read back and the sum of their values. */
+    record ReadBack(long n, double sum) {
+    }
+}

@@ -1,0 +1,22 @@
+package io.snode.bench.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class VectorSumTest {
+    @Test
+    void equalsTheScalarSumForEveryLengthAroundTheLaneWidths() {
+        SplitMix64 random = new SplitMix64(5);
+        for (int length = 0; length <= 200; length++) {
+            float[] data = new float[length];
+            double scalar = 0;
+            for (int n = 0; n < length; n++) {
+                // multiples of 2^-10 below 2^10: every sum of these is exact, in any order
+                data[n] = (float) ((random.next() >>> 44) - (1L << 19)) / 1024;
+                scalar += data[n];
+            }
+            assertThat(VectorSum.sum(data)).as("length %d", length).isEqualTo(scalar);
+        }
+    }
+}
