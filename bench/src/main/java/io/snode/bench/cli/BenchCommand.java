@@ -36,7 +36,7 @@ import picocli.CommandLine.Option;
                 "round, then the median over rounds. Every structure's checksums are compared with",
                 "the reference values; the exit code is 1 when one differs or a structure fails."})
 final class BenchCommand implements Callable<Integer> {
-    static final List<String> STRUCTURES = List.of("L1", "L2", "hashmap", "fastutil", "dense");
+    static final List<String> STRUCTURES = Contenders.NAMES;
 
     @Option(names = "--quick", description = "every workload once on the quick band (radius 100), without OpenVDB and"
             + " without the 4 GiB dense array; reference values computed in this process")

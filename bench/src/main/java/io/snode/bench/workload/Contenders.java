@@ -6,7 +6,7 @@ import java.util.Locale;
 /** The structures the runner knows, by the names of its {@code --structure} option. */
 public final class Contenders {
     /** Every structure, in the table's order. */
-    public static final List<String> NAMES = List.of("L1", "L2");
+    public static final List<String> NAMES = List.of("L1", "L2", "hashmap", "fastutil", "dense");
 
     private Contenders() {
     }
@@ -16,18 +16,11 @@ public final class Contenders {
         return switch (name.strip().toUpperCase(Locale.ROOT)) {
             case "L1" -> SNodeContender.l1();
             case "L2" -> SNodeContender.l2();
+            case "HASHMAP" -> new BaselineHashMap();
+            case "FASTUTIL" -> new BaselineFastutil();
+            case "DENSE" -> new BaselineDense();
             default -> throw new IllegalArgumentException("structure=" + name + " (known: " + String.join(", ", NAMES)
                     + ", and openvdb through --peers)");
         };
-    }
-
-    /** The canonical spelling of a structure name (L1, L2, hashmap, ...). */
-    public static String canonical(String name) {
-        for (String known : NAMES) {
-            if (known.equalsIgnoreCase(name.strip())) {
-                return known;
-            }
-        }
-        return create(name).structure();
     }
 }
