@@ -209,6 +209,11 @@ public final class Soak {
     private long lastBound;
     private long coordinatorCollections;
 
+    /** Counted down when the coordinator has decided to stop (the last checkpoint begins, or a failure). */
+    private final CountDownLatch stopping = new CountDownLatch(1);
+    /** A test seam: run by worker 0 once, when the first checkpoint releases it. */
+    private Runnable firstResume = () -> { };
+
     /** A test seam: run on the generic path before the first full checkpoint's comparison. */
     private java.util.function.Consumer<SparseRuntime> tamper = runtime -> { };
 
@@ -225,6 +230,20 @@ public final class Soak {
     Soak tamperBeforeFirstCheckpoint(java.util.function.Consumer<SparseRuntime> change) {
         this.tamper = change;
         return this;
+    }
+
+    /**
+     * For tests of the checkpoint protocol: {@code hook} runs once on worker 0, right after the
+     * first checkpoint released it and before it decides whether to stop.
+     */
+    Soak onFirstResume(Runnable hook) {
+        this.firstResume = hook;
+        return this;
+    }
+
+    /** Waits until the coordinator has decided to stop; whether it did within {@code seconds}. */
+    boolean awaitStopping(long seconds) throws InterruptedException {
+        return stopping.await(seconds, TimeUnit.SECONDS);
     }
 
     /** Runs the soak; progress lines and the verdict go to {@code out}. */
@@ -287,6 +306,7 @@ public final class Soak {
                     boolean full = last || now >= nextCheck;
                     if (last) {
                         stop = true;
+                        stopping.countDown();
                     }
                     pause = true;
                     if (phaser.arriveAndAwaitAdvance() < 0) {
@@ -329,6 +349,7 @@ public final class Soak {
             fail("checkpoint: " + e);
         } finally {
             stop = true;
+            stopping.countDown();
             pause = true;
             phaser.forceTermination();
         }
@@ -693,6 +714,8 @@ public final class Soak {
         long collections;
         long maxGcNanos;
 
+        private boolean resumedOnce;
+
         Worker(int id, Phaser phaser) {
             this.id = id;
             this.phaser = phaser;
@@ -729,7 +752,17 @@ public final class Soak {
                 while (true) {
                     if (pause) {
                         phaser.arriveAndAwaitAdvance(); // parked for a checkpoint
-                        if (phaser.arriveAndAwaitAdvance() < 0 || stop) {
+                        // Whether this checkpoint is the last is read between its two barriers:
+                        // the coordinator set it before the first, and may set it again for the
+                        // next checkpoint as soon as the second lets it go, before this worker
+                        // looks (it would then leave without arriving at that checkpoint).
+                        boolean last = stop;
+                        int phase = phaser.arriveAndAwaitAdvance();
+                        if (id == 0 && !resumedOnce) {
+                            resumedOnce = true;
+                            firstResume.run();
+                        }
+                        if (phase < 0 || last) {
                             return;
                         }
                         continue;

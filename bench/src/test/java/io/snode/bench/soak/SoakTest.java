@@ -30,6 +30,34 @@ class SoakTest {
         assertThat(text.toString()).contains("ops/s", "footprint", "PASSED");
     }
 
+    /**
+     * A worker released by one checkpoint that is slow to look at the stop flag while the
+     * coordinator already begins the last checkpoint must still take part in it: it used to read
+     * the flag after the release, see the next checkpoint's "stop", return without arriving, and
+     * leave the coordinator waiting at the barrier forever (seen as a hung SoakCommandTest).
+     */
+    @Test
+    void aWorkerSlowAfterACheckpointStillTakesPartInTheLastOne() throws InterruptedException {
+        StringWriter text = new StringWriter();
+        // The first checkpoint comes at 60 ms, before the deadline at 100 ms; after it the next one
+        // is the last (the next check and counter reset fall after the deadline).
+        Soak soak = new Soak(new Soak.Config(TimeUnit.MILLISECONDS.toNanos(100), 2, 7, 0,
+                TimeUnit.MILLISECONDS.toNanos(60), TimeUnit.SECONDS.toNanos(1)), new PrintWriter(text));
+        soak.onFirstResume(() -> {
+            try {
+                assertThat(soak.awaitStopping(60)).as("the coordinator reached the last checkpoint").isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Soak.Result[] result = new Soak.Result[1];
+        Thread run = Thread.ofPlatform().daemon().start(() -> result[0] = soak.run());
+        run.join(TimeUnit.SECONDS.toMillis(90));
+        assertThat(run.isAlive()).as("the soak ended (a worker that left early hangs the coordinator):%n%s", text)
+                .isFalse();
+        assertThat(result[0].failure()).as(text.toString()).isNull();
+    }
+
     @Test
     void aValueChangedBehindTheModelsBackIsReported() {
         StringWriter text = new StringWriter();
