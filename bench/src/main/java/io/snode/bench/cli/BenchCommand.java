@@ -1,5 +1,6 @@
 package io.snode.bench.cli;
 
+import io.snode.bench.peer.OpenVdbPeer;
 import io.snode.bench.workload.BenchReport;
 import io.snode.bench.workload.ChildRunner;
 import io.snode.bench.workload.Contenders;
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -63,7 +65,7 @@ final class BenchCommand implements Callable<Integer> {
     Integer threads;
 
     @Option(names = "--peers", paramLabel = "DIR", description = "the OpenVDB harness directory (default:"
-            + " ../shared/peers/openvdb when it exists; never with --quick)")
+            + " ../shared/peers/openvdb, from here or from the checkout, when it exists; never with --quick)")
     Path peers;
 
     @Option(names = "--no-peers", description = "do not run OpenVDB")
@@ -101,6 +103,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         List<Integer> threadCounts = parallel == 1 ? List.of(1) : List.of(1, parallel);
         Path harness = harness();
+        if (harness != null) {
+            harness = harness.toAbsolutePath().normalize();
+        }
         boolean progress = System.console() != null && System.console().isTerminal();
 
         long physical = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
@@ -118,7 +123,18 @@ final class BenchCommand implements Callable<Integer> {
         List<String> failures = new ArrayList<>();
         for (int round = 1; round <= roundCount; round++) {
             if (harness != null) {
-                all.addAll(PeerRounds.run(harness, round, runCount, out, err, failures));
+                int shown = round;
+                Optional<List<Result>> peer = PeerRounds.run(harness, round, runCount, err, line -> {
+                    if (progress) {
+                        err.println("  round " + shown + ": " + line);
+                        err.flush();
+                    }
+                });
+                if (peer.isPresent()) {
+                    all.addAll(peer.get());
+                } else {
+                    harness = null; // it says why; the later rounds go without it too
+                }
             }
             for (String name : names) {
                 List<Workload> own = name.equals("dense") ? denseWorkloads(chosen, physical, err) : chosen;
@@ -153,8 +169,8 @@ final class BenchCommand implements Callable<Integer> {
             out.println("wrote " + json);
         }
         if (chart != null) {
-            PeerRounds.chart(report, chart);
-            out.println("wrote " + chart);
+            String baseline = PeerRounds.chart(report, chart);
+            out.println("wrote " + chart + " (time ratios against " + baseline + ")");
         }
         boolean ok = report.checksumsOk() && failures.isEmpty();
         out.println(ok ? "checksums: all equal their reference values" : "checksums or runs FAILED: "
@@ -217,8 +233,22 @@ final class BenchCommand implements Callable<Integer> {
             }
             return peers;
         }
-        Path fallback = Path.of("..", "shared", "peers", "openvdb");
-        return Files.isDirectory(fallback) ? fallback : null;
+        Path fallback = Path.of(OpenVdbPeer.DEFAULT_RELATIVE_DIRECTORY);
+        if (Files.isDirectory(fallback)) {
+            return fallback;
+        }
+        return repositoryRoot().flatMap(OpenVdbPeer::defaultDirectory).orElse(null);
+    }
+
+    /** The checkout this command runs from: three levels above bench/target/snode-bench.jar (or bench/target/classes). */
+    private static Optional<Path> repositoryRoot() {
+        try {
+            Path source = Path.of(BenchCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path bench = source.getParent() == null ? null : source.getParent().getParent();
+            return bench == null || bench.getParent() == null ? Optional.empty() : Optional.of(bench.getParent());
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     /** The 4 GiB dense array runs W1s, W1r and W2 only where the machine has memory for its heap; W3's limit always. */

@@ -16,7 +16,9 @@ public final class Row {
     private final String structure;
     private final int threads;
     private final String api;
-    private final Trials.Timed<?> timed;
+    private final List<Double> seconds;
+    private final double median;
+    private final double min;
     private final long items;
     private final int warmups;
     private Long n;
@@ -29,13 +31,15 @@ public final class Row {
     private Long heldAfter;
     private String note;
 
-    private Row(Workload workload, String structure, int threads, String api, Trials.Timed<?> timed, long items,
-            int warmups) {
+    private Row(Workload workload, String structure, int threads, String api, List<Double> seconds, double median,
+            double min, long items, int warmups) {
         this.workload = workload;
         this.structure = structure;
         this.threads = threads;
         this.api = api;
-        this.timed = timed;
+        this.seconds = List.copyOf(seconds);
+        this.median = median;
+        this.min = min;
         this.items = items;
         this.warmups = warmups;
     }
@@ -43,7 +47,14 @@ public final class Row {
     /** A row of {@code timed}, whose runs each handled {@code items} voxels, reads, cells or particles. */
     public static Row of(Workload workload, Contender contender, int threads, String api, Trials trials,
             Trials.Timed<?> timed, long items) {
-        return new Row(workload, contender.structure(), threads, api, timed, items, trials.warmups());
+        return new Row(workload, contender.structure(), threads, api, timed.seconds(), timed.median(), timed.min(),
+                items, trials.warmups());
+    }
+
+    /** A row of times measured elsewhere (a peer's harness prints only its median and minimum). */
+    public static Row measured(Workload workload, String structure, int threads, String api, int warmups, double median,
+            double min, long items) {
+        return new Row(workload, structure, threads, api, List.of(), median, min, items, warmups);
     }
 
     /** The checksums: voxels read back (or particles), the value sum, the active cells (or blocks); null where undefined. */
@@ -102,8 +113,7 @@ public final class Row {
             }
         }
         String checks = wrong.isEmpty() ? Result.OK : String.join("; ", wrong);
-        double median = timed.median();
-        return new Result(workload.id(), structure, threads, api, null, warmups, timed.seconds(), median, timed.min(),
+        return new Result(workload.id(), structure, threads, api, null, warmups, seconds, median, min,
                 items, items / median, bytesPerVoxel, reservedBytesPerVoxel, n, sum, count, heldBefore,
                 heldAfterDelete, heldAfter, checks, note);
     }
