@@ -333,6 +333,9 @@ public final class Structure {
      */
     private long activate(SNode target, int[] coordinates, boolean append, Location location) {
         List<PathStep> path = plan.path(target);
+        if (!append && activateInline(path, coordinates, location)) {
+            return 0;
+        }
         Reservation reservation = new Reservation(path.size());
         Throwable failure = null;
         try {
@@ -354,6 +357,74 @@ public final class Structure {
         } finally {
             reservation.releaseAfter(failure);
         }
+    }
+
+    /**
+     * The activation that needs no memory, in one walk and without a {@link Reservation}: every
+     * pointer word on the path is active, no step is a list, and every clear mask bit lies where
+     * only dense and bitmasked steps follow (a voxel of an existing block of a bitmasked leaf,
+     * or any write to an active cell). Its stores are the atomic ORs of those mask bits, exactly
+     * what {@link #publish} would store for the same path, and none of them can fail. Anything
+     * else (an inactive, busy or retired pointer word, a list, a clear bit above a pointer step)
+     * returns false before the first store, and the whole protocol runs.
+     */
+    private boolean activateInline(List<PathStep> path, int[] coordinates, Location location) {
+        MemorySegment segment = root;
+        long offset = 0;
+        boolean changed = false;
+        int last = path.size() - 1;
+        for (int s = 0; s <= last; s++) {
+            PathStep step = path.get(s);
+            SNodePlan node = step.node();
+            long container = offset + step.containerOffset();
+            long index = step.cellIndex(coordinates);
+            switch (node.kind()) {
+                case DENSE -> offset = container + index * node.cellBytes();
+                case BITMASKED -> {
+                    long wordOffset = container + (index >>> 6) * Long.BYTES;
+                    long bit = 1L << (index & 63);
+                    if ((Atomics.getAcquire(segment, wordOffset) & bit) == 0) {
+                        if (!onlyInlineAfter(path, s)) {
+                            return false; // nothing stored yet: a bit is set only where no step below can bail out
+                        }
+                        if ((Atomics.getAndBitwiseOr(segment, wordOffset, bit) & bit) == 0) {
+                            changed = true;
+                        }
+                    }
+                    offset = container + node.cellsOffset() + index * node.cellBytes();
+                }
+                case POINTER -> {
+                    long word = Atomics.getAcquire(segment, container + index * PointerWord.BYTES);
+                    if (!PointerWord.isActive(word)) {
+                        return false; // before any store: no bit is set above a pointer step
+                    }
+                    CellManager manager = cells[node.id()];
+                    long cell = PointerWord.cellIndex(word);
+                    segment = manager.segment(cell);
+                    offset = manager.offset(cell);
+                }
+                case DYNAMIC -> {
+                    return false; // before any store, for the same reason
+                }
+                case ROOT -> throw new AssertionError("the root is not a path step");
+            }
+        }
+        if (changed) {
+            activations.increment();
+        }
+        location.set(segment, offset);
+        return true;
+    }
+
+    /** Whether every step after {@code s} is dense or bitmasked (needs no memory and cannot bail out). */
+    private static boolean onlyInlineAfter(List<PathStep> path, int s) {
+        for (int t = s + 1; t < path.size(); t++) {
+            NodeKind kind = path.get(t).node().kind();
+            if (kind != NodeKind.DENSE && kind != NodeKind.BITMASKED) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
