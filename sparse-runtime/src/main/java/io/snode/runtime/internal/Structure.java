@@ -72,6 +72,8 @@ public final class Structure {
     private final Plan plan;
     private final MemorySegment root;
     private final CellManager[] cells;
+    /** {@link #inlineTails}: where a target's path has only dense and bitmasked steps left. */
+    private final int[] inlineTail;
     private final CellManager[] directories;
     private final MemorySegment[] ambient;
     private final boolean[] managedBelow;
@@ -107,6 +109,7 @@ public final class Structure {
         this.directories = directories.clone();
         this.ambient = ambient.clone();
         List<SNodePlan> nodes = plan.nodes();
+        this.inlineTail = inlineTails(plan);
         this.managedBelow = new boolean[nodes.size()];
         for (int id = nodes.size() - 1; id >= 0; id--) {
             for (SNode child : nodes.get(id).snode().children()) {
@@ -333,7 +336,7 @@ public final class Structure {
      */
     private long activate(SNode target, int[] coordinates, boolean append, Location location) {
         List<PathStep> path = plan.path(target);
-        if (!append && activateInline(path, coordinates, location)) {
+        if (!append && activateInline(target, path, coordinates, location)) {
             return 0;
         }
         Reservation reservation = new Reservation(path.size());
@@ -361,19 +364,21 @@ public final class Structure {
 
     /**
      * The activation that needs no memory, in one walk and without a {@link Reservation}: every
-     * pointer word on the path is active, no step is a list, and every clear mask bit lies where
-     * only dense and bitmasked steps follow (a voxel of an existing block of a bitmasked leaf,
-     * or any write to an active cell). Its stores are the atomic ORs of those mask bits, exactly
-     * what {@link #publish} would store for the same path, and none of them can fail. Anything
-     * else (an inactive, busy or retired pointer word, a list, a clear bit above a pointer step)
-     * returns false before the first store, and the whole protocol runs.
+     * pointer word on the path is active, no step is a list, and every clear mask bit lies at or
+     * below {@link #inlineTail} (only dense and bitmasked steps follow it: a voxel of an existing
+     * block of a bitmasked leaf, or any write to an active cell). Its stores are the atomic ORs of
+     * those mask bits, exactly what {@link #publish} would store for the same path, and none of
+     * them can fail. Anything else (an inactive, busy or retired pointer word, a list, a clear bit
+     * above the inline tail) returns false before the first store, since no step after the inline
+     * tail can bail out, and the whole protocol runs.
      */
-    private boolean activateInline(List<PathStep> path, int[] coordinates, Location location) {
+    private boolean activateInline(SNode target, List<PathStep> path, int[] coordinates, Location location) {
+        // The walk of descend, on locals: through Location's fields it measured 15 % slower on L2's W1s.
+        int tail = inlineTail[target.id()];
         MemorySegment segment = root;
         long offset = 0;
         boolean changed = false;
-        int last = path.size() - 1;
-        for (int s = 0; s <= last; s++) {
+        for (int s = 0; s < path.size(); s++) {
             PathStep step = path.get(s);
             SNodePlan node = step.node();
             long container = offset + step.containerOffset();
@@ -381,13 +386,13 @@ public final class Structure {
             switch (node.kind()) {
                 case DENSE -> offset = container + index * node.cellBytes();
                 case BITMASKED -> {
-                    long wordOffset = container + (index >>> 6) * Long.BYTES;
+                    long word = container + (index >>> 6) * Long.BYTES;
                     long bit = 1L << (index & 63);
-                    if ((Atomics.getAcquire(segment, wordOffset) & bit) == 0) {
-                        if (!onlyInlineAfter(path, s)) {
-                            return false; // nothing stored yet: a bit is set only where no step below can bail out
+                    if ((Atomics.getAcquire(segment, word) & bit) == 0) {
+                        if (s < tail) {
+                            return false; // nothing stored yet: bits are set only where no later step can bail out
                         }
-                        if ((Atomics.getAndBitwiseOr(segment, wordOffset, bit) & bit) == 0) {
+                        if ((Atomics.getAndBitwiseOr(segment, word, bit) & bit) == 0) {
                             changed = true;
                         }
                     }
@@ -396,7 +401,7 @@ public final class Structure {
                 case POINTER -> {
                     long word = Atomics.getAcquire(segment, container + index * PointerWord.BYTES);
                     if (!PointerWord.isActive(word)) {
-                        return false; // before any store: no bit is set above a pointer step
+                        return false; // pointer steps lie above the inline tail: nothing stored yet
                     }
                     CellManager manager = cells[node.id()];
                     long cell = PointerWord.cellIndex(word);
@@ -404,7 +409,7 @@ public final class Structure {
                     offset = manager.offset(cell);
                 }
                 case DYNAMIC -> {
-                    return false; // before any store, for the same reason
+                    return false; // above the inline tail too
                 }
                 case ROOT -> throw new AssertionError("the root is not a path step");
             }
@@ -416,15 +421,28 @@ public final class Structure {
         return true;
     }
 
-    /** Whether every step after {@code s} is dense or bitmasked (needs no memory and cannot bail out). */
-    private static boolean onlyInlineAfter(List<PathStep> path, int s) {
-        for (int t = s + 1; t < path.size(); t++) {
-            NodeKind kind = path.get(t).node().kind();
-            if (kind != NodeKind.DENSE && kind != NodeKind.BITMASKED) {
-                return false;
+    /**
+     * Per target SNode id: the first path step from which every later step is dense or bitmasked
+     * (needs no memory and cannot fail), so that a mask bit at or after it may be set without a
+     * reservation; {@code path.size()} when the last step is neither.
+     */
+    private static int[] inlineTails(Plan plan) {
+        List<SNodePlan> nodes = plan.nodes();
+        int[] tails = new int[nodes.size()];
+        for (SNodePlan target : nodes) {
+            List<PathStep> path = plan.path(target.snode());
+            int tail = path.size();
+            for (int s = path.size() - 1; s >= 0; s--) {
+                tail = s;
+                NodeKind kind = path.get(s).node().kind();
+                if (kind != NodeKind.DENSE && kind != NodeKind.BITMASKED) {
+                    tail = s + 1;
+                    break;
+                }
             }
+            tails[target.id()] = tail;
         }
-        return true;
+        return tails;
     }
 
     /**
