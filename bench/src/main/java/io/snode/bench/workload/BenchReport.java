@@ -67,9 +67,9 @@ public final class BenchReport {
             double median = median(rounds.stream().mapToDouble(Result::medianS).toArray());
             double min = rounds.stream().mapToDouble(Result::minS).min().orElseThrow();
             OptionalDouble vdb = first.structure().equals(OPENVDB) ? OptionalDouble.empty()
-                    : ratio(rounds, results, r -> comparableOpenVdb(r, results));
+                    : ratio(rounds, r -> comparableOpenVdb(r, results));
             OptionalDouble map = first.structure().equals(HASHMAP) ? OptionalDouble.empty()
-                    : ratio(rounds, results, r -> comparableHashmap(r, results));
+                    : ratio(rounds, r -> comparableHashmap(r, results));
             rows.add(new Row(first, rounds, median, min, vdb, map));
         }
         return new BenchReport(rows);
@@ -84,8 +84,7 @@ public final class BenchReport {
         return rows.stream().allMatch(Row::checksumsOk);
     }
 
-    private static OptionalDouble ratio(List<Result> rounds, List<Result> all,
-            java.util.function.Function<Result, Optional<Result>> theirs) {
+    private static OptionalDouble ratio(List<Result> rounds, java.util.function.Function<Result, Optional<Result>> theirs) {
         double[] ratios = rounds.stream().flatMap(ours -> theirs.apply(ours).stream()
                         .map(other -> perItem(ours) ? (ours.medianS() / ours.items()) / (other.medianS() / other.items())
                                 : ours.medianS() / other.medianS()))

@@ -137,17 +137,9 @@ public final class DataSet {
         return (long) (i >> 3) << 16 | (j >> 3) << 8 | (k >> 3);
     }
 
-    /** The block coordinates of a key of {@link #blockKey}. */
-    public static int blockI(long key) {
+    /** The block i coordinate of a key of {@link #blockKey}. */
+    static int blockI(long key) {
         return (int) (key >>> 16);
-    }
-
-    public static int blockJ(long key) {
-        return (int) (key >>> 8) & 0xFF;
-    }
-
-    public static int blockK(long key) {
-        return (int) key & 0xFF;
     }
 
     private static long[] distinct(long[] keys) {
