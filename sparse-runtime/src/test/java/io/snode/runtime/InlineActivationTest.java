@@ -6,6 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,6 +64,67 @@ class InlineActivationTest {
             rt.setInt("n", 7, 3, 3, 3);
             assertThat(rt.isActive(top, 0, 0, 0)).isTrue();
             assertThat(rt.getInt("n", 3, 3, 3)).isEqualTo(7);
+        }
+    }
+
+    /**
+     * Threads writing voxels of existing blocks (the one-walk path) beside voxels of blocks the
+     * cap refuses (the full protocol, failing in its reservation), released together: against the
+     * model of the calls that returned normally, every returned write is active and reads back,
+     * every refused voxel is inactive, and the change count grew by exactly the bits set.
+     */
+    @Test
+    void inlineActivationsBesideRefusedOnesKeepEveryReturnedWrite() throws Exception {
+        Layout layout = Layout.parse("pointer(ijk,4).bitmasked(ijk,8).place(f32 phi)");
+        SNode leaf = layout.snode(2);
+        int threads = 4;
+        int perThread = 96;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try (SparseRuntime rt = SparseRuntime.create(layout)) {
+            rt.setFloat("phi", -1f, 0, 0, 0); // blocks (0,0,0) and (1,0,0) exist; (2,0,0), (3,0,0) do not
+            rt.setFloat("phi", -1f, 8, 0, 0);
+            rt.internalStructure().probeAllocations(owner -> {
+                throw refuse(owner);
+            });
+            long before = rt.internalStructure().activations();
+            CyclicBarrier start = new CyclicBarrier(threads);
+            List<Future<List<int[]>>> parts = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                parts.add(pool.submit(() -> {
+                    List<int[]> outcomes = new ArrayList<>(); // {i, j, k, 1 = returned, 0 = refused}
+                    start.await(30, TimeUnit.SECONDS);
+                    for (int n = 0; n < perThread; n++) {
+                        int i = (n % 4) * 8 + (n / 4) % 8; // blocks 0..3 along i, every thread
+                        int j = thread;
+                        int k = 1 + (n / 32);
+                        try {
+                            rt.setFloat("phi", i * 100 + j * 10 + k, i, j, k);
+                            outcomes.add(new int[] {i, j, k, 1});
+                        } catch (MemoryCapExceededException refused) {
+                            outcomes.add(new int[] {i, j, k, 0});
+                        }
+                    }
+                    return outcomes;
+                }));
+            }
+            int returned = 0;
+            for (Future<List<int[]>> part : parts) {
+                for (int[] o : part.get(60, TimeUnit.SECONDS)) {
+                    boolean existing = o[0] < 16;
+                    assertThat(o[3]).as("(%d,%d,%d) returned iff its block existed", o[0], o[1], o[2])
+                            .isEqualTo(existing ? 1 : 0);
+                    assertThat(rt.isActive(leaf, o[0], o[1], o[2])).isEqualTo(existing);
+                    if (existing) {
+                        returned++;
+                        assertThat(rt.getFloat("phi", o[0], o[1], o[2])).isEqualTo(o[0] * 100 + o[1] * 10 + o[2]);
+                    }
+                }
+            }
+            assertThat(returned).isEqualTo(threads * perThread / 2);
+            assertThat(rt.internalStructure().activations()).isEqualTo(before + returned);
+        } finally {
+            pool.shutdownNow();
         }
     }
 }
