@@ -6,6 +6,7 @@ import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.gc.ParallelCollector;
 import io.snode.gc.PhaseLock;
+import io.snode.runtime.Collector;
 import io.snode.runtime.DynamicListFullException;
 import io.snode.runtime.MemoryStats;
 import io.snode.runtime.RuntimeOptions;
@@ -71,9 +72,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * For each node manager (per pointer or dynamic SNode, and a dynamic SNode's directory blocks),
  * <em>live</em> cells are those the allocator cannot hand out without a collection: in use, held
  * by a thread cache, or deactivated and waiting for the next collection (their memory is kept
- * until then by design). The soak keeps the peak of live cells seen: exact at checkpoints,
- * sampled by the coordinator every 20 ms and by each worker right before it collects (when the
- * cells waiting for collection peak). Bytes reserved must stay within
+ * until then by design). Live cells grow between collections and peak when one starts, so the
+ * soak's collector records them first, while nothing else runs on the runtime; the coordinator
+ * also samples them every 20 ms, for its progress lines. (A sample a worker took before calling
+ * gc() missed what other workers activated until the collection got the phase lock, and made the
+ * bound too tight under load.) Bytes reserved must stay within
  * {@code peakLive * (cellStride + 8)} (a cell and its entries in the free and recycled lists) plus
  * the largest chunk each of the manager's three lists holds, plus the fixed memory (root cell,
  * ambient cells): the data list grows only when no free cell is left, so more than that means
@@ -194,7 +197,7 @@ public final class Soak {
     /** The model of the owned lists, by upper cell number; written only by their owners or at checkpoints. */
     private final int[][] listValues = new int[UPPER * UPPER][];
     private final int[] listLengths = new int[UPPER * UPPER];
-    /** Peak live cells per node manager; updated by the coordinator and by workers about to collect. */
+    /** Peak live cells per node manager; updated at checkpoints, by the coordinator's samples and when every collection starts. */
     private final Map<String, Long> peakLive = new ConcurrentHashMap<>();
     private final AtomicReference<String> failure = new AtomicReference<>();
     private final CountDownLatch failed = new CountDownLatch(1);
@@ -216,6 +219,8 @@ public final class Soak {
 
     /** A test seam: run on the generic path before the first full checkpoint's comparison. */
     private java.util.function.Consumer<SparseRuntime> tamper = runtime -> { };
+    /** A test seam: shown the memory statistics at the start of every collection. */
+    private java.util.function.Consumer<MemoryStats> collectionStart = stats -> { };
 
     public Soak(Config config, PrintWriter out) {
         this.config = config;
@@ -241,6 +246,20 @@ public final class Soak {
         return this;
     }
 
+    /**
+     * For tests of the footprint bound: {@code observer} sees the memory statistics when each
+     * collection starts (nothing else runs on the runtime then), before the soak records them.
+     */
+    Soak onCollectionStart(java.util.function.Consumer<MemoryStats> observer) {
+        this.collectionStart = observer;
+        return this;
+    }
+
+    /** The peak of live cells recorded for a node manager ({@code path}, or {@code path + " directory"}). */
+    long peakLive(String key) {
+        return peakLive.getOrDefault(key, 0L);
+    }
+
     /** Waits until the coordinator has decided to stop; whether it did within {@code seconds}. */
     boolean awaitStopping(long seconds) throws InterruptedException {
         return stopping.await(seconds, TimeUnit.SECONDS);
@@ -249,7 +268,13 @@ public final class Soak {
     /** Runs the soak; progress lines and the verdict go to {@code out}. */
     public Result run() {
         ParallelCollector collector = ParallelCollector.builder().build();
-        RuntimeOptions options = RuntimeOptions.DEFAULT.withCollector(collector);
+        Collector observed = managers -> {
+            MemoryStats atStart = generic.memoryStats(); // exact: nothing else runs on the runtime now
+            collectionStart.accept(atStart);
+            updatePeaks(atStart);
+            collector.collect(managers);
+        };
+        RuntimeOptions options = RuntimeOptions.DEFAULT.withCollector(observed);
         if (config.capBytes() > 0) {
             options = options.withMemoryCap(config.capBytes());
         }
@@ -771,9 +796,6 @@ public final class Soak {
                     try (PhaseLock.Launch launch = phases.enterLaunch()) {
                         for (int n = 0; n < BATCH; n++) {
                             operation();
-                        }
-                        if (collect) {
-                            updatePeaks(generic.memoryStats()); // cells waiting for collection peak now
                         }
                     }
                     operations += BATCH;
