@@ -1,7 +1,7 @@
 package io.snode.codegen;
 
 import io.snode.api.SNode;
-import io.snode.codegen.internal.ActiveBlocks;
+import io.snode.codegen.internal.structfor.ActiveBlocks;
 
 /**
  * The active blocks of one SNode, taken once and kept for several launches (as OpenVDB's
@@ -18,13 +18,12 @@ import io.snode.codegen.internal.ActiveBlocks;
 public final class ActiveSet {
     private final SNodeRuntime owner;
     private final ActiveBlocks blocks;
-    private final long epoch;
     private final long cells;
 
-    ActiveSet(SNodeRuntime owner, ActiveBlocks blocks, long epoch) {
+    /** {@code blocks}: stamped with the epoch read before their walk (a deactivation during it makes the set stale). */
+    ActiveSet(SNodeRuntime owner, ActiveBlocks blocks) {
         this.owner = owner;
         this.blocks = blocks;
-        this.epoch = epoch;
         long count = 0;
         for (int b = 0; b < blocks.size(); b++) {
             count += blocks.activeCells(b);
@@ -48,7 +47,7 @@ public final class ActiveSet {
 
     /** Whether no cell was deactivated and no memory collected since the set was taken. */
     public boolean isCurrent() {
-        return owner.epoch() == epoch;
+        return owner.isCurrent(blocks);
     }
 
     ActiveBlocks blocks(SNodeRuntime runtime) {
@@ -57,7 +56,7 @@ public final class ActiveSet {
         }
         if (!isCurrent()) {
             throw new IllegalStateException("the active set of " + snode().path() + " is stale: cells were deactivated"
-                    + " or memory collected since it was taken (epoch " + epoch + ", now " + owner.epoch()
+                    + " or memory collected since it was taken (epoch " + blocks.epochStamp() + ", now " + owner.epoch()
                     + "); take a new one with activeSet(snode)");
         }
         return blocks;

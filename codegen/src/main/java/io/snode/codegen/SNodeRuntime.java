@@ -17,7 +17,17 @@ import io.snode.codegen.kernel.Kernel6;
 import io.snode.codegen.kernel.Kernel7;
 import io.snode.codegen.kernel.Kernel8;
 import io.snode.codegen.kernel.KernelException;
+import io.snode.codegen.internal.ImplementationHost;
+import io.snode.codegen.internal.InterfaceBinder;
 import io.snode.codegen.internal.LayoutEmitter;
+import io.snode.codegen.internal.structfor.ActiveBlocks;
+import io.snode.codegen.internal.structfor.Reductions;
+import io.snode.codegen.internal.structfor.StructFor;
+import io.snode.gc.GcStatistics;
+import io.snode.gc.ParallelCollector;
+import io.snode.gc.PhaseLock;
+import io.snode.gc.ThreePhaseCollector;
+import io.snode.runtime.Collector;
 import io.snode.runtime.MemoryStats;
 import io.snode.runtime.Plan;
 import io.snode.runtime.RuntimeOptions;
@@ -29,9 +39,14 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BinaryOperator;
 import java.util.function.Supplier;
@@ -76,16 +91,15 @@ public final class SNodeRuntime implements AutoCloseable {
     private final MethodHandles.Lookup generated;
     private final GeneratedClass code;
     private final LayoutEmitter.RuntimeObjects objects;
-    private final java.util.Map<Class<?>, MethodHandle> accessors = new java.util.concurrent.ConcurrentHashMap<>();
-    private final java.util.List<GeneratedClass> extraCode = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private volatile io.snode.codegen.internal.Launcher launcher;
-    private final io.snode.gc.PhaseLock phases = new io.snode.gc.PhaseLock();
-    private final io.snode.gc.ParallelCollector ownCollector;
-    private final io.snode.runtime.Collector collector;
-    /** Set when {@link #close()} begins, before it waits for running launches. */
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final Map<Class<?>, MethodHandle> accessors = new ConcurrentHashMap<>();
+    private final List<GeneratedClass> extraCode = new CopyOnWriteArrayList<>();
+    private final PhaseLock phases = new PhaseLock();
+    /** The launches: struct-for, reductions, kept sets, the launch rules and close. */
+    private final StructFor structFor;
+    private final ParallelCollector ownCollector;
+    private final Collector collector;
 
-    private SNodeRuntime(Layout layout, RuntimeOptions options, io.snode.gc.ParallelCollector ownCollector) {
+    private SNodeRuntime(Layout layout, RuntimeOptions options, ParallelCollector ownCollector) {
         this.ownCollector = ownCollector;
         this.collector = options.collector();
         this.runtime = SparseRuntime.create(layout, options);
@@ -130,8 +144,7 @@ public final class SNodeRuntime implements AutoCloseable {
             this.code = checked(new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText()));
             this.generated = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()),
                     true, MethodHandles.Lookup.ClassOption.NESTMATE);
-            this.launcher = new io.snode.codegen.internal.Launcher(structure, phases,
-                    Runtime.getRuntime().availableProcessors(), this::register);
+            this.structFor = new StructFor(runtime, phases, this::register, this);
             built = true;
         } catch (IllegalAccessException e) {
             throw new AssertionError("the anchor's lookup defines classes in its own package", e);
@@ -165,7 +178,7 @@ public final class SNodeRuntime implements AutoCloseable {
         if (!options.usesDefaultCollector()) {
             return new SNodeRuntime(layout, options, null);
         }
-        io.snode.gc.ParallelCollector collector = io.snode.gc.ParallelCollector.builder().build();
+        ParallelCollector collector = ParallelCollector.builder().build();
         try {
             return new SNodeRuntime(layout, options.withCollector(collector), collector);
         } catch (RuntimeException | Error e) {
@@ -239,7 +252,7 @@ public final class SNodeRuntime implements AutoCloseable {
 
     /**
      * An implementation of the application interface {@code api} whose methods call this
-     * layout's generated methods (see {@link io.snode.codegen.internal.InterfaceBinder} for the
+     * layout's generated methods (see {@link InterfaceBinder} for the
      * accepted names and signatures); the calls inline as if made directly. {@code api} may come
      * from any class loader (a plugin's, the source launcher's): the implementation is defined
      * in one that sees both it and this library.
@@ -249,7 +262,7 @@ public final class SNodeRuntime implements AutoCloseable {
      */
     public <T> T bind(Class<T> api) {
         Objects.requireNonNull(api, "api");
-        return io.snode.codegen.internal.InterfaceBinder.bind(api, layout(), this::handle);
+        return InterfaceBinder.bind(api, layout(), this::handle);
     }
 
     /**
@@ -271,20 +284,20 @@ public final class SNodeRuntime implements AutoCloseable {
     }
 
     private MethodHandle defineAccessor(Class<?> api) {
-        var bindings = io.snode.codegen.internal.InterfaceBinder.bindings(api, layout());
+        var bindings = InterfaceBinder.bindings(api, layout());
         String name = "io/snode/codegen/generated/Accessor" + SEQUENCE.incrementAndGet();
         LayoutEmitter emitter = new LayoutEmitter(plan(), name);
         byte[] bytes = emitter.emitAccessor(api, bindings, objects);
         GeneratedClass generatedClass = checked(new GeneratedClass(name, bytes, plan().describe(),
                 emitter.sourceText()));
         try {
-            MethodHandles.Lookup hidden = io.snode.codegen.internal.ImplementationHost.lookupFor(api)
+            MethodHandles.Lookup hidden = ImplementationHost.lookupFor(api)
                     .defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()), true,
                             MethodHandles.Lookup.ClassOption.NESTMATE);
             extraCode.add(generatedClass);
-            return hidden.findConstructor(hidden.lookupClass(), java.lang.invoke.MethodType.methodType(void.class));
+            return hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class));
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            throw io.snode.codegen.internal.InterfaceBinder.cannotDefine("the accessor class", api, e);
+            throw InterfaceBinder.cannotDefine("the accessor class", api, e);
         }
     }
 
@@ -300,7 +313,7 @@ public final class SNodeRuntime implements AutoCloseable {
      */
     public boolean deactivate(SNode snode, int... coordinates) {
         Objects.requireNonNull(coordinates, "coordinates");
-        return inLaunch(() -> runtime.deactivate(snode, coordinates));
+        return structFor.inLaunch(() -> runtime.deactivate(snode, coordinates));
     }
 
     /**
@@ -309,7 +322,7 @@ public final class SNodeRuntime implements AutoCloseable {
      * cells above every sparse node stay. Launch rules as for {@link #deactivate}.
      */
     public void deactivateAll(SNode snode) {
-        inLaunch(() -> {
+        structFor.inLaunch(() -> {
             runtime.deactivateAll(snode);
             return null;
         });
@@ -317,14 +330,14 @@ public final class SNodeRuntime implements AutoCloseable {
 
     /** The classes generated for this layout (the layout class, then any accessors), with bytes, disassembly and plan. */
     public List<GeneratedClass> generatedCode() {
-        List<GeneratedClass> all = new java.util.ArrayList<>();
+        List<GeneratedClass> all = new ArrayList<>();
         all.add(code);
         all.addAll(extraCode);
         return List.copyOf(all);
     }
 
     public MemoryStats memoryStats() {
-        checkOpen();
+        structFor.checkOpen();
         return runtime.memoryStats();
     }
 
@@ -338,20 +351,15 @@ public final class SNodeRuntime implements AutoCloseable {
      *                               the launch, must not wait for its own launch), or after {@link #close()}
      */
     public void gc() {
-        checkOpen();
-        phases.exclusive(() -> {
-            checkOpen();
-            runtime.collect();
-        });
+        structFor.gc();
     }
 
     /**
      * What the last collection did, per SNode (cells reclaimed, bytes zeroed, time of each
      * phase), when the collector is one of the {@code gc} module's; else {@code GcStatistics.NONE}.
      */
-    public io.snode.gc.GcStatistics lastGcStatistics() {
-        return collector instanceof io.snode.gc.ThreePhaseCollector threePhase
-                ? threePhase.lastStatistics() : io.snode.gc.GcStatistics.NONE;
+    public GcStatistics lastGcStatistics() {
+        return collector instanceof ThreePhaseCollector threePhase ? threePhase.lastStatistics() : GcStatistics.NONE;
     }
 
     /**
@@ -359,7 +367,7 @@ public final class SNodeRuntime implements AutoCloseable {
      * several threads while another thread may call {@link #gc()} wraps its work in
      * {@code phaseLock().launch(...)} (such a launch never collects by itself).
      */
-    public io.snode.gc.PhaseLock phaseLock() {
+    public PhaseLock phaseLock() {
         return phases;
     }
 
@@ -379,47 +387,44 @@ public final class SNodeRuntime implements AutoCloseable {
      * were allocated, freed and reused), not on the parallelism.
      */
     public void parallelism(int threads) {
-        io.snode.codegen.internal.Launcher old = launcher;
-        launcher = new io.snode.codegen.internal.Launcher(runtime.internalStructure(), phases, threads,
-                this::register);
-        old.close();
+        structFor.parallelism(threads);
     }
 
     public int parallelism() {
-        return launcher.parallelism();
+        return structFor.parallelism();
     }
 
     /** Calls {@code kernel} with the coordinates of every active cell of {@code field}'s SNode. */
     public void forEach(String field, Kernel1 kernel) {
-        launch(layout().field(field).snode(), kernel, 1);
+        structFor.forEach(layout().field(field).snode(), kernel, 1);
     }
 
     public void forEach(String field, Kernel2 kernel) {
-        launch(layout().field(field).snode(), kernel, 2);
+        structFor.forEach(layout().field(field).snode(), kernel, 2);
     }
 
     public void forEach(String field, Kernel3 kernel) {
-        launch(layout().field(field).snode(), kernel, 3);
+        structFor.forEach(layout().field(field).snode(), kernel, 3);
     }
 
     public void forEach(String field, Kernel4 kernel) {
-        launch(layout().field(field).snode(), kernel, 4);
+        structFor.forEach(layout().field(field).snode(), kernel, 4);
     }
 
     public void forEach(String field, Kernel5 kernel) {
-        launch(layout().field(field).snode(), kernel, 5);
+        structFor.forEach(layout().field(field).snode(), kernel, 5);
     }
 
     public void forEach(String field, Kernel6 kernel) {
-        launch(layout().field(field).snode(), kernel, 6);
+        structFor.forEach(layout().field(field).snode(), kernel, 6);
     }
 
     public void forEach(String field, Kernel7 kernel) {
-        launch(layout().field(field).snode(), kernel, 7);
+        structFor.forEach(layout().field(field).snode(), kernel, 7);
     }
 
     public void forEach(String field, Kernel8 kernel) {
-        launch(layout().field(field).snode(), kernel, 8);
+        structFor.forEach(layout().field(field).snode(), kernel, 8);
     }
 
     /**
@@ -435,8 +440,7 @@ public final class SNodeRuntime implements AutoCloseable {
      * arrays), so repeated launches over an unchanged structure pay for the walk once.
      */
     public void forEach(SNode snode, Kernel kernel) {
-        Objects.requireNonNull(kernel, "kernel");
-        launch(snode, kernel, Kernel.arity(kernelInterface(kernel)));
+        structFor.forEach(snode, kernel);
     }
 
     /**
@@ -448,12 +452,7 @@ public final class SNodeRuntime implements AutoCloseable {
      * has. Launch rules as for {@link #forEach(SNode, Kernel)}.
      */
     public <K extends Kernel> List<K> forEachPerTask(SNode snode, Supplier<K> kernels) {
-        checkOwned(snode);
-        Objects.requireNonNull(kernels, "kernels");
-        K first = Objects.requireNonNull(kernels.get(), "the kernel supplier returned null");
-        int arity = Kernel.arity(kernelInterface(first));
-        return inLaunch(() -> launcher.withSnapshot(snode,
-                blocks -> launcher.forEachPerTask(blocks, first, kernels, arity)));
+        return structFor.forEachPerTask(snode, kernels);
     }
 
     /**
@@ -461,13 +460,7 @@ public final class SNodeRuntime implements AutoCloseable {
      * parallel over the blocks; launch rules as for {@link #forEach(SNode, Kernel)}.
      */
     public void forEachBlock(SNode snode, BlockKernel kernel) {
-        checkOwned(snode);
-        Objects.requireNonNull(kernel, "kernel");
-        io.snode.codegen.internal.Launcher.checkBlockTarget(snode);
-        inLaunch(() -> launcher.withSnapshot(snode, blocks -> {
-            launcher.forEachBlock(blocks, kernel);
-            return null;
-        }));
+        structFor.forEachBlock(snode, kernel);
     }
 
     /**
@@ -478,13 +471,7 @@ public final class SNodeRuntime implements AutoCloseable {
      * result is too (floating-point sums included). Launch rules as for {@link #forEachBlock}.
      */
     public <A> A reduceBlocks(SNode snode, Supplier<A> identity, BlockReducer<A> reducer, BinaryOperator<A> combiner) {
-        checkOwned(snode);
-        Objects.requireNonNull(identity, "identity");
-        Objects.requireNonNull(reducer, "reducer");
-        Objects.requireNonNull(combiner, "combiner");
-        io.snode.codegen.internal.Launcher.checkBlockTarget(snode);
-        return inLaunch(() -> launcher.withSnapshot(snode,
-                blocks -> launcher.reduceBlocks(blocks, identity, reducer, combiner)));
+        return structFor.reduceBlocks(snode, identity, reducer, combiner);
     }
 
     // ------------------------------------------------------------------ kept active sets
@@ -494,51 +481,38 @@ public final class SNodeRuntime implements AutoCloseable {
      * {@link ActiveSet}): launches over it skip the walk from the root.
      */
     public ActiveSet activeSet(SNode snode) {
-        checkOwned(snode);
-        if (snode.kind() == NodeKind.ROOT) {
-            throw new IllegalArgumentException("snode=root has one cell and no coordinates; read its fields directly");
-        }
-        return inLaunch(() -> {
-            long epoch = runtime.internalStructure().epoch(); // before the walk: a deactivation during it makes the set stale
-            return new ActiveSet(this, launcher.snapshot(snode), epoch);
-        });
+        return new ActiveSet(this, structFor.keep(snode));
     }
 
     /** {@link #forEach(SNode, Kernel)} over the cells of a kept set; throws if the set is stale. */
     public void forEach(ActiveSet set, Kernel kernel) {
-        Objects.requireNonNull(set, "set");
-        Objects.requireNonNull(kernel, "kernel");
-        int arity = Kernel.arity(kernelInterface(kernel));
-        inLaunch(() -> {
-            launcher.forEach(set.blocks(this), kernel, arity);
-            return null;
-        });
+        structFor.forEach(kept(set), kernel);
     }
 
     /** {@link #forEachBlock(SNode, BlockKernel)} over a kept set; throws if the set is stale. */
     public void forEachBlock(ActiveSet set, BlockKernel kernel) {
-        Objects.requireNonNull(set, "set");
-        Objects.requireNonNull(kernel, "kernel");
-        io.snode.codegen.internal.Launcher.checkBlockTarget(set.snode());
-        inLaunch(() -> {
-            launcher.forEachBlock(set.blocks(this), kernel);
-            return null;
-        });
+        structFor.forEachBlock(kept(set), set.snode(), kernel);
     }
 
     /** {@link #reduceBlocks(SNode, Supplier, BlockReducer, BinaryOperator)} over a kept set; throws if stale. */
     public <A> A reduceBlocks(ActiveSet set, Supplier<A> identity, BlockReducer<A> reducer, BinaryOperator<A> combiner) {
+        return structFor.reduceBlocks(kept(set), set.snode(), identity, reducer, combiner);
+    }
+
+    /** The blocks of {@code set}, checked (inside the launch) to be this runtime's and current. */
+    private Supplier<ActiveBlocks> kept(ActiveSet set) {
         Objects.requireNonNull(set, "set");
-        Objects.requireNonNull(identity, "identity");
-        Objects.requireNonNull(reducer, "reducer");
-        Objects.requireNonNull(combiner, "combiner");
-        io.snode.codegen.internal.Launcher.checkBlockTarget(set.snode());
-        return inLaunch(() -> launcher.reduceBlocks(set.blocks(this), identity, reducer, combiner));
+        return () -> set.blocks(this);
+    }
+
+    /** Whether a kept set's blocks are current: no deactivation or collection since they were taken. */
+    boolean isCurrent(ActiveBlocks kept) {
+        return structFor.isCurrent(kept);
     }
 
     /** The structure's epoch: advances on every deactivation and collection. */
     long epoch() {
-        return runtime.internalStructure().epoch();
+        return structFor.epoch();
     }
 
     /** Sum of {@code field} over the active cells, in double; the same for any parallelism. */
@@ -561,93 +535,8 @@ public final class SNodeRuntime implements AutoCloseable {
         return summarize(field).count();
     }
 
-    private io.snode.codegen.internal.Reductions.Summary summarize(String field) {
-        PlacedField placed = layout().field(field);
-        return inLaunch(() -> io.snode.codegen.internal.Reductions.summarize(runtime.internalStructure(),
-                placed, launcher));
-    }
-
-    private void launch(SNode snode, Kernel kernel, int arity) {
-        checkOwned(snode);
-        inLaunch(() -> launcher.withSnapshot(snode, blocks -> {
-            launcher.forEach(blocks, kernel, arity);
-            return null;
-        }));
-    }
-
-    /**
-     * Runs a launch inside the phase lock (shared), counting the deactivations its own kernels
-     * make (the launcher's tasks count them on whichever thread they run; other threads'
-     * deactivations are not counted), then collects when they made any: unless the launch is
-     * nested in a task of another launch of this runtime (that launch gets the count and
-     * collects when it ends), this thread is otherwise inside a launch, or another launch is
-     * active (the collection never blocks the launcher; the deactivated cells wait for a later
-     * collection).
-     */
-    private <T> T inLaunch(Supplier<T> body) {
-        checkOpen();
-        Structure structure = runtime.internalStructure();
-        java.util.concurrent.atomic.LongAdder deactivations = new java.util.concurrent.atomic.LongAdder();
-        java.util.concurrent.atomic.LongAdder enclosing = structure.deactivationCounter();
-        try (io.snode.gc.PhaseLock.Launch ignored = phases.enterLaunch()) {
-            checkOpen(); // close() began before this launch entered: it waits for this launch to exit
-            structure.swapDeactivationCounter(deactivations);
-            T result;
-            try {
-                result = body.get();
-            } catch (RuntimeException | Error e) {
-                if (closed.get()) {
-                    throw closedDuringLaunch(e);
-                }
-                throw e;
-            } finally {
-                structure.swapDeactivationCounter(enclosing);
-            }
-            if (closed.get()) {
-                throw closedDuringLaunch(null);
-            }
-            return result;
-        } finally {
-            long count = deactivations.sum();
-            if (count > 0) {
-                if (enclosing != null) {
-                    enclosing.add(count);
-                } else if (!closed.get() && !phases.inLaunchOnCurrentThread()) {
-                    phases.tryExclusive(() -> {
-                        if (!closed.get()) {
-                            runtime.collect();
-                        }
-                    });
-                }
-            }
-        }
-    }
-
-    private IllegalStateException closedDuringLaunch(Throwable cause) {
-        return new IllegalStateException(this + " was closed during the launch: the ranges of blocks that had started "
-                + "finished, the others were skipped", cause);
-    }
-
-    private void checkOpen() {
-        if (closed.get()) {
-            throw new IllegalStateException(this + " is closed; compile the layout again for a new runtime");
-        }
-    }
-
-    private static Class<?> kernelInterface(Kernel kernel) {
-        for (Class<?> type : kernel.getClass().getInterfaces()) {
-            if (Kernel.class.isAssignableFrom(type) && type != Kernel.class) {
-                return type;
-            }
-        }
-        throw new IllegalArgumentException("kernel=" + kernel + " implements none of Kernel1..Kernel8");
-    }
-
-    private void checkOwned(SNode snode) {
-        Objects.requireNonNull(snode, "snode");
-        if (snode.id() >= layout().snodes().size() || layout().snode(snode.id()) != snode) {
-            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout");
-        }
+    private Reductions.Summary summarize(String field) {
+        return structFor.summarize(field);
     }
 
     /**
@@ -665,30 +554,16 @@ public final class SNodeRuntime implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (phases.inLaunchOnCurrentThread()) {
-            throw new IllegalStateException("close() inside a launch of " + this + " would wait for that launch "
-                    + "forever; close the runtime after the launch");
-        }
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        io.snode.codegen.internal.Launcher current = launcher;
-        current.beginClose();
-        try {
-            phases.exclusive(() -> {
-                current.close();
-                runtime.close();
-            });
-        } finally {
+        structFor.close(() -> {
             if (ownCollector != null) {
                 ownCollector.close();
             }
-        }
+        });
     }
 
     /** Whether {@link #close()} has begun. */
     public boolean isClosed() {
-        return closed.get();
+        return structFor.isClosed();
     }
 
     /** {@code SNodeRuntime Layout<n> of layout <text>}: names this runtime in messages, e.g. after close. */
@@ -699,7 +574,7 @@ public final class SNodeRuntime implements AutoCloseable {
 
     private static String describe(String className, Layout layout) {
         return "SNodeRuntime " + className.substring(className.lastIndexOf('/') + 1) + " of layout "
-                + io.snode.codegen.internal.LayoutEmitter.abbreviated(layout.toString());
+                + LayoutEmitter.abbreviated(layout.toString());
     }
 
     /**

@@ -155,7 +155,7 @@ class StructForTest {
             assertThat(drivers).isEqualTo(2);
             String listing = rt.generatedCode().stream().filter(c -> c.name().contains("Driver")).findFirst()
                     .orElseThrow().disassembly();
-            assertThat(listing).contains("run(Lio/snode/codegen/kernel/Kernel3;Lio/snode/codegen/internal/ActiveBlocks;II)V",
+            assertThat(listing).contains("run(Lio/snode/codegen/kernel/Kernel3;Lio/snode/codegen/internal/structfor/ActiveBlocks;II)V",
                     "INVOKEINTERFACE io/snode/codegen/kernel/Kernel3.apply (III)V");
         }
     }

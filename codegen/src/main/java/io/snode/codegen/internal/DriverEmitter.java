@@ -45,6 +45,7 @@ import static org.objectweb.asm.Opcodes.T_INT;
 import io.snode.api.Axis;
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
+import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.runtime.SNodePlan;
 import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Label;
@@ -74,7 +75,7 @@ import org.objectweb.asm.Opcodes;
  */
 public final class DriverEmitter {
     static final String KERNEL_EXCEPTION = "io/snode/codegen/kernel/KernelException";
-    static final String BLOCKS = "io/snode/codegen/internal/ActiveBlocks";
+    static final String BLOCKS = "io/snode/codegen/internal/structfor/ActiveBlocks";
     static final String BLOCK_KERNEL = "io/snode/codegen/kernel/BlockKernel";
     static final String BLOCK_REDUCER = "io/snode/codegen/kernel/BlockReducer";
     static final String LEAF_BLOCK = "io/snode/codegen/kernel/LeafBlock";

@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
  * {@link VectorizationProvider}, chosen once when this class is initialised ({@code static final},
  * so C2 inlines them); this class names no Vector API type.
  */
-final class MaskCopy {
+public final class MaskCopy {
     private static final ScanKernels KERNELS = VectorizationProvider.getInstance().scanKernels();
 
     private MaskCopy() {
@@ -21,7 +21,7 @@ final class MaskCopy {
      * {@code masks[at ...]} (plain reads: the caller fences after the pass) and returns how many
      * bits they set.
      */
-    static int copy(MemorySegment segment, long offset, long[] masks, int at, int words) {
+    public static int copy(MemorySegment segment, long offset, long[] masks, int at, int words) {
         return KERNELS.copyMasks(segment, offset, masks, at, words);
     }
 }

@@ -42,6 +42,7 @@ import static org.objectweb.asm.Opcodes.LUSHR;
 import io.snode.api.Axis;
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
+import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.Plan;
 import java.util.ArrayList;

@@ -1,0 +1,444 @@
+package io.snode.codegen.internal.structfor;
+
+import io.snode.api.Axis;
+import io.snode.api.NodeKind;
+import io.snode.api.SNode;
+import io.snode.codegen.internal.MaskCopy;
+import io.snode.runtime.PointerWord;
+import io.snode.runtime.SNodePlan;
+import io.snode.runtime.internal.Atomics;
+import io.snode.runtime.internal.CellManager;
+import io.snode.runtime.internal.Structure;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One walk from the root to the target's containers, filling an {@link ActiveBlocks} snapshot;
+ * no allocation per visited cell. How the blocks come out in memory order is told in
+ * {@link ActiveBlocks}' class comment.
+ */
+final class SnapshotWalk {
+    private final Structure structure;
+    private final SNode target;
+    private final SNode[] chain;
+    private final SNodePlan[] plans;
+    /** Offset of chain[level + 1]'s container inside a cell of chain[level]. */
+    private final long[] childOffsets;
+    /**
+     * Coordinates of the cell visited at each level, by <em>slot</em>: the position of the
+     * axis among the axes any node of the chain uses ({@link #width} of them).
+     */
+    private final int[][] at;
+    private final int width;
+    /**
+     * Per level and axis of the node: the coordinate slot, and how a cell index of its
+     * container splits into the local coordinate: {@code (index >>> shift) & mask} when
+     * stride and size are powers of two (shift >= 0), else {@code (index / stride) % size}.
+     */
+    private final int[][] splitSlot;
+    private final int[][] splitSize;
+    private final int[][] splitShift;
+    private final long[][] splitStride;
+    /** Scratch per level: indices and words of the active pointer cells of one container slice. */
+    private final long[][] activeIndices;
+    private final long[][] activeWords;
+    /** Slot of each of the target's index axes. */
+    private final int[] targetSlots;
+    /** Level of the deepest pointer node above the target whose cells hold its blocks, or -1. */
+    private final int keyLevel;
+    /** Level at which the first phase stops and records the cell, or -1 in the second. */
+    private int stopLevel;
+    private int records;
+    private int[] recordCells;
+    private int[] recordCoordinates;
+    /**
+     * When the key level is the target's parent: records go straight to slot {@code cell}
+     * of {@link #byCell} (coordinates, {@link #width} per cell) and set bit {@code cell} of
+     * {@link #present}; reading the bits in order is the memory order, with no sort.
+     */
+    private boolean direct;
+    /** The generated first phase of the direct case, or null. */
+    MethodHandle walker;
+    private int capacity;
+    private int[] byCell;
+    private long[] present;
+    private ActiveBlocks blocks;
+    /** An earlier snapshot whose arrays this one reuses, or null. */
+    ActiveBlocks spare;
+
+    SnapshotWalk(Structure structure, SNode target, int expected) {
+        this.structure = structure;
+        this.target = target;
+        List<SNode> ancestry = target.ancestry();
+        this.chain = ancestry.toArray(new SNode[0]);
+        int levels = chain.length;
+        this.plans = new SNodePlan[levels];
+        this.childOffsets = new long[levels];
+        int deepestPointer = -1;
+        for (int level = 0; level < levels; level++) {
+            plans[level] = structure.plan().node(chain[level]);
+            if (level + 1 < levels) {
+                childOffsets[level] = plans[level].childContainerOffset(chain[level].children().indexOf(chain[level + 1]));
+                if (level > 0 && chain[level].kind() == NodeKind.POINTER) {
+                    deepestPointer = level;
+                }
+            }
+        }
+        this.keyLevel = deepestPointer;
+        int[] slotOf = new int[Axis.MAX_AXES];
+        int slots = ActiveBlocks.numberSlots(chain, slotOf);
+        this.width = slots;
+        this.at = new int[levels][slots];
+        this.splitSlot = new int[levels][];
+        this.splitSize = new int[levels][];
+        this.splitShift = new int[levels][];
+        this.splitStride = new long[levels][];
+        this.activeIndices = new long[levels][];
+        this.activeWords = new long[levels][];
+        for (int level = 1; level < levels; level++) {
+            SNode node = chain[level];
+            int axes = node.sizes().length;
+            splitSlot[level] = new int[axes];
+            splitSize[level] = new int[axes];
+            splitShift[level] = new int[axes];
+            splitStride[level] = new long[axes];
+            for (int n = 0; n < axes; n++) {
+                int size = node.sizes()[n];
+                long stride = plans[level].stride(n);
+                splitSlot[level][n] = slotOf[node.axes().list().get(n).ordinal()];
+                splitSize[level][n] = size;
+                splitStride[level][n] = stride;
+                splitShift[level][n] = Long.bitCount(stride) == 1 && Integer.bitCount(size) == 1
+                        ? Long.numberOfTrailingZeros(stride) : -1;
+            }
+            if (node.kind() == NodeKind.POINTER && level < levels - 1) {
+                int scratch = (int) Math.min(plans[level].cellCount(), 4096);
+                activeIndices[level] = new long[scratch];
+                activeWords[level] = new long[scratch];
+            }
+        }
+        List<Axis> axes = target.indexAxes();
+        this.targetSlots = new int[axes.size()];
+        for (int n = 0; n < targetSlots.length; n++) {
+            targetSlots[n] = slotOf[axes.get(n).ordinal()];
+        }
+        int recordCapacity = Math.max(64, expected);
+        this.recordCells = new int[recordCapacity];
+        this.recordCoordinates = new int[recordCapacity * width];
+    }
+
+    /**
+     * Without a pointer node above the target, tree order is memory order: one walk. Else
+     * two phases: walk down to the key level and record each active cell there (its index and
+     * coordinates), order the records by cell index, then walk below each record in that
+     * order, so blocks land in their final place and nothing is permuted afterwards.
+     */
+    ActiveBlocks run(int expected) {
+        SNodePlan targetPlan = plans[chain.length - 1];
+        if (keyLevel < 0) {
+            blocks = new ActiveBlocks(target, targetPlan, Math.max(16, expected), spare);
+            stopLevel = -1;
+            visit(0, structure.root(), 0, 0);
+            return blocks;
+        }
+        stopLevel = keyLevel;
+        CellManager keyCells = structure.cells(chain[keyLevel]);
+        if (keyLevel == chain.length - 2) {
+            long cellCapacity = keyCells.capacity();
+            if (cellCapacity <= (Integer.MAX_VALUE - 64) / Math.max(1, width)) {
+                return runDirect(keyCells, (int) cellCapacity, expected);
+            }
+        }
+        visit(0, structure.root(), 0, 0);
+        long perRecord = 1;
+        for (int level = keyLevel + 1; level < chain.length - 1; level++) {
+            perRecord = Math.min(1 << 20, perRecord * plans[level].cellCount());
+        }
+        blocks = new ActiveBlocks(target, targetPlan, (int) Math.max(Math.max(16, expected),
+                Math.min((long) records * perRecord, (long) records * 8 + 64)), spare);
+        stopLevel = -1;
+        CellManager cells = structure.cells(chain[keyLevel]);
+        boolean direct = keyLevel == chain.length - 2;
+        long childOffset = childOffsets[keyLevel];
+        int[] level = at[keyLevel];
+        for (int record : order()) {
+            int cell = recordCells[record];
+            MemorySegment segment = cells.segment(cell);
+            long offset = cells.offset(cell);
+            if (direct) {
+                snapshot(segment, offset + childOffset, recordCoordinates, record * width);
+            } else {
+                System.arraycopy(recordCoordinates, record * width, level, 0, width);
+                visit(keyLevel, segment, offset, cell);
+            }
+        }
+        return blocks;
+    }
+
+    /**
+     * The blocks are the cells of the key level: record them by cell index, then emit them
+     * in index order. Cells at or above {@code cellCapacity} (read before the walk) were
+     * allocated while the walk ran, so they are left out, as any cell activated after the
+     * launch started may be.
+     */
+    private ActiveBlocks runDirect(CellManager cells, int cellCapacity, int expected) {
+        direct = true;
+        capacity = cellCapacity;
+        int presentWords = (cellCapacity + 63) >>> 6;
+        boolean reuse = spare != null && spare.byCell != null && spare.byCell.length >= cellCapacity * width
+                && spare.present.length >= presentWords;
+        byCell = reuse ? spare.byCell : new int[cellCapacity * width];
+        present = reuse ? spare.present : new long[presentWords];
+        if (walker != null) {
+            try {
+                records = (int) walker.invokeExact(byCell, present, cellCapacity);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException("the generated walk of " + target.path() + " failed", e);
+            }
+        } else {
+            visit(0, structure.root(), 0, 0);
+        }
+        blocks = new ActiveBlocks(target, plans[chain.length - 1], Math.max(16, Math.max(records, expected)),
+                spare);
+        blocks.byCell = byCell;
+        blocks.present = present;
+        stopLevel = -1;
+        emitDirect(cells, presentWords);
+        if (!blocks.activity.copiedWhileEmitted()) {
+            blocks.activity.recordAll(blocks);
+        }
+        return blocks;
+    }
+
+    /**
+     * Blocks in the order of the present bits (clearing them for the next walk): memory,
+     * base coordinates, and for a bitmasked target its mask and count in the same pass (the
+     * block's memory is read in order, once). Inside one chunk, cells lie at the manager's
+     * constant stride, so the chunk is looked up once per run of cells.
+     */
+    private void emitDirect(CellManager cells, int presentWords) {
+        long childOffset = childOffsets[keyLevel];
+        long stride = cells.cellStride();
+        MemorySegment[] segments = blocks.segments;
+        long[] containers = blocks.containers;
+        int[] bases = blocks.bases;
+        int[] slots = targetSlots;
+        int arity = slots.length;
+        int width = this.width;
+        long[] present = this.present;
+        int[] byCell = this.byCell;
+        boolean masked = blocks.activity.copiedWhileEmitted();
+        int words = blocks.maskWords;
+        long[] masks = blocks.masks;
+        int[] counts = blocks.counts;
+        boolean inOrder = true; // the target's slots are the first ones: coordinates copy straight
+        for (int n = 0; n < arity; n++) {
+            inOrder &= slots[n] == n;
+        }
+        MemorySegment chunk = null;
+        long chunkEnd = 0;
+        long chunkBase = 0;
+        int b = 0;
+        for (int word = 0; word < presentWords; word++) {
+            long bits = present[word];
+            if (bits == 0) {
+                continue;
+            }
+            present[word] = 0;
+            do {
+                int cell = word << 6 | Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                if (cell >= chunkEnd) {
+                    chunk = cells.segment(cell);
+                    chunkEnd = cells.chunkEnd(cell);
+                    chunkBase = cells.offset(cell) - cell * stride + childOffset;
+                }
+                long container = chunkBase + cell * stride;
+                if (segments[b] != chunk) {
+                    segments[b] = chunk; // a reused array mostly holds the same chunk already
+                }
+                containers[b] = container;
+                int from = cell * width;
+                int to = b * arity;
+                if (inOrder) {
+                    for (int n = 0; n < arity; n++) {
+                        bases[to + n] = byCell[from + n];
+                    }
+                } else {
+                    for (int n = 0; n < arity; n++) {
+                        bases[to + n] = byCell[from + slots[n]];
+                    }
+                }
+                if (masked) {
+                    counts[b] = MaskCopy.copy(chunk, container, masks, b * words, words);
+                }
+                b++;
+            } while (bits != 0);
+        }
+        if (masked) {
+            VarHandle.acquireFence();
+        }
+        blocks.size = b;
+    }
+
+    /** Record numbers by cell index: a counting sort when the indices are dense enough. */
+    private int[] order() {
+        int[] order = new int[records];
+        int maxCell = 0;
+        boolean sorted = true;
+        for (int r = 0; r < records; r++) {
+            maxCell = Math.max(maxCell, recordCells[r]);
+            sorted &= r == 0 || recordCells[r - 1] <= recordCells[r];
+        }
+        if (sorted) {
+            for (int r = 0; r < records; r++) {
+                order[r] = r;
+            }
+        } else if ((long) maxCell + 1 <= 4L * records + 4096) {
+            int[] starts = new int[maxCell + 2];
+            for (int r = 0; r < records; r++) {
+                starts[recordCells[r] + 1]++;
+            }
+            for (int cell = 0; cell <= maxCell; cell++) {
+                starts[cell + 1] += starts[cell];
+            }
+            for (int r = 0; r < records; r++) {
+                order[starts[recordCells[r]]++] = r;
+            }
+        } else {
+            long[] packed = new long[records];
+            for (int r = 0; r < records; r++) {
+                packed[r] = (long) recordCells[r] << 32 | r;
+            }
+            Arrays.sort(packed);
+            for (int r = 0; r < records; r++) {
+                order[r] = (int) packed[r];
+            }
+        }
+        return order;
+    }
+
+    /** Records cell {@code cell} of the key level, at the coordinates of cell {@code index} below at[level]. */
+    private void record(int cell, int level, long index) {
+        if (direct) {
+            if (cell < capacity) {
+                descend(level, index, byCell, cell * width);
+                present[cell >>> 6] |= 1L << cell;
+                records++;
+            }
+            return;
+        }
+        if (records == recordCells.length) {
+            recordCells = Arrays.copyOf(recordCells, records * 2);
+            recordCoordinates = Arrays.copyOf(recordCoordinates, records * 2 * width);
+        }
+        recordCells[records] = cell;
+        descend(level, index, recordCoordinates, records * width);
+        records++;
+    }
+
+    /**
+     * At the cell of chain[level] at {@code cell} in {@code segment} (coordinates at[level]);
+     * {@code key}: its index when chain[level] is the key level's pointer node.
+     */
+    private void visit(int level, MemorySegment segment, long cell, int key) {
+        long container = cell + childOffsets[level];
+        int childLevel = level + 1;
+        if (childLevel == chain.length - 1) {
+            snapshot(segment, container, at[level], 0);
+            return;
+        }
+        SNodePlan childPlan = plans[childLevel];
+        long cellCount = childPlan.cellCount();
+        long cellBytes = childPlan.cellBytes();
+        switch (childPlan.kind()) {
+            case DENSE -> {
+                for (long index = 0; index < cellCount; index++) {
+                    descend(level, index, at[childLevel], 0);
+                    visit(childLevel, segment, container + index * cellBytes, key);
+                }
+            }
+            case BITMASKED -> {
+                long cells = container + childPlan.cellsOffset();
+                for (long word = 0; word * 64 < cellCount; word++) {
+                    long bits = Atomics.getAcquire(segment, container + word * Long.BYTES);
+                    while (bits != 0) {
+                        long index = word * 64 + Long.numberOfTrailingZeros(bits);
+                        bits &= bits - 1;
+                        descend(level, index, at[childLevel], 0);
+                        visit(childLevel, segment, cells + index * cellBytes, key);
+                    }
+                }
+            }
+            case POINTER -> {
+                CellManager cells = structure.cells(chain[childLevel]);
+                long[] indices = activeIndices[childLevel];
+                long[] words = activeWords[childLevel];
+                boolean recording = childLevel == stopLevel;
+                // In slices of the scratch size: a tight scan for active words, then the visits.
+                for (long first = 0; first < cellCount; first += indices.length) {
+                    long last = Math.min(cellCount, first + indices.length);
+                    int found = 0;
+                    for (long index = first; index < last; index++) {
+                        // Branch-free: most words are inactive, and a branch per word mispredicts.
+                        long word = segment.get(ValueLayout.JAVA_LONG, container + index * PointerWord.BYTES);
+                        indices[found] = index;
+                        words[found] = word;
+                        found += PointerWord.isActive(word) ? 1 : 0;
+                    }
+                    VarHandle.acquireFence();
+                    for (int n = 0; n < found; n++) {
+                        long childCell = PointerWord.cellIndex(words[n]);
+                        if (recording) {
+                            record((int) childCell, level, indices[n]);
+                        } else {
+                            descend(level, indices[n], at[childLevel], 0);
+                            visit(childLevel, cells.segment(childCell), cells.offset(childCell),
+                                    childLevel == keyLevel ? (int) childCell : key);
+                        }
+                    }
+                }
+            }
+            case DYNAMIC, ROOT -> throw new AssertionError("a dynamic node is terminal; the root is not a child");
+        }
+    }
+
+    /**
+     * Writes to {@code to[toAt ...]} the coordinates of cell {@code index} of
+     * chain[level + 1]'s container below at[level].
+     */
+    private void descend(int level, long index, int[] to, int toAt) {
+        int[] from = at[level];
+        for (int slot = 0; slot < width; slot++) {
+            to[toAt + slot] = from[slot];
+        }
+        int child = level + 1;
+        int[] slots = splitSlot[child];
+        int[] sizes = splitSize[child];
+        int[] shifts = splitShift[child];
+        long[] strides = splitStride[child];
+        for (int n = 0; n < slots.length; n++) {
+            int size = sizes[n];
+            int shift = shifts[n];
+            int local = shift >= 0 ? (int) ((index >>> shift) & (size - 1)) : (int) ((index / strides[n]) % size);
+            to[toAt + slots[n]] = from[slots[n]] * size + local;
+        }
+    }
+
+    /** One block: the container at {@code container}, its parent's coordinates at {@code parent[parentAt ...]}. */
+    private void snapshot(MemorySegment segment, long container, int[] parent, int parentAt) {
+        int b = blocks.add(segment, container);
+        int[] bases = blocks.bases;
+        int arity = targetSlots.length;
+        for (int n = 0; n < arity; n++) {
+            bases[b * arity + n] = parent[parentAt + targetSlots[n]];
+        }
+        blocks.activity.record(blocks, b, segment, container);
+    }
+}

@@ -1,0 +1,282 @@
+package io.snode.codegen.internal.structfor;
+
+import io.snode.api.Layout;
+import io.snode.api.NodeKind;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import io.snode.codegen.GeneratedClass;
+import io.snode.codegen.internal.Launcher;
+import io.snode.codegen.kernel.BlockKernel;
+import io.snode.codegen.kernel.BlockReducer;
+import io.snode.codegen.kernel.Kernel;
+import io.snode.gc.PhaseLock;
+import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.internal.Structure;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BinaryOperator;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The launches of one runtime: every struct-for form, the reductions, the kept sets, and the
+ * rules every launch runs under (the phase lock, the deactivations a launch's own kernels make
+ * and the collection after them, and what {@code close()} does to running launches). The
+ * runtime's public methods delegate here; their javadoc is the contract.
+ */
+public final class StructFor {
+    private final SparseRuntime runtime;
+    private final Structure structure;
+    private final Layout layout;
+    private final PhaseLock phases;
+    private final Consumer<GeneratedClass> listing;
+    /** What messages call the runtime: its {@code toString()}. */
+    private final Object owner;
+    private volatile Launcher launcher;
+    /** Set when {@link #close} begins, before it waits for running launches. */
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * @param listing receives every class the launches generate, before it is defined
+     * @param owner   the runtime, as messages name it
+     */
+    public StructFor(SparseRuntime runtime, PhaseLock phases, Consumer<GeneratedClass> listing, Object owner) {
+        this.runtime = runtime;
+        this.structure = runtime.internalStructure();
+        this.layout = runtime.layout();
+        this.phases = phases;
+        this.listing = listing;
+        this.owner = owner;
+        this.launcher = new Launcher(structure, phases, Runtime.getRuntime().availableProcessors(), listing);
+    }
+
+    /** A new launcher with {@code threads}; the old one's pool shuts down. */
+    public void parallelism(int threads) {
+        Launcher old = launcher;
+        launcher = new Launcher(structure, phases, threads, listing);
+        old.close();
+    }
+
+    public int parallelism() {
+        return launcher.parallelism();
+    }
+
+    /** Every active cell of {@code snode}, with a Kernel1..Kernel8 of {@code arity}. */
+    public void forEach(SNode snode, Kernel kernel, int arity) {
+        checkOwned(snode);
+        inLaunch(() -> launcher.withSnapshot(snode, blocks -> {
+            launcher.forEach(blocks, kernel, arity);
+            return null;
+        }));
+    }
+
+    /** Every active cell of {@code snode}, with a kernel of as many coordinates as it has. */
+    public void forEach(SNode snode, Kernel kernel) {
+        Objects.requireNonNull(kernel, "kernel");
+        forEach(snode, kernel, arity(kernel));
+    }
+
+    public <K extends Kernel> List<K> forEachPerTask(SNode snode, Supplier<K> kernels) {
+        checkOwned(snode);
+        Objects.requireNonNull(kernels, "kernels");
+        K first = Objects.requireNonNull(kernels.get(), "the kernel supplier returned null");
+        int arity = arity(first);
+        return inLaunch(() -> launcher.withSnapshot(snode,
+                blocks -> launcher.forEachPerTask(blocks, first, kernels, arity)));
+    }
+
+    public void forEachBlock(SNode snode, BlockKernel kernel) {
+        checkOwned(snode);
+        Objects.requireNonNull(kernel, "kernel");
+        Launcher.checkBlockTarget(snode);
+        inLaunch(() -> launcher.withSnapshot(snode, blocks -> {
+            launcher.forEachBlock(blocks, kernel);
+            return null;
+        }));
+    }
+
+    public <A> A reduceBlocks(SNode snode, Supplier<A> identity, BlockReducer<A> reducer, BinaryOperator<A> combiner) {
+        checkOwned(snode);
+        checkReduction(identity, reducer, combiner);
+        Launcher.checkBlockTarget(snode);
+        return inLaunch(() -> launcher.withSnapshot(snode,
+                blocks -> launcher.reduceBlocks(blocks, identity, reducer, combiner)));
+    }
+
+    /** The active blocks of {@code snode} now, for a set the caller keeps ({@link SnapshotCache#keep}). */
+    public ActiveBlocks keep(SNode snode) {
+        checkOwned(snode);
+        if (snode.kind() == NodeKind.ROOT) {
+            throw new IllegalArgumentException("snode=root has one cell and no coordinates; read its fields directly");
+        }
+        return inLaunch(() -> launcher.snapshots().keep(snode));
+    }
+
+    /** Whether a kept set is current ({@link SnapshotCache#isCurrent}). */
+    public boolean isCurrent(ActiveBlocks kept) {
+        return launcher.snapshots().isCurrent(kept);
+    }
+
+    /** The structure's epoch now, for the message about a stale kept set. */
+    public long epoch() {
+        return launcher.snapshots().epoch();
+    }
+
+    /** {@link #forEach(SNode, Kernel)} over a kept set; {@code kept} checks that it is current, inside the launch. */
+    public void forEach(Supplier<ActiveBlocks> kept, Kernel kernel) {
+        Objects.requireNonNull(kernel, "kernel");
+        int arity = arity(kernel);
+        inLaunch(() -> {
+            launcher.forEach(kept.get(), kernel, arity);
+            return null;
+        });
+    }
+
+    /** {@link #forEachBlock(SNode, BlockKernel)} over a kept set of {@code snode}. */
+    public void forEachBlock(Supplier<ActiveBlocks> kept, SNode snode, BlockKernel kernel) {
+        Objects.requireNonNull(kernel, "kernel");
+        Launcher.checkBlockTarget(snode);
+        inLaunch(() -> {
+            launcher.forEachBlock(kept.get(), kernel);
+            return null;
+        });
+    }
+
+    /** {@link #reduceBlocks(SNode, Supplier, BlockReducer, BinaryOperator)} over a kept set of {@code snode}. */
+    public <A> A reduceBlocks(Supplier<ActiveBlocks> kept, SNode snode, Supplier<A> identity, BlockReducer<A> reducer,
+                              BinaryOperator<A> combiner) {
+        checkReduction(identity, reducer, combiner);
+        Launcher.checkBlockTarget(snode);
+        return inLaunch(() -> launcher.reduceBlocks(kept.get(), identity, reducer, combiner));
+    }
+
+    /** Sum, min, max and count of {@code field} over its SNode's active cells ({@link Reductions}). */
+    public Reductions.Summary summarize(String field) {
+        PlacedField placed = layout.field(field);
+        return inLaunch(() -> {
+            Launcher current = launcher;
+            return Reductions.summarize(structure, placed, current.snapshots(), current.ranges());
+        });
+    }
+
+    /**
+     * Runs a launch inside the phase lock (shared), counting the deactivations its own kernels
+     * make (the launcher's tasks count them on whichever thread they run; other threads'
+     * deactivations are not counted), then collects when they made any: unless the launch is
+     * nested in a task of another launch of this runtime (that launch gets the count and
+     * collects when it ends), this thread is otherwise inside a launch, or another launch is
+     * active (the collection never blocks the launcher; the deactivated cells wait for a later
+     * collection).
+     */
+    public <T> T inLaunch(Supplier<T> body) {
+        checkOpen();
+        LongAdder deactivations = new LongAdder();
+        LongAdder enclosing = structure.deactivationCounter();
+        try (PhaseLock.Launch ignored = phases.enterLaunch()) {
+            checkOpen(); // close() began before this launch entered: it waits for this launch to exit
+            structure.swapDeactivationCounter(deactivations);
+            T result;
+            try {
+                result = body.get();
+            } catch (RuntimeException | Error e) {
+                if (closed.get()) {
+                    throw closedDuringLaunch(e);
+                }
+                throw e;
+            } finally {
+                structure.swapDeactivationCounter(enclosing);
+            }
+            if (closed.get()) {
+                throw closedDuringLaunch(null);
+            }
+            return result;
+        } finally {
+            long count = deactivations.sum();
+            if (count > 0) {
+                if (enclosing != null) {
+                    enclosing.add(count);
+                } else if (!closed.get() && !phases.inLaunchOnCurrentThread()) {
+                    phases.tryExclusive(() -> {
+                        if (!closed.get()) {
+                            runtime.collect();
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    /** Collects now, between launches (the runtime's {@code gc()}). */
+    public void gc() {
+        checkOpen();
+        phases.exclusive(() -> {
+            checkOpen();
+            runtime.collect();
+        });
+    }
+
+    /**
+     * Closes the runtime (idempotent): running launches skip the ranges they have not started,
+     * the ranges running finish in the phase lock, then the memory is freed; {@code last} runs
+     * after, also when freeing failed, on the call that closed.
+     */
+    public void close(Runnable last) {
+        if (phases.inLaunchOnCurrentThread()) {
+            throw new IllegalStateException("close() inside a launch of " + owner + " would wait for that launch "
+                    + "forever; close the runtime after the launch");
+        }
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        Launcher current = launcher;
+        current.beginClose();
+        try {
+            phases.exclusive(() -> {
+                current.close();
+                runtime.close();
+            });
+        } finally {
+            last.run();
+        }
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    public void checkOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException(owner + " is closed; compile the layout again for a new runtime");
+        }
+    }
+
+    private IllegalStateException closedDuringLaunch(Throwable cause) {
+        return new IllegalStateException(owner + " was closed during the launch: the ranges of blocks that had started "
+                + "finished, the others were skipped", cause);
+    }
+
+    private static void checkReduction(Supplier<?> identity, BlockReducer<?> reducer, BinaryOperator<?> combiner) {
+        Objects.requireNonNull(identity, "identity");
+        Objects.requireNonNull(reducer, "reducer");
+        Objects.requireNonNull(combiner, "combiner");
+    }
+
+    /** The number of coordinates {@code kernel} takes: the N of the Kernel1..Kernel8 it implements. */
+    private static int arity(Kernel kernel) {
+        for (Class<?> type : kernel.getClass().getInterfaces()) {
+            if (Kernel.class.isAssignableFrom(type) && type != Kernel.class) {
+                return Kernel.arity(type);
+            }
+        }
+        throw new IllegalArgumentException("kernel=" + kernel + " implements none of Kernel1..Kernel8");
+    }
+
+    private void checkOwned(SNode snode) {
+        Objects.requireNonNull(snode, "snode");
+        if (snode.id() >= layout.snodes().size() || layout.snode(snode.id()) != snode) {
+            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout");
+        }
+    }
+}

@@ -1,0 +1,155 @@
+package io.snode.codegen.internal.structfor;
+
+import io.snode.api.NodeKind;
+import io.snode.api.PlacedField;
+import io.snode.codegen.internal.MaskCopy;
+import io.snode.runtime.DynamicHeader;
+import io.snode.runtime.PointerWord;
+import io.snode.runtime.SNodePlan;
+import io.snode.runtime.internal.Atomics;
+import io.snode.runtime.internal.Structure;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * What struct-for does per kind of target, chosen once per snapshot or reduction ({@link #of}).
+ * What a snapshot records of one block (one container of the target) besides its place: nothing
+ * for a dense block (every cell is active), a copy of the bitmask and its bit count, the
+ * activity of the pointer words and their count, or a dynamic list's length; each read with
+ * acquire semantics, so the cells the block's kernels read afterwards are at least as new as the
+ * activity recorded. And how a reduction finds the values of a block's cells
+ * ({@link #values}, {@link BlockValues}).
+ */
+enum TargetKind {
+    DENSE {
+        @Override
+        void record(ActiveBlocks blocks, int b, MemorySegment segment, long container) {
+        }
+
+        @Override
+        void recordAll(ActiveBlocks blocks) {
+        }
+
+        @Override
+        BlockValues values(Structure structure, SNodePlan plan, PlacedField field) {
+            return new BlockValues.Leaf(plan, field);
+        }
+    },
+    BITMASKED {
+        @Override
+        int maskWords(SNodePlan plan) {
+            return wordsFor(plan);
+        }
+
+        @Override
+        boolean copiedWhileEmitted() {
+            return true;
+        }
+
+        @Override
+        void record(ActiveBlocks blocks, int b, MemorySegment segment, long container) {
+            int words = blocks.maskWords;
+            blocks.counts[b] = MaskCopy.copy(segment, container, blocks.masks, b * words, words);
+            VarHandle.acquireFence();
+        }
+
+        @Override
+        void recordAll(ActiveBlocks blocks) {
+            throw new AssertionError("bitmasks are copied while the blocks are emitted");
+        }
+
+        @Override
+        BlockValues values(Structure structure, SNodePlan plan, PlacedField field) {
+            return new BlockValues.Leaf(plan, field);
+        }
+    },
+    POINTER {
+        @Override
+        int maskWords(SNodePlan plan) {
+            return wordsFor(plan);
+        }
+
+        /** Mask and count of block {@code b} of a pointer target: which of its words are active. */
+        @Override
+        void record(ActiveBlocks blocks, int b, MemorySegment segment, long container) {
+            long[] masks = blocks.masks;
+            int words = blocks.maskWords;
+            long cellCount = blocks.plan.cellCount();
+            Arrays.fill(masks, b * words, (b + 1) * words, 0L);
+            int count = 0;
+            for (long index = 0; index < cellCount; index++) {
+                if (PointerWord.isActive(Atomics.getAcquire(segment, container + index * PointerWord.BYTES))) {
+                    masks[b * words + (int) (index >>> 6)] |= 1L << index;
+                    count++;
+                }
+            }
+            blocks.counts[b] = count;
+        }
+
+        @Override
+        BlockValues values(Structure structure, SNodePlan plan, PlacedField field) {
+            return new BlockValues.Pointers(structure.cells(field.snode()), plan, field);
+        }
+    },
+    DYNAMIC {
+        @Override
+        boolean hasLengths() {
+            return true;
+        }
+
+        @Override
+        void record(ActiveBlocks blocks, int b, MemorySegment segment, long container) {
+            blocks.lengths[b] = Atomics.getAcquire(segment, container + DynamicHeader.LENGTH_OFFSET);
+        }
+
+        @Override
+        BlockValues values(Structure structure, SNodePlan plan, PlacedField field) {
+            return new BlockValues.Lists(structure.cells(field.snode()), structure.directories(field.snode()), plan,
+                    field);
+        }
+    };
+
+    /** The activity of a target of {@code kind}; the root has no blocks. */
+    static TargetKind of(NodeKind kind) {
+        return switch (kind) {
+            case DENSE -> DENSE;
+            case BITMASKED -> BITMASKED;
+            case POINTER -> POINTER;
+            case DYNAMIC -> DYNAMIC;
+            case ROOT -> throw new IllegalArgumentException("snode=root has one cell and no coordinates");
+        };
+    }
+
+    /** Mask words per block: one bit per cell for bitmasked and pointer targets, else 0. */
+    int maskWords(SNodePlan plan) {
+        return 0;
+    }
+
+    /** Whether a block has a length of its own (a dynamic list's) instead of its cell count. */
+    boolean hasLengths() {
+        return false;
+    }
+
+    /** Whether the direct walk copies the activity while it emits the blocks (one pass over their memory). */
+    boolean copiedWhileEmitted() {
+        return false;
+    }
+
+    /** Records the activity of block {@code b}, whose container is at {@code container} of {@code segment}. */
+    abstract void record(ActiveBlocks blocks, int b, MemorySegment segment, long container);
+
+    /** How a reduction over {@code field} (placed on a target of this kind, planned as {@code plan}) reads a block. */
+    abstract BlockValues values(Structure structure, SNodePlan plan, PlacedField field);
+
+    /** Records the activity of every block emitted so far, in one pass. */
+    void recordAll(ActiveBlocks blocks) {
+        for (int b = 0; b < blocks.size; b++) {
+            record(blocks, b, blocks.segments[b], blocks.containers[b]);
+        }
+    }
+
+    private static int wordsFor(SNodePlan plan) {
+        return (int) ((plan.cellCount() + 63) / 64);
+    }
+}
