@@ -20,6 +20,7 @@ import io.snode.codegen.kernel.KernelException;
 import io.snode.codegen.internal.ImplementationHost;
 import io.snode.codegen.internal.InterfaceBinder;
 import io.snode.codegen.internal.LayoutEmitter;
+import io.snode.codegen.internal.StructureObjects;
 import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.codegen.internal.structfor.Reductions;
 import io.snode.codegen.internal.structfor.StructFor;
@@ -109,37 +110,7 @@ public final class SNodeRuntime implements AutoCloseable {
             Structure structure = runtime.internalStructure();
             String name = "io/snode/codegen/generated/Layout" + SEQUENCE.incrementAndGet();
             LayoutEmitter emitter = new LayoutEmitter(plan, name);
-            this.objects = new LayoutEmitter.RuntimeObjects() {
-                @Override
-                public Object structure() {
-                    return structure;
-                }
-
-                @Override
-                public Object root() {
-                    return structure.root();
-                }
-
-                @Override
-                public Object cells(SNode snode) {
-                    return structure.cells(snode);
-                }
-
-                @Override
-                public Object ambient(SNode snode) {
-                    return structure.ambient(snode);
-                }
-
-                @Override
-                public Object directories(SNode snode) {
-                    return structure.directories(snode);
-                }
-
-                @Override
-                public String runtimeName() {
-                    return describe(name, layout);
-                }
-            };
+            this.objects = new StructureObjects(structure, describe(name, layout));
             byte[] bytes = emitter.emit(objects);
             this.code = checked(new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText()));
             this.generated = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()),

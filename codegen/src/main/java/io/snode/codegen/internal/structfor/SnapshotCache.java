@@ -12,7 +12,7 @@ import java.util.function.Function;
 /**
  * The snapshots of a launcher and the rule that says when one still describes the structure:
  * the only reader of the structure's epoch ({@link Structure#epoch()}: advances on every
- * deactivation, roll-back and collection) and activation count ({@link Structure#activations()}:
+ * deactivation and collection) and activation count ({@link Structure#activations()}:
  * advances on every completed activation) for struct-for. A snapshot is stamped with both as
  * read before its walk began; a launch uses the latest launch's snapshot as it is while both
  * are unchanged, else walks again into its arrays. A kept set ({@link #keep}) goes stale only

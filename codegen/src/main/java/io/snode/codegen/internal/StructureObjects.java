@@ -1,0 +1,30 @@
+package io.snode.codegen.internal;
+
+import io.snode.api.SNode;
+import io.snode.runtime.internal.Structure;
+
+/**
+ * The runtime objects a layout's generated class holds as class data: the structure's root,
+ * cell managers, ambient cells and list directories, and the runtime's name for messages.
+ */
+public record StructureObjects(Structure structure, String runtimeName) implements LayoutEmitter.RuntimeObjects {
+    @Override
+    public Object root() {
+        return structure.root();
+    }
+
+    @Override
+    public Object cells(SNode snode) {
+        return structure.cells(snode);
+    }
+
+    @Override
+    public Object ambient(SNode snode) {
+        return structure.ambient(snode);
+    }
+
+    @Override
+    public Object directories(SNode snode) {
+        return structure.directories(snode);
+    }
+}
