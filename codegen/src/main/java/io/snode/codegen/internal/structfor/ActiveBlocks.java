@@ -32,13 +32,14 @@ import java.util.Arrays;
  * pointer, the common case), the walk records each active parent cell at slot {@code cell} of an
  * array sized by the parent manager's capacity and sets bit {@code cell} of a bitmap; reading the
  * bitmap in order is memory order, with no sort. {@link WalkerEmitter} generates this walk per
- * target; the generic walk here is the fallback and the reference. One pass over the bitmap then
+ * target; the generic walk ({@link SnapshotWalk}) is the fallback and the reference. One pass over the bitmap then
  * writes each block's memory, base coordinates and (bitmasked targets) mask and count, reading
  * node memory in order. Deeper targets record the pointer cells, order them by a counting sort,
  * and walk below each in that order.
  *
- * <p>A launch's snapshot lives only as long as the launch; the next launch of the same target
- * refills its arrays ({@link SnapshotCache#withSnapshot}) instead of allocating them again.
+ * <p>A launch's snapshot is kept for the next launch of the same target, which uses it as it is
+ * while the structure is unchanged and else refills its arrays instead of allocating them again
+ * ({@link SnapshotCache#withSnapshot}).
  *
  * <p>The walk reads pointer words with plain loads and issues an acquire fence before it reads
  * memory the word leads to (a child container, or the recorded blocks after the walk): the word

@@ -1,7 +1,7 @@
 package io.snode.codegen.internal.structfor;
 
-import io.snode.codegen.internal.WalkerEmitter;
 import io.snode.api.SNode;
+import io.snode.codegen.internal.WalkerEmitter;
 import io.snode.runtime.internal.Structure;
 import java.lang.invoke.MethodHandle;
 import java.util.Map;
