@@ -18,25 +18,19 @@ import io.snode.codegen.kernel.Kernel7;
 import io.snode.codegen.kernel.Kernel8;
 import io.snode.codegen.kernel.KernelException;
 import io.snode.codegen.internal.LayoutEmitter;
+import io.snode.codegen.internal.emit.HiddenClasses;
 import io.snode.runtime.MemoryStats;
 import io.snode.runtime.Plan;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.Structure;
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.nio.file.Files;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BinaryOperator;
 import java.util.function.Supplier;
-import org.objectweb.asm.ClassReader;
-import org.objectweb.asm.util.CheckClassAdapter;
 
 /**
  * A compiled layout: its data in off-heap memory plus a hidden class of static methods with
@@ -127,9 +121,8 @@ public final class SNodeRuntime implements AutoCloseable {
                 }
             };
             byte[] bytes = emitter.emit(objects);
-            this.code = checked(new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText()));
-            this.generated = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()),
-                    true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            this.code = new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText());
+            this.generated = HiddenClasses.define(Anchor.lookup(), code, emitter.classData());
             this.launcher = new io.snode.codegen.internal.Launcher(structure, phases,
                     Runtime.getRuntime().availableProcessors(), this::register);
             built = true;
@@ -249,7 +242,7 @@ public final class SNodeRuntime implements AutoCloseable {
      */
     public <T> T bind(Class<T> api) {
         Objects.requireNonNull(api, "api");
-        return io.snode.codegen.internal.InterfaceBinder.bind(api, layout(), this::handle);
+        return io.snode.codegen.internal.InterfaceBinder.bind(api, layout(), this::handle, extraCode::add);
     }
 
     /**
@@ -275,12 +268,10 @@ public final class SNodeRuntime implements AutoCloseable {
         String name = "io/snode/codegen/generated/Accessor" + SEQUENCE.incrementAndGet();
         LayoutEmitter emitter = new LayoutEmitter(plan(), name);
         byte[] bytes = emitter.emitAccessor(api, bindings, objects);
-        GeneratedClass generatedClass = checked(new GeneratedClass(name, bytes, plan().describe(),
-                emitter.sourceText()));
+        GeneratedClass generatedClass = new GeneratedClass(name, bytes, plan().describe(), emitter.sourceText());
         try {
-            MethodHandles.Lookup hidden = io.snode.codegen.internal.ImplementationHost.lookupFor(api)
-                    .defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()), true,
-                            MethodHandles.Lookup.ClassOption.NESTMATE);
+            MethodHandles.Lookup hidden = HiddenClasses.define(
+                    io.snode.codegen.internal.ImplementationHost.lookupFor(api), generatedClass, emitter.classData());
             extraCode.add(generatedClass);
             return hidden.findConstructor(hidden.lookupClass(), java.lang.invoke.MethodType.methodType(void.class));
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
@@ -702,39 +693,8 @@ public final class SNodeRuntime implements AutoCloseable {
                 + io.snode.codegen.internal.LayoutEmitter.abbreviated(layout.toString());
     }
 
-    /**
-     * Applies the generator switches to a class about to be defined: verification
-     * ({@code -Dsnode.codegen.verify=true}) and the dump ({@code -Dsnode.codegen.dump=DIR}).
-     */
-    private static GeneratedClass checked(GeneratedClass generated) {
-        if (CodegenSwitches.VERIFY) {
-            verify(generated.bytes());
-        }
-        if (CodegenSwitches.DUMP_DIRECTORY != null) {
-            dump(generated);
-        }
-        return generated;
-    }
-
-    /** A struct-for driver about to be defined: checked by the switches and listed. */
+    /** A struct-for driver about to be defined ({@link HiddenClasses} checks it by the switches): listed. */
     private void register(GeneratedClass driver) {
-        extraCode.add(checked(driver));
-    }
-
-    private static void verify(byte[] bytes) {
-        StringWriter report = new StringWriter();
-        CheckClassAdapter.verify(new ClassReader(bytes), false, new PrintWriter(report));
-        if (!report.toString().isEmpty()) {
-            throw new IllegalStateException("generated class failed verification:\n" + report);
-        }
-    }
-
-    private static void dump(GeneratedClass code) {
-        try {
-            Files.createDirectories(CodegenSwitches.DUMP_DIRECTORY);
-            Files.write(CodegenSwitches.DUMP_DIRECTORY.resolve(code.fileName()), code.bytes());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot dump generated class to " + CodegenSwitches.DUMP_DIRECTORY, e);
-        }
+        extraCode.add(driver);
     }
 }

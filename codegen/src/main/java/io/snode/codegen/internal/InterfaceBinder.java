@@ -3,7 +3,9 @@ package io.snode.codegen.internal;
 import io.snode.api.Layout;
 import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
+import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.generated.Anchor;
+import io.snode.codegen.internal.emit.HiddenClasses;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -12,12 +14,14 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.description.modifier.Visibility;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.implementation.InvokeDynamic;
 import net.bytebuddy.matcher.ElementMatchers;
+import org.objectweb.asm.ClassReader;
 
 /**
  * Implements an application's interface over a compiled layout with Byte Buddy. Each abstract
@@ -51,8 +55,11 @@ public final class InterfaceBinder {
 
     /**
      * @param generatedMethods the compiled layout's method handle for a generated method name
+     * @param listing          receives the implementation class once it is defined (the
+     *                         runtime lists it in {@code generatedCode()})
      */
-    public static <T> T bind(Class<T> api, Layout layout, Function<String, MethodHandle> generatedMethods) {
+    public static <T> T bind(Class<T> api, Layout layout, Function<String, MethodHandle> generatedMethods,
+                             Consumer<GeneratedClass> listing) {
         List<LayoutEmitter.Binding> bindings = bindings(api, layout);
         List<MethodHandle> targets = new ArrayList<>();
         DynamicType.Builder<Object> builder = new ByteBuddy()
@@ -73,9 +80,13 @@ public final class InterfaceBinder {
             targets.add(target);
         }
         byte[] bytes = builder.make().getBytes();
+        GeneratedClass code = new GeneratedClass(new ClassReader(bytes).getClassName(), bytes,
+                "implements " + api.getName() + " with one invokedynamic per method, linked to the generated method"
+                        + " of layout " + LayoutEmitter.abbreviated(layout.toString()));
         try {
-            MethodHandles.Lookup hidden = ImplementationHost.lookupFor(api).defineHiddenClassWithClassData(bytes,
-                    List.copyOf(targets), true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            MethodHandles.Lookup hidden = HiddenClasses.define(ImplementationHost.lookupFor(api), code,
+                    List.copyOf(targets));
+            listing.accept(code);
             Object instance = hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class)).invoke();
             return api.cast(instance);
         } catch (Throwable e) {
