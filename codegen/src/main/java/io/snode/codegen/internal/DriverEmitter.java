@@ -309,25 +309,14 @@ public final class DriverEmitter {
             mv.visitInsn(I2L);
             mv.pushInt(CellArithmetic.CELLS_PER_WORD_SHIFT);
             mv.visitInsn(LSHL);
-            mv.visitVarInsn(LLOAD, bits);
-            mv.invoke(RuntimeMethods.TRAILING_ZEROS);
+            CellArithmetic.takeLowestBit(mv, bits); // bits &= bits - 1
             mv.visitInsn(I2L);
             mv.visitInsn(LADD);
             mv.visitVarInsn(LSTORE, index);
-            // bits &= bits - 1
-            mv.visitVarInsn(LLOAD, bits);
-            mv.visitVarInsn(LLOAD, bits);
-            mv.visitInsn(LCONST_1);
-            mv.visitInsn(LSUB);
-            mv.visitInsn(LAND);
-            mv.visitVarInsn(LSTORE, bits);
             call();
             mv.visitLabel(bitsTest);
-            mv.visitVarInsn(LLOAD, bits);
-            mv.visitInsn(LCONST_0);
-            mv.visitInsn(LCMP);
             Label nextWord = new Label();
-            mv.visitJumpInsn(IFEQ, nextWord);
+            CellArithmetic.ifNoBits(mv, bits, nextWord);
             mv.visitJumpInsn(GOTO, bitsBody);
             mv.visitLabel(nextWord);
             mv.visitIincInsn(word, 1);

@@ -105,13 +105,9 @@ final class FieldBodies {
     /** A read; {@code cached} null: the walk from the root (inactive pointers read the ambient cell). */
     void get(MethodEmitter mv, PlacedField field, Walk cached) {
         ValueType value = ValueType.of(field.type());
-        boundsChecks(mv, "field=" + field.name(), field.snode());
         Label zero = new Label();
-        List<PathStep> path = plan.path(field);
         PathWalk walk = new PathWalk(owner, mv);
-        boolean mayBeInactive = cached == null
-                ? walk.walk(path, 0, path.size(), zero, true)
-                : cached.emit(walk, zero);
+        boolean mayBeInactive = walkToField(walk, field, zero, true, cached);
         fieldAddress(walk, field, value);
         mv.invoke(value.get);
         mv.visitInsn(value.returns());
@@ -127,14 +123,10 @@ final class FieldBodies {
     void store(MethodEmitter mv, PlacedField field, boolean add, Walk cached) {
         ValueType value = ValueType.of(field.type());
         int dims = field.dimensionality();
-        boundsChecks(mv, "field=" + field.name(), field.snode());
         Label slow = new Label();
         Label store = new Label();
-        List<PathStep> path = plan.path(field);
         PathWalk walk = new PathWalk(owner, mv);
-        boolean mayBeInactive = cached == null
-                ? walk.walk(path, 0, path.size(), slow, false)
-                : cached.emit(walk, slow);
+        boolean mayBeInactive = walkToField(walk, field, slow, false, cached);
         mv.visitLabel(store);
         if (add) {
             mv.visitVarInsn(ALOAD, walk.segment());
@@ -184,17 +176,23 @@ final class FieldBodies {
         end(mv);
     }
 
+    /**
+     * Checks the coordinates, then leaves the field's cell in the walk's locals: by the walk
+     * from the root ({@code cached} null) or the accessor's cache.
+     */
+    private boolean walkToField(PathWalk walk, PlacedField field, Label inactive, boolean ambient, Walk cached) {
+        boundsChecks(walk.mv(), "field=" + field.name(), field.snode());
+        List<PathStep> path = plan.path(field);
+        return cached == null ? walk.walk(path, 0, path.size(), inactive, ambient) : cached.emit(walk, inactive);
+    }
+
     /** Pushes the segment, the value layout and the field's byte offset. */
     private void fieldAddress(PathWalk walk, PlacedField field, ValueType value) {
         MethodEmitter mv = walk.mv();
         mv.visitVarInsn(ALOAD, walk.segment());
         value.pushLayout(mv);
         mv.visitVarInsn(LLOAD, walk.offset());
-        long offset = plan.node(field.snode()).fieldOffset(field.slot());
-        if (offset != 0) {
-            mv.pushLong(offset);
-            mv.visitInsn(LADD);
-        }
+        mv.addLong(plan.node(field.snode()).fieldOffset(field.slot()));
     }
 
     /** Activates the path to {@code target} through the runtime; leaves segment and offset set. */

@@ -278,22 +278,12 @@ public final class WalkerEmitter {
             words.run();
             mv.visitVarInsn(LSTORE, bits);
             mv.visitLabel(bitsTest);
-            mv.visitVarInsn(LLOAD, bits);
-            mv.visitInsn(LCONST_0);
-            mv.visitInsn(LCMP);
-            mv.visitJumpInsn(IFEQ, nextOuter);
+            CellArithmetic.ifNoBits(mv, bits, nextOuter);
             // index = base + numberOfTrailingZeros(bits); bits &= bits - 1
             base.run();
-            mv.visitVarInsn(LLOAD, bits);
-            mv.invoke(RuntimeMethods.TRAILING_ZEROS);
+            CellArithmetic.takeLowestBit(mv, bits);
             mv.visitInsn(IADD);
             mv.visitVarInsn(ISTORE, index);
-            mv.visitVarInsn(LLOAD, bits);
-            mv.visitVarInsn(LLOAD, bits);
-            mv.visitInsn(LCONST_1);
-            mv.visitInsn(LSUB);
-            mv.visitInsn(LAND);
-            mv.visitVarInsn(LSTORE, bits);
             body.accept(bitsTest);
             mv.visitJumpInsn(GOTO, bitsTest);
             mv.visitLabel(nextOuter);
@@ -318,10 +308,7 @@ public final class WalkerEmitter {
             childCoordinates();
             mv.visitVarInsn(ALOAD, mv.parameter(0));
             mv.visitVarInsn(LLOAD, container);
-            if (cellsOffset != 0) {
-                mv.pushLong(cellsOffset);
-                mv.visitInsn(LADD);
-            }
+            mv.addLong(cellsOffset);
             mv.visitVarInsn(ILOAD, index);
             mv.visitInsn(I2L);
             mv.pushLong(cellBytes);

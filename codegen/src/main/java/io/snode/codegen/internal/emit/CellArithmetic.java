@@ -2,12 +2,22 @@ package io.snode.codegen.internal.emit;
 
 import static org.objectweb.asm.Opcodes.I2L;
 import static org.objectweb.asm.Opcodes.IAND;
+import static org.objectweb.asm.Opcodes.IFEQ;
 import static org.objectweb.asm.Opcodes.IDIV;
 import static org.objectweb.asm.Opcodes.IREM;
 import static org.objectweb.asm.Opcodes.ISHL;
 import static org.objectweb.asm.Opcodes.IUSHR;
+import static org.objectweb.asm.Opcodes.LAND;
+import static org.objectweb.asm.Opcodes.LCMP;
+import static org.objectweb.asm.Opcodes.LCONST_0;
+import static org.objectweb.asm.Opcodes.LCONST_1;
+import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSHL;
+import static org.objectweb.asm.Opcodes.LSTORE;
+import static org.objectweb.asm.Opcodes.LSUB;
 import static org.objectweb.asm.Opcodes.LUSHR;
+
+import org.objectweb.asm.Label;
 
 /**
  * The two pieces of index arithmetic that generated code repeats at every level, written once:
@@ -76,6 +86,29 @@ public final class CellArithmetic {
         mv.visitInsn(I2L);
         mv.pushInt(WORD_BYTES_SHIFT);
         mv.visitInsn(LSHL);
+    }
+
+    /** {@code if (bits == 0) goto none}, for the long local {@code bits}. */
+    public static void ifNoBits(MethodEmitter mv, int bits, Label none) {
+        mv.visitVarInsn(LLOAD, bits);
+        mv.visitInsn(LCONST_0);
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFEQ, none);
+    }
+
+    /**
+     * Pushes the int index of the lowest set bit of the long local {@code bits}, then clears
+     * that bit: {@code tz(bits); bits &= bits - 1}.
+     */
+    public static void takeLowestBit(MethodEmitter mv, int bits) {
+        mv.visitVarInsn(LLOAD, bits);
+        mv.invoke(RuntimeMethods.TRAILING_ZEROS);
+        mv.visitVarInsn(LLOAD, bits);
+        mv.visitVarInsn(LLOAD, bits);
+        mv.visitInsn(LCONST_1);
+        mv.visitInsn(LSUB);
+        mv.visitInsn(LAND);
+        mv.visitVarInsn(LSTORE, bits);
     }
 
     /** The int mask-word index on the stack becomes the index of the first cell it covers. */

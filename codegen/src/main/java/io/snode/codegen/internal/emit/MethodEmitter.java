@@ -3,6 +3,7 @@ package io.snode.codegen.internal.emit;
 import static org.objectweb.asm.Opcodes.ACC_STATIC;
 import static org.objectweb.asm.Opcodes.BIPUSH;
 import static org.objectweb.asm.Opcodes.ICONST_0;
+import static org.objectweb.asm.Opcodes.LADD;
 import static org.objectweb.asm.Opcodes.LAND;
 import static org.objectweb.asm.Opcodes.LCONST_0;
 import static org.objectweb.asm.Opcodes.LCONST_1;
@@ -119,31 +120,36 @@ public final class MethodEmitter extends MethodVisitor {
         }
     }
 
+    /** Adds a constant to the long on the stack (nothing for 0). */
+    public void addLong(long value) {
+        if (value != 0) {
+            pushLong(value);
+            visitInsn(LADD);
+        }
+    }
+
     /** Multiplies the long on the stack by a constant: a shift for powers of two, nothing for 1. */
     public void multiply(long factor) {
-        if (factor == 1) {
-            return;
-        }
-        if (Long.bitCount(factor) == 1) {
-            pushInt(Long.numberOfTrailingZeros(factor));
-            visitInsn(LSHL);
-        } else {
-            pushLong(factor);
-            visitInsn(LMUL);
+        if (factor != 1) {
+            byConstant(factor, LSHL, LMUL);
         }
     }
 
     /** Divides the long on the stack by a positive constant: a shift for powers of two, nothing for 1. */
     public void divide(long divisor) {
-        if (divisor == 1) {
-            return;
+        if (divisor != 1) {
+            byConstant(divisor, LUSHR, LDIV);
         }
-        if (Long.bitCount(divisor) == 1) {
-            pushInt(Long.numberOfTrailingZeros(divisor));
-            visitInsn(LUSHR);
+    }
+
+    /** {@code shift} by log2 of a power of two, else {@code operation} with the constant. */
+    private void byConstant(long constant, int shift, int operation) {
+        if (Long.bitCount(constant) == 1) {
+            pushInt(Long.numberOfTrailingZeros(constant));
+            visitInsn(shift);
         } else {
-            pushLong(divisor);
-            visitInsn(LDIV);
+            pushLong(constant);
+            visitInsn(operation);
         }
     }
 

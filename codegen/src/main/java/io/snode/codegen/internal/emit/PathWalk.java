@@ -124,10 +124,7 @@ public final class PathWalk {
     /** offset := offset + base + index * cellBytes. */
     void advance(long base, long cellBytes) {
         mv.visitVarInsn(LLOAD, offset);
-        if (base != 0) {
-            mv.pushLong(base);
-            mv.visitInsn(LADD);
-        }
+        mv.addLong(base);
         mv.visitVarInsn(LLOAD, index);
         mv.multiply(cellBytes);
         mv.visitInsn(LADD);
@@ -176,9 +173,6 @@ public final class PathWalk {
     /** Pushes offset + the step's container offset. */
     void containerOffset(PathStep step) {
         mv.visitVarInsn(LLOAD, offset);
-        if (step.containerOffset() != 0) {
-            mv.pushLong(step.containerOffset());
-            mv.visitInsn(LADD);
-        }
+        mv.addLong(step.containerOffset());
     }
 }
