@@ -99,13 +99,8 @@ final class AccessorEmitter {
     private void emitMethod(Binding binding) {
         Method method = binding.method();
         PlacedField field = binding.field();
-        List<String> parameterNames = switch (binding.operation()) {
-            case GET -> FieldBodies.names(field.axes(), null);
-            case SET -> FieldBodies.names(field.axes(), "value");
-            case ADD -> FieldBodies.names(field.axes(), "delta");
-            case APPEND -> FieldBodies.names(field.snode().parent().indexAxes(), "value");
-        };
-        MethodEmitter mv = bodies.begin(method.getName(), Type.getMethodDescriptor(method), false, parameterNames);
+        MethodEmitter mv = bodies.begin(method.getName(), Type.getMethodDescriptor(method), false,
+                FieldBodies.names(binding));
         Cache cache = cacheFor(field);
         FieldBodies.Walk cached = cache == null ? null : (walk, inactive) -> emitCachedWalk(walk, field, cache, inactive);
         switch (binding.operation()) {

@@ -93,7 +93,7 @@ public final class DriverEmitter {
     public static byte[] emitBlock(String className, SNodePlan target, boolean reducer) {
         ClassEmitter owner = owner(className, target);
         String descriptor = reducer
-                ? "(" + Type.getDescriptor(BlockReducer.class) + "Ljava/lang/Object;" + BLOCKS + "II)V"
+                ? "(" + Type.getDescriptor(BlockReducer.class) + Type.getDescriptor(Object.class) + BLOCKS + "II)V"
                 : "(" + Type.getDescriptor(BlockKernel.class) + BLOCKS + "II)V";
         List<String> names = reducer
                 ? List.of("reducer", "accumulator", "blocks", "from", "to")
@@ -309,10 +309,11 @@ public final class DriverEmitter {
             mv.visitInsn(I2L);
             mv.pushInt(CellArithmetic.CELLS_PER_WORD_SHIFT);
             mv.visitInsn(LSHL);
-            CellArithmetic.takeLowestBit(mv, bits); // bits &= bits - 1
+            CellArithmetic.lowestBit(mv, bits);
             mv.visitInsn(I2L);
             mv.visitInsn(LADD);
             mv.visitVarInsn(LSTORE, index);
+            CellArithmetic.clearLowestBit(mv, bits); // bits &= bits - 1
             call();
             mv.visitLabel(bitsTest);
             Label nextWord = new Label();

@@ -102,6 +102,17 @@ final class FieldBodies {
         return names;
     }
 
+    /** The parameter names of the method that implements {@code binding}. */
+    static List<String> names(LayoutEmitter.Binding binding) {
+        PlacedField field = binding.field();
+        return switch (binding.operation()) {
+            case GET -> names(field.axes(), null);
+            case SET -> names(field.axes(), "value");
+            case ADD -> names(field.axes(), "delta");
+            case APPEND -> names(field.snode().parent().indexAxes(), "value");
+        };
+    }
+
     /** A read; {@code cached} null: the walk from the root (inactive pointers read the ambient cell). */
     void get(MethodEmitter mv, PlacedField field, Walk cached) {
         ValueType value = ValueType.of(field.type());

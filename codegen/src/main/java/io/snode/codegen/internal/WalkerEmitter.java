@@ -281,9 +281,10 @@ public final class WalkerEmitter {
             CellArithmetic.ifNoBits(mv, bits, nextOuter);
             // index = base + numberOfTrailingZeros(bits); bits &= bits - 1
             base.run();
-            CellArithmetic.takeLowestBit(mv, bits);
+            CellArithmetic.lowestBit(mv, bits);
             mv.visitInsn(IADD);
             mv.visitVarInsn(ISTORE, index);
+            CellArithmetic.clearLowestBit(mv, bits);
             body.accept(bitsTest);
             mv.visitJumpInsn(GOTO, bitsTest);
             mv.visitLabel(nextOuter);

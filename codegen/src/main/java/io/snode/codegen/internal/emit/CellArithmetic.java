@@ -96,13 +96,14 @@ public final class CellArithmetic {
         mv.visitJumpInsn(IFEQ, none);
     }
 
-    /**
-     * Pushes the int index of the lowest set bit of the long local {@code bits}, then clears
-     * that bit: {@code tz(bits); bits &= bits - 1}.
-     */
-    public static void takeLowestBit(MethodEmitter mv, int bits) {
+    /** Pushes the int index of the lowest set bit of the long local {@code bits}: {@code tz(bits)}. */
+    public static void lowestBit(MethodEmitter mv, int bits) {
         mv.visitVarInsn(LLOAD, bits);
         mv.invoke(RuntimeMethods.TRAILING_ZEROS);
+    }
+
+    /** {@code bits &= bits - 1}: clears the lowest set bit of the long local {@code bits}. */
+    public static void clearLowestBit(MethodEmitter mv, int bits) {
         mv.visitVarInsn(LLOAD, bits);
         mv.visitVarInsn(LLOAD, bits);
         mv.visitInsn(LCONST_1);

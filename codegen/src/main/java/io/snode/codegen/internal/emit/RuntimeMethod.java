@@ -1,5 +1,6 @@
 package io.snode.codegen.internal.emit;
 
+import static org.objectweb.asm.Opcodes.H_INVOKESTATIC;
 import static org.objectweb.asm.Opcodes.INVOKEINTERFACE;
 import static org.objectweb.asm.Opcodes.INVOKESPECIAL;
 import static org.objectweb.asm.Opcodes.INVOKESTATIC;
@@ -10,6 +11,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.stream.Collectors;
+import org.objectweb.asm.Handle;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Type;
 
@@ -67,6 +69,14 @@ public record RuntimeMethod(int opcode, String owner, String name, String descri
     /** Emits the call; its arguments are on the stack. */
     public void invoke(MethodVisitor mv) {
         mv.visitMethodInsn(opcode, owner, name, descriptor, isInterface);
+    }
+
+    /** The handle of a static method, for a bootstrap method of {@code invokedynamic}. */
+    public Handle handle() {
+        if (opcode != INVOKESTATIC) {
+            throw new IllegalStateException(this + " is not static: no bootstrap method");
+        }
+        return new Handle(H_INVOKESTATIC, owner, name, descriptor, isInterface);
     }
 
     /** {@code Owner.name(descriptor)}, as in messages and disassemblies. */

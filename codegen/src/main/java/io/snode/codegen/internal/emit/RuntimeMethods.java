@@ -1,6 +1,7 @@
 package io.snode.codegen.internal.emit;
 
 import io.snode.api.SNode;
+import io.snode.codegen.generated.Anchor;
 import io.snode.codegen.internal.ActiveBlocks;
 import io.snode.codegen.internal.ClosedRuntime;
 import io.snode.codegen.internal.PointerScan;
@@ -24,6 +25,7 @@ import io.snode.runtime.internal.Structure;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.List;
@@ -113,6 +115,10 @@ public final class RuntimeMethods {
             kernelApply(Kernel1.class, 1), kernelApply(Kernel2.class, 2), kernelApply(Kernel3.class, 3),
             kernelApply(Kernel4.class, 4), kernelApply(Kernel5.class, 5), kernelApply(Kernel6.class, 6),
             kernelApply(Kernel7.class, 7), kernelApply(Kernel8.class, 8));
+
+    // The bootstrap of every invokedynamic of a bound interface.
+    public static final RuntimeMethod BIND = of(Anchor.class, "bind", MethodHandles.Lookup.class, String.class,
+            MethodType.class, int.class);
 
     // Plain Java the generated code uses.
     public static final RuntimeMethod COMPARE_UNSIGNED = of(Integer.class, "compareUnsigned", int.class, int.class);
