@@ -9,6 +9,7 @@ import io.snode.codegen.internal.ImplementationHost;
 import io.snode.codegen.internal.InterfaceBinder;
 import io.snode.codegen.internal.LayoutEmitter;
 import io.snode.codegen.internal.StructureObjects;
+import io.snode.codegen.internal.emit.HiddenClasses;
 import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.codegen.internal.structfor.Reductions;
 import io.snode.codegen.internal.structfor.StructFor;
@@ -34,14 +35,9 @@ import io.snode.runtime.Plan;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.Structure;
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,8 +47,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BinaryOperator;
 import java.util.function.Supplier;
-import org.objectweb.asm.ClassReader;
-import org.objectweb.asm.util.CheckClassAdapter;
 
 /**
  * A compiled layout: its data in off-heap memory plus a hidden class of static methods with
@@ -112,9 +106,8 @@ public final class SNodeRuntime implements AutoCloseable {
             LayoutEmitter emitter = new LayoutEmitter(plan, name);
             this.objects = new StructureObjects(structure, describe(name, layout));
             byte[] bytes = emitter.emit(objects);
-            this.code = checked(new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText()));
-            this.generated = Anchor.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()),
-                    true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            this.code = new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText());
+            this.generated = HiddenClasses.define(Anchor.lookup(), code, emitter.classData());
             this.structFor = new StructFor(runtime, phases, this::register, this);
             built = true;
         } catch (IllegalAccessException e) {
@@ -233,7 +226,7 @@ public final class SNodeRuntime implements AutoCloseable {
      */
     public <T> T bind(Class<T> api) {
         Objects.requireNonNull(api, "api");
-        return InterfaceBinder.bind(api, layout(), this::handle);
+        return InterfaceBinder.bind(api, layout(), this::handle, extraCode::add);
     }
 
     /**
@@ -259,12 +252,10 @@ public final class SNodeRuntime implements AutoCloseable {
         String name = "io/snode/codegen/generated/Accessor" + SEQUENCE.incrementAndGet();
         LayoutEmitter emitter = new LayoutEmitter(plan(), name);
         byte[] bytes = emitter.emitAccessor(api, bindings, objects);
-        GeneratedClass generatedClass = checked(new GeneratedClass(name, bytes, plan().describe(),
-                emitter.sourceText()));
+        GeneratedClass generatedClass = new GeneratedClass(name, bytes, plan().describe(), emitter.sourceText());
         try {
-            MethodHandles.Lookup hidden = ImplementationHost.lookupFor(api)
-                    .defineHiddenClassWithClassData(bytes, List.copyOf(emitter.classData()), true,
-                            MethodHandles.Lookup.ClassOption.NESTMATE);
+            MethodHandles.Lookup hidden = HiddenClasses.define(ImplementationHost.lookupFor(api), generatedClass,
+                    emitter.classData());
             extraCode.add(generatedClass);
             return hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class));
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
@@ -548,39 +539,8 @@ public final class SNodeRuntime implements AutoCloseable {
                 + LayoutEmitter.abbreviated(layout.toString());
     }
 
-    /**
-     * Applies the generator switches to a class about to be defined: verification
-     * ({@code -Dsnode.codegen.verify=true}) and the dump ({@code -Dsnode.codegen.dump=DIR}).
-     */
-    private static GeneratedClass checked(GeneratedClass generated) {
-        if (CodegenSwitches.VERIFY) {
-            verify(generated.bytes());
-        }
-        if (CodegenSwitches.DUMP_DIRECTORY != null) {
-            dump(generated);
-        }
-        return generated;
-    }
-
-    /** A struct-for driver about to be defined: checked by the switches and listed. */
+    /** A struct-for driver about to be defined ({@link HiddenClasses} checks it by the switches): listed. */
     private void register(GeneratedClass driver) {
-        extraCode.add(checked(driver));
-    }
-
-    private static void verify(byte[] bytes) {
-        StringWriter report = new StringWriter();
-        CheckClassAdapter.verify(new ClassReader(bytes), false, new PrintWriter(report));
-        if (!report.toString().isEmpty()) {
-            throw new IllegalStateException("generated class failed verification:\n" + report);
-        }
-    }
-
-    private static void dump(GeneratedClass code) {
-        try {
-            Files.createDirectories(CodegenSwitches.DUMP_DIRECTORY);
-            Files.write(CodegenSwitches.DUMP_DIRECTORY.resolve(code.fileName()), code.bytes());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot dump generated class to " + CodegenSwitches.DUMP_DIRECTORY, e);
-        }
+        extraCode.add(driver);
     }
 }

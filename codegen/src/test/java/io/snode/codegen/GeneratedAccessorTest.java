@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.snode.api.Layout;
 import io.snode.api.SNode;
 import java.lang.invoke.MethodHandle;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class GeneratedAccessorTest {
@@ -61,9 +63,34 @@ class GeneratedAccessorTest {
         try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("pointer(i,5).dense(i,3).place(f64 x)"))) {
             String getter = squeeze(method(rt.generatedCode().getFirst().disassembly(), "get_x"));
             assertThat(getter).contains("ILOAD 0 ICONST_3 IDIV I2L");      // outer: i / 3
-            // leaf: offset += (i % 3) * 8 bytes
-            assertThat(getter).contains("ILOAD 0 ICONST_3 IREM I2L LSTORE 6 LLOAD 2 LLOAD 6 ICONST_3 LSHL LADD");
+            // leaf: index = i % 3; offset += index * 8 bytes, in the locals named index and offset
+            int i = local(getter, "i", "I");
+            int index = local(getter, "index", "J");
+            int offset = local(getter, "offset", "J");
+            assertThat(getter).contains("ILOAD " + i + " ICONST_3 IREM I2L LSTORE " + index + " LLOAD " + offset
+                    + " LLOAD " + index + " ICONST_3 LSHL LADD");
         }
+    }
+
+    @Test
+    void theListingNamesLocalsAndMarksWherePathLevelsStart() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(L1))) {
+            String getter = method(rt.generatedCode().getFirst().disassembly(), "get_phi");
+            assertThat(getter).contains("LOCALVARIABLE i I", "LOCALVARIABLE j I", "LOCALVARIABLE k I",
+                    "LOCALVARIABLE segment Ljava/lang/foreign/MemorySegment;", "LOCALVARIABLE offset J",
+                    "LOCALVARIABLE word J", "LOCALVARIABLE index J");
+            // One line-number entry per level of the path: pointer, pointer, dense.
+            assertThat(getter.lines().map(String::strip).filter(line -> line.startsWith("LINENUMBER"))
+                    .map(line -> line.split(" ")[1]).toList()).containsExactly("1", "2", "3");
+        }
+    }
+
+    /** The slot of the local {@code name} of {@code descriptor}, from the method's local-variable table. */
+    private static int local(String method, String name, String descriptor) {
+        Matcher entry = Pattern.compile("LOCALVARIABLE " + Pattern.quote(name) + " " + Pattern.quote(descriptor)
+                + " L\\d+ L\\d+ (\\d+)").matcher(method);
+        assertThat(entry.find()).as("local " + name + " in\n" + method).isTrue();
+        return Integer.parseInt(entry.group(1));
     }
 
     private static String method(String disassembly, String name) {

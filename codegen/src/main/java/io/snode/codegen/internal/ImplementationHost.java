@@ -1,17 +1,14 @@
 package io.snode.codegen.internal;
 
-import static org.objectweb.asm.Opcodes.ACC_FINAL;
-import static org.objectweb.asm.Opcodes.ACC_PUBLIC;
-import static org.objectweb.asm.Opcodes.ACC_STATIC;
-import static org.objectweb.asm.Opcodes.ACC_SUPER;
 import static org.objectweb.asm.Opcodes.ARETURN;
-import static org.objectweb.asm.Opcodes.INVOKESTATIC;
 
 import io.snode.codegen.generated.Anchor;
+import io.snode.codegen.internal.emit.ClassEmitter;
+import io.snode.codegen.internal.emit.MethodEmitter;
+import io.snode.codegen.internal.emit.RuntimeMethods;
 import java.lang.invoke.MethodHandles;
-import org.objectweb.asm.ClassWriter;
-import org.objectweb.asm.MethodVisitor;
-import org.objectweb.asm.Opcodes;
+import java.util.List;
+import org.objectweb.asm.Type;
 
 /**
  * Where the classes that implement an application interface (bound interfaces and accessors)
@@ -76,19 +73,13 @@ public final class ImplementationHost {
 
     /** {@code public final class Host { public static Lookup lookup() { return MethodHandles.lookup(); } }} */
     private static byte[] hostBytes() {
-        ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_MAXS);
-        writer.visit(Opcodes.V25, ACC_PUBLIC | ACC_FINAL | ACC_SUPER, HOST, null, "java/lang/Object", null);
-        writer.visitSource("bridge to an application interface's class loader", null);
-        MethodVisitor mv = writer.visitMethod(ACC_PUBLIC | ACC_STATIC, "lookup",
-                "()Ljava/lang/invoke/MethodHandles$Lookup;", null, null);
-        mv.visitCode();
-        mv.visitMethodInsn(INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup",
-                "()Ljava/lang/invoke/MethodHandles$Lookup;", false);
+        ClassEmitter host = new ClassEmitter(HOST, "bridge to an application interface's class loader");
+        MethodEmitter mv = host.method("lookup", "()" + Type.getDescriptor(MethodHandles.Lookup.class), true,
+                List.of());
+        mv.invoke(RuntimeMethods.LOOKUP);
         mv.visitInsn(ARETURN);
-        mv.visitMaxs(0, 0);
-        mv.visitEnd();
-        writer.visitEnd();
-        return writer.toByteArray();
+        mv.end();
+        return host.finish();
     }
 
     /**

@@ -1,9 +1,20 @@
 package io.snode.codegen.internal;
 
+import static org.objectweb.asm.Opcodes.ACC_PUBLIC;
+import static org.objectweb.asm.Opcodes.ALOAD;
+import static org.objectweb.asm.Opcodes.ILOAD;
+import static org.objectweb.asm.Opcodes.IRETURN;
+import static org.objectweb.asm.Opcodes.RETURN;
+
 import io.snode.api.Layout;
 import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
+import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.generated.Anchor;
+import io.snode.codegen.internal.emit.ClassEmitter;
+import io.snode.codegen.internal.emit.HiddenClasses;
+import io.snode.codegen.internal.emit.MethodEmitter;
+import io.snode.codegen.internal.emit.RuntimeMethods;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -12,15 +23,13 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.function.Function;
-import net.bytebuddy.ByteBuddy;
-import net.bytebuddy.description.modifier.Visibility;
-import net.bytebuddy.dynamic.DynamicType;
-import net.bytebuddy.implementation.InvokeDynamic;
-import net.bytebuddy.matcher.ElementMatchers;
+import org.objectweb.asm.Type;
 
 /**
- * Implements an application's interface over a compiled layout with Byte Buddy. Each abstract
+ * Implements an application's interface over a compiled layout (a class written by the
+ * module's {@link ClassEmitter}, as every generated class is). Each abstract
  * method is matched to a field by name and signature, and its body is one {@code invokedynamic}
  * whose call site {@link Anchor#bind} links to the generated method: the JIT sees a constant
  * target and inlines it. The implementation is a hidden class whose class data holds the
@@ -35,52 +44,65 @@ import net.bytebuddy.matcher.ElementMatchers;
  * Default methods are left alone.
  */
 public final class InterfaceBinder {
-    private static final Method BOOTSTRAP;
-
-    static {
-        try {
-            BOOTSTRAP = Anchor.class.getMethod("bind", MethodHandles.Lookup.class, String.class, MethodType.class,
-                    int.class);
-        } catch (NoSuchMethodException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private InterfaceBinder() {
     }
 
     /**
      * @param generatedMethods the compiled layout's method handle for a generated method name
+     * @param listing          receives the implementation class once it is defined (the
+     *                         runtime lists it in {@code generatedCode()})
      */
-    public static <T> T bind(Class<T> api, Layout layout, Function<String, MethodHandle> generatedMethods) {
+    public static <T> T bind(Class<T> api, Layout layout, Function<String, MethodHandle> generatedMethods,
+                             Consumer<GeneratedClass> listing) {
         List<LayoutEmitter.Binding> bindings = bindings(api, layout);
-        List<MethodHandle> targets = new ArrayList<>();
-        DynamicType.Builder<Object> builder = new ByteBuddy()
-                .subclass(Object.class)
-                .implement(api)
-                .name("io.snode.codegen.generated.Bound" + api.getSimpleName())
-                .modifiers(Visibility.PUBLIC);
+        List<Object> targets = new ArrayList<>();
+        ClassEmitter owner = new ClassEmitter("io/snode/codegen/generated/Bound" + api.getSimpleName(),
+                "binds " + api.getName() + " to layout " + LayoutEmitter.abbreviated(layout.toString()),
+                Type.getInternalName(api));
+        MethodEmitter init = owner.method(ACC_PUBLIC, "<init>", "()V", List.of());
+        init.visitVarInsn(ALOAD, 0);
+        init.invoke(RuntimeMethods.OBJECT_INIT);
+        init.visitInsn(RETURN);
+        init.end();
         for (LayoutEmitter.Binding binding : bindings) {
             Method method = binding.method();
             MethodHandle target = generatedMethods.apply(generatedName(binding));
             if (!target.type().equals(MethodType.methodType(method.getReturnType(), method.getParameterTypes()))) {
                 throw mismatch(method, "the generated method is " + target.type());
             }
-            builder = builder.method(ElementMatchers.is(method)).intercept(
-                    InvokeDynamic.bootstrap(BOOTSTRAP, targets.size())
-                            .invoke(method.getName(), method.getReturnType())
-                            .withMethodArguments());
+            emitForward(owner, binding, targets.size());
             targets.add(target);
         }
-        byte[] bytes = builder.make().getBytes();
+        byte[] bytes = owner.finish();
+        GeneratedClass code = new GeneratedClass(owner.className(), bytes,
+                "implements " + api.getName() + " with one invokedynamic per method, linked to the generated method"
+                        + " of layout " + LayoutEmitter.abbreviated(layout.toString()));
         try {
-            MethodHandles.Lookup hidden = ImplementationHost.lookupFor(api).defineHiddenClassWithClassData(bytes,
-                    List.copyOf(targets), true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            MethodHandles.Lookup hidden = HiddenClasses.define(ImplementationHost.lookupFor(api), code, targets);
+            listing.accept(code);
             Object instance = hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class)).invoke();
             return api.cast(instance);
         } catch (Throwable e) {
             throw cannotDefine("the implementation", api, e);
         }
+    }
+
+    /**
+     * {@code method(args) { return invokedynamic method(args) }}, bootstrapped by
+     * {@link Anchor#bind} with {@code index}: the call links to generated method number
+     * {@code index} of the class data.
+     */
+    private static void emitForward(ClassEmitter owner, LayoutEmitter.Binding binding, int index) {
+        Method method = binding.method();
+        String descriptor = Type.getMethodDescriptor(method);
+        MethodEmitter mv = owner.method(ACC_PUBLIC, method.getName(), descriptor, FieldBodies.names(binding));
+        Type[] parameters = Type.getArgumentTypes(descriptor);
+        for (int n = 0; n < parameters.length; n++) {
+            mv.visitVarInsn(parameters[n].getOpcode(ILOAD), mv.parameter(n));
+        }
+        mv.visitInvokeDynamicInsn(method.getName(), descriptor, RuntimeMethods.BIND.handle(), index);
+        mv.visitInsn(Type.getReturnType(descriptor).getOpcode(IRETURN));
+        mv.end();
     }
 
     /**

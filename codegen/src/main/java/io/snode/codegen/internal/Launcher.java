@@ -4,6 +4,7 @@ import io.snode.api.NodeKind;
 import io.snode.api.SNode;
 import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.generated.Anchor;
+import io.snode.codegen.internal.emit.HiddenClasses;
 import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.codegen.internal.structfor.LaunchSplit;
 import io.snode.codegen.internal.structfor.SnapshotCache;
@@ -202,10 +203,10 @@ public final class Launcher implements AutoCloseable {
 
     private MethodHandle define(SNode target, String kind, byte[] bytes, MethodType declared, MethodType erased) {
         String name = new org.objectweb.asm.ClassReader(bytes).getClassName();
-        listing.accept(new GeneratedClass(name, bytes, structure.plan().node(target).toString()));
+        GeneratedClass code = new GeneratedClass(name, bytes, structure.plan().node(target).toString());
+        listing.accept(code);
         try {
-            MethodHandles.Lookup hidden = Anchor.lookup().defineHiddenClass(bytes, true,
-                    MethodHandles.Lookup.ClassOption.NESTMATE);
+            MethodHandles.Lookup hidden = HiddenClasses.define(Anchor.lookup(), code, null);
             return hidden.findStatic(hidden.lookupClass(), "run", declared).asType(erased);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot define the struct-for " + kind + " of " + target.path(), e);
@@ -223,10 +224,10 @@ public final class Launcher implements AutoCloseable {
         }
         byte[] bytes = emitter.emit(structure.root(), cells);
         String name = new org.objectweb.asm.ClassReader(bytes).getClassName();
-        listing.accept(new GeneratedClass(name, bytes, structure.plan().node(target).toString()));
+        GeneratedClass code = new GeneratedClass(name, bytes, structure.plan().node(target).toString());
+        listing.accept(code);
         try {
-            MethodHandles.Lookup hidden = Anchor.lookup().defineHiddenClassWithClassData(bytes,
-                    List.copyOf(emitter.classData()), true, MethodHandles.Lookup.ClassOption.NESTMATE);
+            MethodHandles.Lookup hidden = HiddenClasses.define(Anchor.lookup(), code, emitter.classData());
             return hidden.findStatic(hidden.lookupClass(), "walk",
                     MethodType.methodType(int.class, int[].class, long[].class, int.class));
         } catch (ReflectiveOperationException e) {

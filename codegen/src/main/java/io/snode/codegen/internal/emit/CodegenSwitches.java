@@ -1,4 +1,4 @@
-package io.snode.codegen;
+package io.snode.codegen.internal.emit;
 
 import java.nio.file.Path;
 
@@ -12,9 +12,9 @@ import java.nio.file.Path;
  *   a readable report).</li>
  * </ul>
  */
-final class CodegenSwitches {
-    static final Path DUMP_DIRECTORY = dumpDirectory();
-    static final boolean VERIFY = Boolean.getBoolean("snode.codegen.verify");
+public final class CodegenSwitches {
+    public static final Path DUMP_DIRECTORY = dumpDirectory();
+    public static final boolean VERIFY = Boolean.getBoolean("snode.codegen.verify");
 
     private CodegenSwitches() {
     }

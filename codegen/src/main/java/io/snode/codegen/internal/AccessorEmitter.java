@@ -1,0 +1,202 @@
+package io.snode.codegen.internal;
+
+import static org.objectweb.asm.Opcodes.ACC_PRIVATE;
+import static org.objectweb.asm.Opcodes.ACC_PUBLIC;
+import static org.objectweb.asm.Opcodes.ALOAD;
+import static org.objectweb.asm.Opcodes.ASTORE;
+import static org.objectweb.asm.Opcodes.GETFIELD;
+import static org.objectweb.asm.Opcodes.GOTO;
+import static org.objectweb.asm.Opcodes.IFNE;
+import static org.objectweb.asm.Opcodes.IF_ICMPNE;
+import static org.objectweb.asm.Opcodes.ILOAD;
+import static org.objectweb.asm.Opcodes.LCMP;
+import static org.objectweb.asm.Opcodes.LLOAD;
+import static org.objectweb.asm.Opcodes.LSTORE;
+import static org.objectweb.asm.Opcodes.PUTFIELD;
+import static org.objectweb.asm.Opcodes.RETURN;
+
+import io.snode.api.Axis;
+import io.snode.api.NodeKind;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import io.snode.codegen.internal.LayoutEmitter.Binding;
+import io.snode.codegen.internal.LayoutEmitter.Operation;
+import io.snode.codegen.internal.emit.CellArithmetic;
+import io.snode.codegen.internal.emit.ClassEmitter;
+import io.snode.codegen.internal.emit.MethodEmitter;
+import io.snode.codegen.internal.emit.PathWalk;
+import io.snode.codegen.internal.emit.RuntimeMethods;
+import io.snode.runtime.PathStep;
+import io.snode.runtime.Plan;
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Method;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.Type;
+
+/**
+ * Emits the body of an accessor class: it implements an application interface, and its field
+ * reads, writes and adds remember the last block they reached (per field: the cell below the
+ * deepest pointer on the path) and skip the walk while the coordinates stay in that block and
+ * the structure's epoch has not changed, like OpenVDB's {@code ValueAccessor}. Per cached field
+ * {@code f} the instance holds {@code f$epoch} (-1 until the first walk), {@code f$key0...}
+ * (the coordinates divided by the sizes below the cached level), {@code f$segment} and
+ * {@code f$offset}. One instance serves one thread.
+ */
+final class AccessorEmitter {
+    /**
+     * What an accessor remembers for one field: the cell reached after path step {@code level}
+     * (the deepest pointer on the path), keyed by the coordinates divided by {@code divisors}
+     * (the sizes below that level), and the epoch in which it was found.
+     */
+    private record Cache(String prefix, int level, long[] divisors) {
+    }
+
+    private final Plan plan;
+    private final ClassEmitter owner;
+    private final FieldBodies bodies;
+    private final String segmentDescriptor = Type.getDescriptor(MemorySegment.class);
+
+    AccessorEmitter(Plan plan, ClassEmitter owner, FieldBodies bodies) {
+        this.plan = plan;
+        this.owner = owner;
+        this.bodies = bodies;
+    }
+
+    /** The constructor, the cache fields and one method per binding. */
+    void emit(List<Binding> bindings) {
+        MethodEmitter init = owner.method(ACC_PUBLIC, "<init>", "()V", List.of());
+        init.visitVarInsn(ALOAD, 0);
+        init.invoke(RuntimeMethods.OBJECT_INIT);
+        Set<String> declared = new HashSet<>();
+        for (Binding binding : bindings) {
+            Cache cache = binding.operation() == Operation.APPEND ? null : cacheFor(binding.field());
+            if (cache != null && declared.add(cache.prefix())) {
+                field(cache.prefix() + "epoch", "J");
+                for (int n = 0; n < binding.field().dimensionality(); n++) {
+                    field(cache.prefix() + "key" + n, "I");
+                }
+                field(cache.prefix() + "segment", segmentDescriptor);
+                field(cache.prefix() + "offset", "J");
+                init.visitVarInsn(ALOAD, 0);
+                init.pushLong(-1);
+                init.visitFieldInsn(PUTFIELD, owner.className(), cache.prefix() + "epoch", "J");
+            }
+        }
+        init.visitInsn(RETURN);
+        init.end();
+        for (Binding binding : bindings) {
+            emitMethod(binding);
+        }
+    }
+
+    private void field(String name, String descriptor) {
+        owner.writer().visitField(ACC_PRIVATE, name, descriptor, null, null).visitEnd();
+    }
+
+    private void emitMethod(Binding binding) {
+        Method method = binding.method();
+        PlacedField field = binding.field();
+        MethodEmitter mv = bodies.begin(method.getName(), Type.getMethodDescriptor(method), false,
+                FieldBodies.names(binding));
+        Cache cache = cacheFor(field);
+        FieldBodies.Walk cached = cache == null ? null : (walk, inactive) -> emitCachedWalk(walk, field, cache, inactive);
+        switch (binding.operation()) {
+            case GET -> bodies.get(mv, field, cached);
+            case SET -> bodies.store(mv, field, false, cached);
+            case ADD -> bodies.store(mv, field, true, cached);
+            case APPEND -> bodies.append(mv, field);
+        }
+    }
+
+    /** The cache for {@code field}'s accesses, or null when its path has no pointer to skip. */
+    private Cache cacheFor(PlacedField field) {
+        List<PathStep> path = plan.path(field);
+        int level = -1;
+        for (int n = 0; n < path.size(); n++) {
+            if (path.get(n).node().kind() == NodeKind.POINTER) {
+                level = n;
+            }
+        }
+        if (level < 0) {
+            return null;
+        }
+        List<Axis> axes = field.axes();
+        long[] divisors = new long[axes.size()];
+        List<SNode> chain = field.snode().ancestry();
+        for (int n = 0; n < axes.size(); n++) {
+            long divisor = 1;
+            for (int below = level + 2; below < chain.size(); below++) {
+                divisor *= chain.get(below).size(axes.get(n));
+            }
+            divisors[n] = divisor;
+        }
+        return new Cache(field.name() + "$", level, divisors);
+    }
+
+    /**
+     * Uses the remembered cell when the epoch and the key match; otherwise walks to the cached
+     * level (inactive levels jump to {@code inactive}) and remembers the cell. Then walks the
+     * levels below it.
+     */
+    private boolean emitCachedWalk(PathWalk walk, PlacedField field, Cache cache, Label inactive) {
+        MethodEmitter mv = walk.mv();
+        List<PathStep> path = plan.path(field);
+        int dims = field.dimensionality();
+        String self = owner.className();
+        String prefix = cache.prefix();
+        int epoch = mv.newLocal("epoch", Type.LONG_TYPE);
+        owner.getConstant(mv, "STRUCTURE");
+        mv.invoke(RuntimeMethods.EPOCH);
+        mv.visitVarInsn(LSTORE, epoch);
+        Label miss = new Label();
+        Label ready = new Label();
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, self, prefix + "epoch", "J");
+        mv.visitVarInsn(LLOAD, epoch);
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFNE, miss);
+        for (int n = 0; n < dims; n++) {
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitFieldInsn(GETFIELD, self, prefix + "key" + n, "I");
+            emitKey(mv, n, cache.divisors()[n]);
+            mv.visitJumpInsn(IF_ICMPNE, miss);
+        }
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, self, prefix + "segment", segmentDescriptor);
+        mv.visitVarInsn(ASTORE, walk.segment());
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, self, prefix + "offset", "J");
+        mv.visitVarInsn(LSTORE, walk.offset());
+        mv.visitJumpInsn(GOTO, ready);
+
+        mv.visitLabel(miss);
+        walk.walk(path, 0, cache.level() + 1, inactive, false);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(LLOAD, epoch);
+        mv.visitFieldInsn(PUTFIELD, self, prefix + "epoch", "J");
+        for (int n = 0; n < dims; n++) {
+            mv.visitVarInsn(ALOAD, 0);
+            emitKey(mv, n, cache.divisors()[n]);
+            mv.visitFieldInsn(PUTFIELD, self, prefix + "key" + n, "I");
+        }
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(ALOAD, walk.segment());
+        mv.visitFieldInsn(PUTFIELD, self, prefix + "segment", segmentDescriptor);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(LLOAD, walk.offset());
+        mv.visitFieldInsn(PUTFIELD, self, prefix + "offset", "J");
+
+        mv.visitLabel(ready);
+        walk.walk(path, cache.level() + 1, path.size(), inactive, false);
+        return true;
+    }
+
+    /** Pushes coordinate {@code n} divided by {@code divisor}: the block key on that axis. */
+    private static void emitKey(MethodEmitter mv, int n, long divisor) {
+        mv.visitVarInsn(ILOAD, mv.parameter(n));
+        CellArithmetic.intSplit(mv, divisor, 1, true);
+    }
+}

@@ -1,0 +1,265 @@
+package io.snode.codegen.internal;
+
+import static org.objectweb.asm.Opcodes.ALOAD;
+import static org.objectweb.asm.Opcodes.ASTORE;
+import static org.objectweb.asm.Opcodes.ATHROW;
+import static org.objectweb.asm.Opcodes.DUP;
+import static org.objectweb.asm.Opcodes.GETFIELD;
+import static org.objectweb.asm.Opcodes.GOTO;
+import static org.objectweb.asm.Opcodes.IASTORE;
+import static org.objectweb.asm.Opcodes.ICONST_0;
+import static org.objectweb.asm.Opcodes.IFLT;
+import static org.objectweb.asm.Opcodes.ILOAD;
+import static org.objectweb.asm.Opcodes.LADD;
+import static org.objectweb.asm.Opcodes.LLOAD;
+import static org.objectweb.asm.Opcodes.LRETURN;
+import static org.objectweb.asm.Opcodes.LSTORE;
+import static org.objectweb.asm.Opcodes.NEWARRAY;
+import static org.objectweb.asm.Opcodes.RETURN;
+import static org.objectweb.asm.Opcodes.T_INT;
+
+import io.snode.api.Axis;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import io.snode.codegen.internal.emit.ClassEmitter;
+import io.snode.codegen.internal.emit.MethodEmitter;
+import io.snode.codegen.internal.emit.PathWalk;
+import io.snode.codegen.internal.emit.RuntimeMethod;
+import io.snode.codegen.internal.emit.RuntimeMethods;
+import io.snode.runtime.PathStep;
+import io.snode.runtime.Plan;
+import io.snode.runtime.internal.Location;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.Type;
+
+/**
+ * The bodies of the field and node methods that the layout class and the accessors share:
+ * bounds checks, the read, the write or add with its branch to the runtime's activation, the
+ * append, the calls into the runtime's node operations. Every method is guarded: its whole body
+ * lies in the range of one handler that turns FFM's "Already closed" into
+ * {@link ClosedRuntime#translate}'s exception, which names the runtime ({@link #end}); nothing
+ * runs on the normal path for it.
+ */
+final class FieldBodies {
+    /** How a read or write reaches its cell when not by the plain walk from the root: the accessor's cache. */
+    interface Walk {
+        /** Leaves the field's cell in the walk's locals, or jumps to {@code inactive}; returns whether it can. */
+        boolean emit(PathWalk walk, Label inactive);
+    }
+
+    private final Plan plan;
+    private final ClassEmitter owner;
+    private final String runtimeName;
+    private MethodEmitter guarded;
+    private Label guardEnd;
+    private Label guardHandler;
+
+    FieldBodies(Plan plan, ClassEmitter owner, String runtimeName) {
+        this.plan = plan;
+        this.owner = owner;
+        this.runtimeName = runtimeName;
+    }
+
+    /** A guarded public method; end it with {@link #end}. */
+    MethodEmitter begin(String name, String descriptor, boolean isStatic, List<String> parameterNames) {
+        MethodEmitter mv = owner.method(name, descriptor, isStatic, parameterNames);
+        Label start = new Label();
+        guarded = mv;
+        guardEnd = new Label();
+        guardHandler = new Label();
+        mv.visitTryCatchBlock(start, guardEnd, guardHandler, Type.getInternalName(IllegalStateException.class));
+        mv.visitLabel(start);
+        return mv;
+    }
+
+    /** The handler of the method begun last: {@code throw ClosedRuntime.translate(e, ROOT, name)}; then the method ends. */
+    void end(MethodEmitter mv) {
+        if (guarded != mv) {
+            throw new AssertionError("the method ended is not the one begun last");
+        }
+        mv.visitLabel(guardEnd);
+        mv.visitLabel(guardHandler);
+        owner.getConstant(mv, "ROOT");
+        mv.visitLdcInsn(runtimeName);
+        mv.invoke(RuntimeMethods.CLOSED_RUNTIME);
+        mv.visitInsn(ATHROW);
+        guarded = null;
+        mv.end();
+    }
+
+    /** Parameter names: the axis letters of the coordinates, then the value's name if any. */
+    static List<String> names(List<Axis> axes, String value) {
+        List<String> names = new ArrayList<>();
+        for (Axis axis : axes) {
+            names.add(String.valueOf(axis.letter()));
+        }
+        if (value != null) {
+            names.add(value);
+        }
+        return names;
+    }
+
+    /** The parameter names of the method that implements {@code binding}. */
+    static List<String> names(LayoutEmitter.Binding binding) {
+        PlacedField field = binding.field();
+        return switch (binding.operation()) {
+            case GET -> names(field.axes(), null);
+            case SET -> names(field.axes(), "value");
+            case ADD -> names(field.axes(), "delta");
+            case APPEND -> names(field.snode().parent().indexAxes(), "value");
+        };
+    }
+
+    /** A read; {@code cached} null: the walk from the root (inactive pointers read the ambient cell). */
+    void get(MethodEmitter mv, PlacedField field, Walk cached) {
+        ValueType value = ValueType.of(field.type());
+        Label zero = new Label();
+        PathWalk walk = new PathWalk(owner, mv);
+        boolean mayBeInactive = walkToField(walk, field, zero, true, cached);
+        fieldAddress(walk, field, value);
+        mv.invoke(value.get);
+        mv.visitInsn(value.returns());
+        if (mayBeInactive) {
+            mv.visitLabel(zero);
+            mv.visitInsn(value.zero);
+            mv.visitInsn(value.returns());
+        }
+        end(mv);
+    }
+
+    /** A plain store, or with {@code add} an atomic add returning the previous value. */
+    void store(MethodEmitter mv, PlacedField field, boolean add, Walk cached) {
+        ValueType value = ValueType.of(field.type());
+        int dims = field.dimensionality();
+        Label slow = new Label();
+        Label store = new Label();
+        PathWalk walk = new PathWalk(owner, mv);
+        boolean mayBeInactive = walkToField(walk, field, slow, false, cached);
+        mv.visitLabel(store);
+        if (add) {
+            mv.visitVarInsn(ALOAD, walk.segment());
+            mv.visitVarInsn(LLOAD, walk.offset());
+            mv.pushLong(plan.node(field.snode()).fieldOffset(field.slot()));
+            mv.visitInsn(LADD);
+            mv.visitVarInsn(value.load(), mv.parameter(dims));
+            mv.invoke(value.atomicAdd);
+            mv.visitInsn(value.returns());
+        } else {
+            fieldAddress(walk, field, value);
+            mv.visitVarInsn(value.load(), mv.parameter(dims));
+            mv.invoke(value.set);
+            mv.visitInsn(RETURN);
+        }
+        if (mayBeInactive) {
+            mv.visitLabel(slow);
+            slowActivation(walk, field.snode(), dims);
+            mv.visitJumpInsn(GOTO, store);
+        }
+        end(mv);
+    }
+
+    /** {@code append(listCoordinates..., value)}: appends an element holding {@code value}, returns its index. */
+    void append(MethodEmitter mv, PlacedField field) {
+        ValueType value = ValueType.of(field.type());
+        SNode list = field.snode();
+        int dims = list.parent().indexAxes().size();
+        boundsChecks(mv, "snode=" + list.parent().path(), list.parent());
+        int location = mv.newLocal("location", Type.getType(Location.class));
+        String locationClass = Type.getInternalName(Location.class);
+        String segment = Type.getDescriptor(MemorySegment.class);
+        callNodes(mv, RuntimeMethods.APPEND_AT, list, dims, list.indexAxes().indexOf(list.axes().get(0)));
+        mv.visitVarInsn(ASTORE, location);
+        mv.visitVarInsn(ALOAD, location);
+        mv.visitFieldInsn(GETFIELD, locationClass, "segment", segment);
+        value.pushLayout(mv);
+        mv.visitVarInsn(ALOAD, location);
+        mv.visitFieldInsn(GETFIELD, locationClass, "offset", "J");
+        mv.pushLong(plan.node(list).fieldOffset(field.slot()));
+        mv.visitInsn(LADD);
+        mv.visitVarInsn(value.load(), mv.parameter(dims));
+        mv.invoke(value.set);
+        mv.visitVarInsn(ALOAD, location);
+        mv.visitFieldInsn(GETFIELD, locationClass, "element", "J");
+        mv.visitInsn(LRETURN);
+        end(mv);
+    }
+
+    /**
+     * Checks the coordinates, then leaves the field's cell in the walk's locals: by the walk
+     * from the root ({@code cached} null) or the accessor's cache.
+     */
+    private boolean walkToField(PathWalk walk, PlacedField field, Label inactive, boolean ambient, Walk cached) {
+        boundsChecks(walk.mv(), "field=" + field.name(), field.snode());
+        List<PathStep> path = plan.path(field);
+        return cached == null ? walk.walk(path, 0, path.size(), inactive, ambient) : cached.emit(walk, inactive);
+    }
+
+    /** Pushes the segment, the value layout and the field's byte offset. */
+    private void fieldAddress(PathWalk walk, PlacedField field, ValueType value) {
+        MethodEmitter mv = walk.mv();
+        mv.visitVarInsn(ALOAD, walk.segment());
+        value.pushLayout(mv);
+        mv.visitVarInsn(LLOAD, walk.offset());
+        mv.addLong(plan.node(field.snode()).fieldOffset(field.slot()));
+    }
+
+    /** Activates the path to {@code target} through the runtime; leaves segment and offset set. */
+    private void slowActivation(PathWalk walk, SNode target, int dims) {
+        MethodEmitter mv = walk.mv();
+        callNodes(mv, RuntimeMethods.ACTIVATE, target, dims, -1);
+        String location = Type.getInternalName(Location.class);
+        mv.visitInsn(DUP);
+        mv.visitFieldInsn(GETFIELD, location, "segment", Type.getDescriptor(MemorySegment.class));
+        mv.visitVarInsn(ASTORE, walk.segment());
+        mv.visitFieldInsn(GETFIELD, location, "offset", "J");
+        mv.visitVarInsn(LSTORE, walk.offset());
+    }
+
+    /**
+     * Calls {@code operation(STRUCTURE, SNODE_<id>, int[] of the coordinate parameters)}; with
+     * {@code insertAt >= 0}, a 0 is inserted there (a dynamic list's own axis, for operations on
+     * the whole list).
+     */
+    void callNodes(MethodEmitter mv, RuntimeMethod operation, SNode snode, int params, int insertAt) {
+        owner.getConstant(mv, "STRUCTURE");
+        owner.getConstant(mv, "SNODE_" + snode.id());
+        int length = params + (insertAt >= 0 ? 1 : 0);
+        mv.pushInt(length);
+        mv.visitIntInsn(NEWARRAY, T_INT);
+        int parameter = 0;
+        for (int n = 0; n < length; n++) {
+            mv.visitInsn(DUP);
+            mv.pushInt(n);
+            if (n == insertAt) {
+                mv.visitInsn(ICONST_0);
+            } else {
+                mv.visitVarInsn(ILOAD, mv.parameter(parameter++));
+            }
+            mv.visitInsn(IASTORE);
+        }
+        mv.invoke(operation);
+    }
+
+    /** Throws the runtime's out-of-bounds exception unless 0 <= coordinate < extent, per axis. */
+    void boundsChecks(MethodEmitter mv, String what, SNode shape) {
+        List<Axis> axes = shape.indexAxes();
+        int[] extents = shape.indexShape();
+        for (int n = 0; n < axes.size(); n++) {
+            Label inside = new Label();
+            mv.visitVarInsn(ILOAD, mv.parameter(n));
+            mv.pushInt(extents[n]);
+            mv.invoke(RuntimeMethods.COMPARE_UNSIGNED);
+            mv.visitJumpInsn(IFLT, inside);
+            mv.visitLdcInsn(what);
+            mv.pushInt(axes.get(n).letter());
+            mv.visitVarInsn(ILOAD, mv.parameter(n));
+            mv.pushInt(extents[n]);
+            mv.invoke(RuntimeMethods.OUTSIDE);
+            mv.visitInsn(ATHROW);
+            mv.visitLabel(inside);
+        }
+    }
+}

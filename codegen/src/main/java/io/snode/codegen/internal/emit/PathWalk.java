@@ -1,0 +1,178 @@
+package io.snode.codegen.internal.emit;
+
+import static org.objectweb.asm.Opcodes.ALOAD;
+import static org.objectweb.asm.Opcodes.ASTORE;
+import static org.objectweb.asm.Opcodes.I2L;
+import static org.objectweb.asm.Opcodes.ILOAD;
+import static org.objectweb.asm.Opcodes.LADD;
+import static org.objectweb.asm.Opcodes.LCONST_0;
+import static org.objectweb.asm.Opcodes.LLOAD;
+import static org.objectweb.asm.Opcodes.LSHL;
+import static org.objectweb.asm.Opcodes.LSTORE;
+
+import io.snode.api.SNode;
+import io.snode.runtime.AxisSplit;
+import io.snode.runtime.PathStep;
+import io.snode.runtime.PointerWord;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.Type;
+
+/**
+ * The walk of a generated accessor from the root cell down a path, in four named locals of its
+ * method: {@code segment} and {@code offset} (the cell reached), {@code word} (a pointer word or
+ * chunk reference) and {@code index} (the cell index in the current level's container). Each
+ * level computes its cell index from the coordinate parameters and hands the step to its kind's
+ * {@link NodeEmitUnit}; a line-number entry marks where each level starts.
+ */
+public final class PathWalk {
+    private final ClassEmitter owner;
+    private final MethodEmitter mv;
+    private final int segment;
+    private final int offset;
+    private final int word;
+    private final int index;
+
+    /** Allocates the walk's locals in {@code mv}. */
+    public PathWalk(ClassEmitter owner, MethodEmitter mv) {
+        this.owner = owner;
+        this.mv = mv;
+        this.segment = mv.newLocal("segment", Type.getType(MemorySegment.class));
+        this.offset = mv.newLocal("offset", Type.LONG_TYPE);
+        this.word = mv.newLocal("word", Type.LONG_TYPE);
+        this.index = mv.newLocal("index", Type.LONG_TYPE);
+    }
+
+    public MethodEmitter mv() {
+        return mv;
+    }
+
+    public ClassEmitter owner() {
+        return owner;
+    }
+
+    public int segment() {
+        return segment;
+    }
+
+    public int offset() {
+        return offset;
+    }
+
+    public int word() {
+        return word;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    /**
+     * Steps {@code [from, to)} of {@code steps}: from the root cell when {@code from == 0}, else
+     * from the cell in the locals. Reads ({@code ambient}) step through inactive pointers into
+     * the ambient cell; other walks jump to {@code inactive}, as do reads at an inactive
+     * bitmasked cell or past a list's length.
+     *
+     * @return whether any level can jump to {@code inactive}
+     */
+    public boolean walk(List<PathStep> steps, int from, int to, Label inactive, boolean ambient) {
+        if (from == 0) {
+            owner.getConstant(mv, "ROOT");
+            mv.visitVarInsn(ASTORE, segment);
+            mv.visitInsn(LCONST_0);
+            mv.visitVarInsn(LSTORE, offset);
+        }
+        SNode target = steps.isEmpty() ? null : steps.getLast().node().snode();
+        boolean jumps = false;
+        for (int level = from; level < to; level++) {
+            PathStep step = steps.get(level);
+            mv.markLevel(level + 1);
+            storeCellIndex(step, target);
+            jumps |= NodeEmitUnit.of(step.node().kind()).lookup(this, step, inactive, ambient);
+        }
+        return jumps;
+    }
+
+    /**
+     * index := the step's cell index: per axis, the coordinate's local index times the axis
+     * stride. A remainder is left out where the coordinate cannot exceed it (the level is the
+     * outermost on its axis), and a size of 1 contributes nothing.
+     */
+    public void storeCellIndex(PathStep step, SNode target) {
+        boolean first = true;
+        for (AxisSplit split : step.splits()) {
+            if (split.size() == 1) {
+                continue;
+            }
+            mv.visitVarInsn(ILOAD, mv.parameter(split.coordinate()));
+            boolean outermost = target != null && split.divisor() * split.size() == target.extent(split.axis());
+            CellArithmetic.intSplit(mv, split.divisor(), split.size(), outermost);
+            mv.visitInsn(I2L);
+            mv.multiply(split.stride());
+            if (!first) {
+                mv.visitInsn(LADD);
+            }
+            first = false;
+        }
+        if (first) {
+            mv.visitInsn(LCONST_0);
+        }
+        mv.visitVarInsn(LSTORE, index);
+    }
+
+    /** offset := offset + base + index * cellBytes. */
+    void advance(long base, long cellBytes) {
+        mv.visitVarInsn(LLOAD, offset);
+        mv.addLong(base);
+        mv.visitVarInsn(LLOAD, index);
+        mv.multiply(cellBytes);
+        mv.visitInsn(LADD);
+        mv.visitVarInsn(LSTORE, offset);
+    }
+
+    /** segment, offset := the child cell of the active word in {@code word}, a cell of {@code cells}. */
+    void child(String cells) {
+        owner.getConstant(mv, cells);
+        mv.visitVarInsn(LLOAD, word);
+        mv.invoke(RuntimeMethods.CHILD);
+        mv.visitVarInsn(ASTORE, segment);
+        owner.getConstant(mv, cells);
+        mv.visitVarInsn(LLOAD, word);
+        mv.invoke(RuntimeMethods.CHILD_OFFSET);
+        mv.visitVarInsn(LSTORE, offset);
+    }
+
+    /** Pushes segment, then offset + container + the byte offset of the mask word of the index. */
+    void maskWordAddress(PathStep step) {
+        mv.visitVarInsn(ALOAD, segment);
+        containerOffset(step);
+        mv.visitVarInsn(LLOAD, index);
+        CellArithmetic.maskWordOffsetOfCell(mv);
+        mv.visitInsn(LADD);
+    }
+
+    /** Pushes the pointer word of the index (acquire load). */
+    void pointerWord(PathStep step) {
+        mv.visitVarInsn(ALOAD, segment);
+        containerOffset(step);
+        mv.visitVarInsn(LLOAD, index);
+        mv.pushInt(Long.numberOfTrailingZeros(PointerWord.BYTES));
+        mv.visitInsn(LSHL);
+        mv.visitInsn(LADD);
+        mv.invoke(RuntimeMethods.POINTER_WORD);
+    }
+
+    /** Pushes the length of the list whose header is this step's container. */
+    void listLength(PathStep step) {
+        mv.visitVarInsn(ALOAD, segment);
+        containerOffset(step);
+        mv.invoke(RuntimeMethods.LIST_LENGTH);
+    }
+
+    /** Pushes offset + the step's container offset. */
+    void containerOffset(PathStep step) {
+        mv.visitVarInsn(LLOAD, offset);
+        mv.addLong(step.containerOffset());
+    }
+}

@@ -1,0 +1,149 @@
+package io.snode.codegen.internal.emit;
+
+import io.snode.api.SNode;
+import io.snode.codegen.generated.Anchor;
+import io.snode.codegen.internal.structfor.ActiveBlocks;
+import io.snode.codegen.internal.ClosedRuntime;
+import io.snode.codegen.internal.PointerScan;
+import io.snode.codegen.kernel.BlockKernel;
+import io.snode.codegen.kernel.BlockReducer;
+import io.snode.codegen.kernel.Kernel1;
+import io.snode.codegen.kernel.Kernel2;
+import io.snode.codegen.kernel.Kernel3;
+import io.snode.codegen.kernel.Kernel4;
+import io.snode.codegen.kernel.Kernel5;
+import io.snode.codegen.kernel.Kernel6;
+import io.snode.codegen.kernel.Kernel7;
+import io.snode.codegen.kernel.Kernel8;
+import io.snode.codegen.kernel.KernelException;
+import io.snode.codegen.kernel.LeafBlock;
+import io.snode.runtime.internal.Atomics;
+import io.snode.runtime.internal.CellManager;
+import io.snode.runtime.internal.NodeCells;
+import io.snode.runtime.internal.Nodes;
+import io.snode.runtime.internal.Structure;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Every method that generated code calls, one {@link RuntimeMethod} each, resolved from the real
+ * classes when this table loads (before any class is emitted): a helper renamed in the runtime
+ * fails here, naming it. The emitters call nothing by a string.
+ */
+public final class RuntimeMethods {
+    // The path walk and the per-node operations of the layout class (io.snode.runtime.internal.Nodes).
+    public static final RuntimeMethod POINTER_WORD = of(Nodes.class, "pointerWord", MemorySegment.class, long.class);
+    public static final RuntimeMethod CHILD = of(Nodes.class, "child", NodeCells.class, long.class);
+    public static final RuntimeMethod CHILD_OFFSET = of(Nodes.class, "childOffset", NodeCells.class, long.class);
+    public static final RuntimeMethod CHILD_OR_AMBIENT = of(Nodes.class, "childOrAmbient", NodeCells.class,
+            long.class, MemorySegment.class);
+    public static final RuntimeMethod CHILD_OR_AMBIENT_OFFSET = of(Nodes.class, "childOrAmbientOffset",
+            NodeCells.class, long.class);
+    public static final RuntimeMethod MASK_BIT = of(Nodes.class, "maskBit", MemorySegment.class, long.class,
+            long.class);
+    public static final RuntimeMethod LIST_LENGTH = of(Nodes.class, "listLength", MemorySegment.class, long.class);
+    public static final RuntimeMethod CHUNK_REFERENCE = of(Nodes.class, "chunkReference", MemorySegment.class,
+            long.class, long.class, CellManager.class, int.class);
+    public static final RuntimeMethod EPOCH = of(Nodes.class, "epoch", Structure.class);
+    public static final RuntimeMethod ACTIVATE = of(Nodes.class, "activate", Structure.class, SNode.class,
+            int[].class);
+    public static final RuntimeMethod DEACTIVATE = of(Nodes.class, "deactivate", Structure.class, SNode.class,
+            int[].class);
+    public static final RuntimeMethod APPEND = of(Nodes.class, "append", Structure.class, SNode.class, int[].class);
+    public static final RuntimeMethod APPEND_AT = of(Nodes.class, "appendAt", Structure.class, SNode.class,
+            int[].class);
+    public static final RuntimeMethod LENGTH = of(Nodes.class, "length", Structure.class, SNode.class, int[].class);
+    public static final RuntimeMethod DEACTIVATE_ALL = of(Nodes.class, "deactivateAll", Structure.class,
+            SNode.class);
+    public static final RuntimeMethod OUTSIDE = of(Nodes.class, "outside", String.class, char.class, int.class,
+            int.class);
+    public static final RuntimeMethod CLOSED_RUNTIME = of(ClosedRuntime.class, "translate",
+            IllegalStateException.class, MemorySegment.class, String.class);
+
+    // Field values: plain access through the segment, atomic adds through the runtime.
+    public static final RuntimeMethod GET_INT = of(MemorySegment.class, "get", ValueLayout.OfInt.class, long.class);
+    public static final RuntimeMethod GET_LONG = of(MemorySegment.class, "get", ValueLayout.OfLong.class,
+            long.class);
+    public static final RuntimeMethod GET_FLOAT = of(MemorySegment.class, "get", ValueLayout.OfFloat.class,
+            long.class);
+    public static final RuntimeMethod GET_DOUBLE = of(MemorySegment.class, "get", ValueLayout.OfDouble.class,
+            long.class);
+    public static final RuntimeMethod SET_INT = of(MemorySegment.class, "set", ValueLayout.OfInt.class, long.class,
+            int.class);
+    public static final RuntimeMethod SET_LONG = of(MemorySegment.class, "set", ValueLayout.OfLong.class,
+            long.class, long.class);
+    public static final RuntimeMethod SET_FLOAT = of(MemorySegment.class, "set", ValueLayout.OfFloat.class,
+            long.class, float.class);
+    public static final RuntimeMethod SET_DOUBLE = of(MemorySegment.class, "set", ValueLayout.OfDouble.class,
+            long.class, double.class);
+    public static final RuntimeMethod ADD_INT = of(Atomics.class, "getAndAddInt", MemorySegment.class, long.class,
+            int.class);
+    public static final RuntimeMethod ADD_LONG = of(Atomics.class, "getAndAddLong", MemorySegment.class,
+            long.class, long.class);
+    public static final RuntimeMethod ADD_FLOAT = of(Atomics.class, "getAndAddFloat", MemorySegment.class,
+            long.class, float.class);
+    public static final RuntimeMethod ADD_DOUBLE = of(Atomics.class, "getAndAddDouble", MemorySegment.class,
+            long.class, double.class);
+
+    // The snapshot walk.
+    public static final RuntimeMethod GET_ACQUIRE = of(Atomics.class, "getAcquire", MemorySegment.class, long.class);
+    public static final RuntimeMethod ACTIVE_WORDS = of(PointerScan.class, "activeWords", MemorySegment.class,
+            long.class);
+    public static final RuntimeMethod CELL_SEGMENT = of(CellManager.class, "segment", long.class);
+    public static final RuntimeMethod CELL_OFFSET = of(CellManager.class, "offset", long.class);
+    public static final RuntimeMethod ACQUIRE_FENCE = of(VarHandle.class, "acquireFence");
+
+    // The struct-for drivers.
+    public static final RuntimeMethod BLOCK_BASES = of(ActiveBlocks.class, "bases");
+    public static final RuntimeMethod BLOCK_MASKS = of(ActiveBlocks.class, "masks");
+    public static final RuntimeMethod BLOCK_LENGTH = of(ActiveBlocks.class, "length", int.class);
+    public static final RuntimeMethod BLOCK_LEAF = of(ActiveBlocks.class, "leaf", int.class, long.class, long.class,
+            long.class);
+    public static final RuntimeMethod BLOCK_FAILURE = of(ActiveBlocks.class, "failure", int.class, Throwable.class);
+    public static final RuntimeMethod BLOCK_KERNEL_APPLY = of(BlockKernel.class, "apply", LeafBlock.class);
+    public static final RuntimeMethod BLOCK_REDUCER_ACCUMULATE = of(BlockReducer.class, "accumulate", Object.class,
+            LeafBlock.class);
+    public static final RuntimeMethod KERNEL_EXCEPTION = RuntimeMethod.constructor(KernelException.class,
+            String.class, int[].class, Throwable.class);
+    /** {@code KernelN.apply(int...)}, at index N (index 0 unused). */
+    private static final List<RuntimeMethod> KERNEL_APPLY = List.of(
+            kernelApply(Kernel1.class, 1), kernelApply(Kernel2.class, 2), kernelApply(Kernel3.class, 3),
+            kernelApply(Kernel4.class, 4), kernelApply(Kernel5.class, 5), kernelApply(Kernel6.class, 6),
+            kernelApply(Kernel7.class, 7), kernelApply(Kernel8.class, 8));
+
+    // The bootstrap of every invokedynamic of a bound interface.
+    public static final RuntimeMethod BIND = of(Anchor.class, "bind", MethodHandles.Lookup.class, String.class,
+            MethodType.class, int.class);
+
+    // Plain Java the generated code uses.
+    public static final RuntimeMethod COMPARE_UNSIGNED = of(Integer.class, "compareUnsigned", int.class, int.class);
+    public static final RuntimeMethod TRAILING_ZEROS = of(Long.class, "numberOfTrailingZeros", long.class);
+    public static final RuntimeMethod LOOKUP = of(MethodHandles.class, "lookup");
+    public static final RuntimeMethod CLASS_DATA = of(MethodHandles.class, "classData", MethodHandles.Lookup.class,
+            String.class, Class.class);
+    public static final RuntimeMethod LIST_GET = of(List.class, "get", int.class);
+    public static final RuntimeMethod OBJECT_INIT = RuntimeMethod.constructor(Object.class);
+
+    private RuntimeMethods() {
+    }
+
+    /** {@code KernelN.apply} for {@code arity} N, 1 to 8. */
+    public static RuntimeMethod kernelApply(int arity) {
+        return KERNEL_APPLY.get(arity - 1);
+    }
+
+    private static RuntimeMethod kernelApply(Class<?> kernel, int arity) {
+        Class<?>[] coordinates = new Class<?>[arity];
+        Arrays.fill(coordinates, int.class);
+        return of(kernel, "apply", coordinates);
+    }
+
+    private static RuntimeMethod of(Class<?> owner, String name, Class<?>... parameters) {
+        return RuntimeMethod.of(owner, name, parameters);
+    }
+}
