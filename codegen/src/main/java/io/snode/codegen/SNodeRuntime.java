@@ -87,6 +87,8 @@ public final class SNodeRuntime implements AutoCloseable {
     private final GeneratedClass code;
     private final LayoutEmitter.RuntimeObjects objects;
     private final Map<Class<?>, MethodHandle> accessors = new ConcurrentHashMap<>();
+    /** Bound implementations by interface: stateless, so one per interface serves every {@link #bind} call. */
+    private final Map<Class<?>, Object> bound = new ConcurrentHashMap<>();
     private final List<GeneratedClass> extraCode = new CopyOnWriteArrayList<>();
     private final PhaseLock phases = new PhaseLock();
     /** The launches: struct-for, reductions, kept sets, the launch rules and close. */
@@ -219,14 +221,16 @@ public final class SNodeRuntime implements AutoCloseable {
      * layout's generated methods (see {@link InterfaceBinder} for the
      * accepted names and signatures); the calls inline as if made directly. {@code api} may come
      * from any class loader (a plugin's, the source launcher's): the implementation is defined
-     * in one that sees both it and this library.
+     * in one that sees both it and this library. The implementation holds no state; binding
+     * the same interface again returns the same object and defines no new class.
      *
      * @throws IllegalArgumentException when a method matches no field, or has the wrong types
      *                                  or number of coordinates
      */
     public <T> T bind(Class<T> api) {
         Objects.requireNonNull(api, "api");
-        return InterfaceBinder.bind(api, layout(), this::handle, extraCode::add);
+        return api.cast(bound.computeIfAbsent(api, type -> InterfaceBinder.bind(type, layout(), this::handle,
+                extraCode::add)));
     }
 
     /**

@@ -28,6 +28,23 @@ class DefinePathTest {
         }
     }
 
+    /**
+     * Now that bound interfaces are listed, a program that binds in a loop must not define (and
+     * keep) one class per call: the implementation of an interface is made once per runtime.
+     */
+    @Test
+    void bindingAnInterfaceAgainDefinesNoNewClass() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(InterfaceBindingTest.LAYOUT)) {
+            InterfaceBindingTest.Grid first = rt.bind(InterfaceBindingTest.Grid.class);
+            int listed = rt.generatedCode().size();
+            for (int n = 0; n < 100; n++) {
+                rt.bind(InterfaceBindingTest.Grid.class).phi(1, 2, 3, n);
+            }
+            assertThat(rt.generatedCode()).hasSize(listed);
+            assertThat(first.phi(1, 2, 3)).isEqualTo(99f);
+        }
+    }
+
     @Test
     void walksAndDriversNameTheirLocals() {
         try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(L1))) {
