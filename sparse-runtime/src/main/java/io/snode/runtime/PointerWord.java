@@ -33,6 +33,11 @@ public final class PointerWord {
     private PointerWord() {
     }
 
+    /** Byte offset, from the start of a pointer container, of cell {@code index}'s word. */
+    public static long wordOffset(long index) {
+        return index * BYTES;
+    }
+
     /** The word that refers to cell {@code cellIndex} of the node manager. */
     public static long encode(long cellIndex) {
         if (cellIndex < 0 || cellIndex == Long.MAX_VALUE) {
