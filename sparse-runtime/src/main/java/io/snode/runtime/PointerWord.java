@@ -51,6 +51,15 @@ public final class PointerWord {
         return word - 1;
     }
 
+    /**
+     * 1 for an active word, else 0, without a branch: an active word is positive, so its negation
+     * has the sign bit set, while the negations of 0, {@link #BUSY} and {@link #RETIRED} do not
+     * ({@code Long.MIN_VALUE} is never a word: {@link #encode} refuses it).
+     */
+    public static long activeBit(long word) {
+        return -word >>> 63;
+    }
+
     /** Whether the word refers to a child cell. */
     public static boolean isActive(long word) {
         return word > 0;

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
  * An activation (a write's slow path, {@link #locate} with {@code activate}, {@link #append})
  * runs in three steps, and only the second can fail for lack of memory:
  * <ol>
- *   <li><b>Plan</b> (read-only): walk the path and find the first step that is inactive (a
+ *   <li><b>Plan</b> (read-only, {@link NodeUnit#plan} at each step): walk the path and find the first step that is inactive (a
  *       clear mask bit, a pointer word that is not active, a missing list chunk). An append
  *       to a list that exists and is full throws {@link DynamicListFullException} here.</li>
  *   <li><b>Reserve</b>: take from the node managers one cell for every pointer step from that
@@ -48,7 +48,11 @@ import java.util.concurrent.atomic.LongAdder;
  *       allocated while the lock is held), then the index is taken with a compare-and-set on
  *       the length.</li>
  * </ol>
- * Cells reserved and not published go back to their managers when the call ends.
+ * Cells reserved and not published go back to their managers when the call ends. The three
+ * walks are one {@link Activation}; this class runs the retry loop around them and the undo. A
+ * write whose path needs no memory (every pointer word active, no list step, clear mask bits
+ * only where nothing below can fail) skips the protocol: {@link NodeUnit#activateInline} at
+ * each step, one walk, the same stores as the publish step would make.
  *
  * <p><b>Assumptions:</b> no collection runs while any method here runs (the runtime's phase
  * lock or the caller guarantee it). <b>Guarantees:</b>

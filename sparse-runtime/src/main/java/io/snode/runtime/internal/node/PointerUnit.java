@@ -1,5 +1,6 @@
 package io.snode.runtime.internal.node;
 
+import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Activation;
@@ -8,6 +9,7 @@ import io.snode.runtime.internal.CellManager;
 import io.snode.runtime.internal.Location;
 import io.snode.runtime.internal.Structure;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * A pointer node: its container is one {@link PointerWord} per cell (at
@@ -156,15 +158,31 @@ public final class PointerUnit extends NodeUnit {
         return true;
     }
 
+    /**
+     * Scans the words 64 at a time with plain reads into a mask of the active ones, branch-free
+     * (most words are inactive, and a branch per word mispredicts), then reads each word of the
+     * mask again with acquire ordering and visits it if it is still active.
+     */
     @Override
     public long forEachActive(MemorySegment segment, long container, ActiveCellVisitor visitor, int level) {
+        long count = node.cellCount();
         long visited = 0;
-        for (long index = 0; index < node.cellCount(); index++) {
-            long word = Atomics.getAcquire(segment, container + PointerWord.wordOffset(index));
-            if (PointerWord.isActive(word)) {
-                long cell = PointerWord.cellIndex(word);
-                visitor.visit(level, index, cells.segment(cell), cells.offset(cell), cell);
-                visited++;
+        for (long first = 0; first < count; first += BitmaskWords.BITS) {
+            int n = (int) Math.min(BitmaskWords.BITS, count - first);
+            long base = container + PointerWord.wordOffset(first);
+            long active = 0;
+            for (int k = 0; k < n; k++) {
+                active |= PointerWord.activeBit(segment.get(ValueLayout.JAVA_LONG, base + PointerWord.wordOffset(k))) << k;
+            }
+            while (active != 0) {
+                long index = first + Long.numberOfTrailingZeros(active);
+                active &= active - 1;
+                long word = Atomics.getAcquire(segment, container + PointerWord.wordOffset(index));
+                if (PointerWord.isActive(word)) {
+                    long cell = PointerWord.cellIndex(word);
+                    visitor.visit(level, index, cells.segment(cell), cells.offset(cell), cell);
+                    visited++;
+                }
             }
         }
         return visited;

@@ -62,6 +62,11 @@ class NodeUnitTest {
         assertThat(BitmaskWords.offsetOfWord(3)).isEqualTo(24);
         assertThat(BitmaskWords.lowestIndex(2, 0b1000L)).isEqualTo(131);
         assertThat(PointerWord.wordOffset(5)).isEqualTo(40);
+        assertThat(PointerWord.activeBit(PointerWord.encode(0))).isEqualTo(1);
+        assertThat(PointerWord.activeBit(Long.MAX_VALUE)).isEqualTo(1);
+        assertThat(PointerWord.activeBit(PointerWord.NULL)).isZero();
+        assertThat(PointerWord.activeBit(PointerWord.BUSY)).isZero();
+        assertThat(PointerWord.activeBit(PointerWord.RETIRED)).isZero();
     }
 
     @Test
@@ -119,6 +124,27 @@ class NodeUnitTest {
                     new Visit(3, 5, cells.segment(first), cells.offset(first), first));
             assertThat(unit.isActive(words, 0, 0)).as("a busy word is not active").isFalse();
             assertThat(unit.isActive(words, 0, 5)).isTrue();
+        }
+    }
+
+    @Test
+    void aPointerContainerOfSeveralMaskBlocksVisitsItsActiveWordsInOrder() {
+        Layout layout = Layout.parse("pointer(i,130).place(i32 v)");
+        SNode node = layout.snode(1);
+        try (SparseRuntime rt = SparseRuntime.create(layout)) {
+            for (int i : new int[] {129, 64, 0, 63, 100}) {
+                rt.setInt("v", i, i);
+            }
+            rt.deactivate(node, 100);
+            Structure structure = rt.internalStructure();
+            PointerUnit unit = (PointerUnit) structure.unit(node);
+            Recorder recorder = new Recorder();
+            assertThat(unit.forEachActive(structure.root(), rootContainer(structure, node), recorder, 0)).isEqualTo(4);
+            assertThat(recorder.indices()).containsExactly(0L, 63L, 64L, 129L);
+            for (Visit visit : recorder.visits) {
+                assertThat(visit.segment().get(ValueLayout.JAVA_INT, visit.cell())).isEqualTo((int) visit.index());
+                assertThat(unit.cells().offset(visit.managed())).isEqualTo(visit.cell());
+            }
         }
     }
 
