@@ -33,7 +33,19 @@ public record AxisSplit(Axis axis, int coordinate, long divisor, int size, long 
 
     /** This level's index on the axis for {@code coordinate}, the value of the coordinate. */
     public int local(int coordinateValue) {
-        return (int) ((coordinateValue / divisor) % size);
+        return (int) split(coordinateValue, divisor, -1, size);
+    }
+
+    /**
+     * The axis split, written once for every caller: the digit {@code (value / divisor) % size}
+     * of a non-negative {@code value}, as {@code (value >>> shift) & (size - 1)} when
+     * {@code shift >= 0} (then {@code divisor == 1 << shift} and {@code size} is a power of two).
+     * A coordinate gives its local index on a level this way ({@link #local}), and a cell index
+     * of a container gives the local coordinate on one of the node's axes with the axis's
+     * stride as the divisor.
+     */
+    public static long split(long value, long divisor, int shift, int size) {
+        return shift >= 0 ? (value >>> shift) & (size - 1) : (value / divisor) % size;
     }
 
     @Override

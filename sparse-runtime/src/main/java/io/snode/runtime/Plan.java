@@ -4,6 +4,7 @@ import io.snode.api.Axis;
 import io.snode.api.Layout;
 import io.snode.api.LayoutException;
 import io.snode.api.LayoutRule;
+import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import java.util.ArrayList;
@@ -193,11 +194,9 @@ public final class Plan {
         }
     }
 
+    /** A dense container is its cells; every other one starts with 64-bit words (mask, pointer words, list header). */
     private static int containerAlignment(SNodePlan child) {
-        return switch (child.kind()) {
-            case DENSE -> child.cellAlignment();
-            case ROOT, BITMASKED, POINTER, DYNAMIC -> 8;
-        };
+        return child.kind() == NodeKind.DENSE ? child.cellAlignment() : 8;
     }
 
     private static long align(long offset, int alignment) {

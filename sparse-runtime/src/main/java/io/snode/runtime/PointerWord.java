@@ -33,6 +33,11 @@ public final class PointerWord {
     private PointerWord() {
     }
 
+    /** Byte offset, from the start of a pointer container, of cell {@code index}'s word. */
+    public static long wordOffset(long index) {
+        return index * BYTES;
+    }
+
     /** The word that refers to cell {@code cellIndex} of the node manager. */
     public static long encode(long cellIndex) {
         if (cellIndex < 0 || cellIndex == Long.MAX_VALUE) {
@@ -44,6 +49,15 @@ public final class PointerWord {
     /** The node manager cell index in an active word. */
     public static long cellIndex(long word) {
         return word - 1;
+    }
+
+    /**
+     * 1 for an active word, else 0, without a branch: an active word is positive, so its negation
+     * has the sign bit set, while the negations of 0, {@link #BUSY} and {@link #RETIRED} do not
+     * ({@code Long.MIN_VALUE} is never a word: {@link #encode} refuses it).
+     */
+    public static long activeBit(long word) {
+        return -word >>> 63;
     }
 
     /** Whether the word refers to a child cell. */

@@ -2,6 +2,8 @@ package io.snode.runtime;
 
 import io.snode.runtime.internal.memory.MemoryAllocator;
 import io.snode.runtime.internal.memory.MemoryPool;
+import io.snode.runtime.internal.memory.NodeManager;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -23,7 +25,7 @@ public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Col
      */
     public static final Collector DEFAULT_COLLECTOR = new Collector() {
         @Override
-        public void collect(java.util.List<io.snode.runtime.internal.memory.NodeManager> managers) {
+        public void collect(List<NodeManager> managers) {
             Collector.SERIAL.collect(managers);
         }
 

@@ -49,9 +49,8 @@ public final class SNodePlan {
         this.cellAlignment = cellAlignment;
         this.fieldOffsets = fieldOffsets;
         this.childContainerOffsets = childContainerOffsets;
-        // Mask words: cellCount / 64 rounded up, without adding 63 to a count that may be near 2^63.
-        long maskWords = (cellCount >>> 6) + ((cellCount & 63) == 0 ? 0 : 1);
-        this.maskBytes = snode.kind() == NodeKind.BITMASKED ? Math.multiplyExact(maskWords, Long.BYTES) : 0;
+        this.maskBytes = snode.kind() == NodeKind.BITMASKED
+                ? Math.multiplyExact(BitmaskWords.words(cellCount), Long.BYTES) : 0;
         this.containerBytes = switch (snode.kind()) {
             case ROOT -> cellBytes;
             case DENSE -> Math.multiplyExact(cellCount, cellBytes);

@@ -1,5 +1,6 @@
 package io.snode.runtime;
 
+import io.snode.api.Axis;
 import io.snode.api.FieldType;
 import io.snode.api.Layout;
 import io.snode.api.NodeKind;
@@ -7,6 +8,7 @@ import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.runtime.internal.Location;
 import io.snode.runtime.internal.NodeCells;
+import io.snode.runtime.internal.Nodes;
 import io.snode.runtime.internal.Structure;
 import io.snode.runtime.internal.memory.MemoryPool;
 import java.lang.foreign.MemorySegment;
@@ -405,7 +407,7 @@ public final class SparseRuntime implements AutoCloseable {
 
     private static void checkShape(String what, SNode snode, int[] coordinates) {
         Objects.requireNonNull(coordinates, "coordinates");
-        List<io.snode.api.Axis> axes = snode.indexAxes();
+        List<Axis> axes = snode.indexAxes();
         if (coordinates.length != axes.size()) {
             throw new IllegalArgumentException(what + " takes " + axes.size() + " coordinates " + axes
                     + "; got " + coordinates.length);
@@ -413,7 +415,7 @@ public final class SparseRuntime implements AutoCloseable {
         int[] shape = snode.indexShape();
         for (int n = 0; n < coordinates.length; n++) {
             if (coordinates[n] < 0 || coordinates[n] >= shape[n]) {
-                throw io.snode.runtime.internal.Nodes.outside(what, axes.get(n).letter(), coordinates[n], shape[n]);
+                throw Nodes.outside(what, axes.get(n).letter(), coordinates[n], shape[n]);
             }
         }
     }

@@ -1,8 +1,9 @@
 package io.snode.runtime.internal;
 
 import io.snode.api.SNode;
-import io.snode.runtime.DynamicHeader;
+import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.PointerWord;
+import io.snode.runtime.internal.node.DynamicUnit;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -41,12 +42,12 @@ public final class Nodes {
 
     /** Whether bit {@code index & 63} of the mask word at (segment, offset) is set. */
     public static boolean maskBit(MemorySegment segment, long offset, long index) {
-        return (Atomics.getAcquire(segment, offset) & (1L << index)) != 0;
+        return (Atomics.getAcquire(segment, offset) & BitmaskWords.bit(index)) != 0;
     }
 
     /** The length of the dynamic list whose header is at (segment, header). */
     public static long listLength(MemorySegment segment, long header) {
-        return Atomics.getAcquire(segment, header + DynamicHeader.LENGTH_OFFSET);
+        return DynamicUnit.length(segment, header);
     }
 
     /**
@@ -55,21 +56,7 @@ public final class Nodes {
      */
     public static long chunkReference(MemorySegment segment, long header, long chunk, CellManager blocks,
                                       int leafFanout) {
-        if (chunk < DynamicHeader.INLINE_CHUNKS) {
-            return Atomics.getAcquire(segment, header + DynamicHeader.inlineChunkOffset((int) chunk));
-        }
-        long extra = chunk - DynamicHeader.INLINE_CHUNKS;
-        long top = Atomics.getAcquire(segment, header + DynamicHeader.DIRECTORY_OFFSET);
-        if (top == PointerWord.NULL) {
-            return PointerWord.NULL;
-        }
-        long topCell = PointerWord.cellIndex(top);
-        long leaf = Atomics.getAcquire(blocks.segment(topCell), blocks.offset(topCell) + (extra / leafFanout) * Long.BYTES);
-        if (leaf == PointerWord.NULL) {
-            return PointerWord.NULL;
-        }
-        long leafCell = PointerWord.cellIndex(leaf);
-        return Atomics.getAcquire(blocks.segment(leafCell), blocks.offset(leafCell) + (extra % leafFanout) * Long.BYTES);
+        return DynamicUnit.chunkReference(segment, header, chunk, blocks, leafFanout);
     }
 
     /** The structure's epoch, which caching accessors compare before using a cached cell. */

@@ -17,10 +17,10 @@ import java.util.Arrays;
  * which reverses each manager's counters exactly when nothing else moved them (see
  * {@code NodeManager}). One instance serves one call on one thread.
  */
-final class Reservation {
-    static final int NEED_CHUNK = 1;
-    static final int NEED_TOP = 2;
-    static final int NEED_LEAF = 4;
+public final class Reservation {
+    public static final int NEED_CHUNK = 1;
+    public static final int NEED_TOP = 2;
+    public static final int NEED_LEAF = 4;
 
     private final int steps;
     private final long[] cells;
@@ -31,7 +31,7 @@ final class Reservation {
     /** NEED_* bits of the list step, from the latest plan. */
     private int missing;
     /** Whether this call has published anything (a bit set, a word, a reference, a length). */
-    boolean changed;
+    public boolean changed;
 
     private int[] buildSlots = new int[4];
     private int buildSlotCount;
@@ -39,7 +39,7 @@ final class Reservation {
     private long[] builtOffsets = new long[8];
     private int builtCount;
 
-    Reservation(int steps) {
+    public Reservation(int steps) {
         this.steps = steps;
         int slots = steps + 3;
         this.cells = new long[slots];
@@ -48,28 +48,28 @@ final class Reservation {
         Arrays.fill(cells, -1);
     }
 
-    int chunkSlot() {
+    public int chunkSlot() {
         return steps;
     }
 
-    int topSlot() {
+    public int topSlot() {
         return steps + 1;
     }
 
-    int leafSlot() {
+    public int leafSlot() {
         return steps + 2;
     }
 
-    int missing() {
+    public int missing() {
         return missing;
     }
 
-    void needNothing() {
+    public void needNothing() {
         missing = 0;
     }
 
     /** The list of {@code last} (if it is dynamic) does not exist yet: every block to {@code element}. */
-    void needWholeList(SNodePlan last, long element) {
+    public void needWholeList(SNodePlan last, long element) {
         if (last.kind() != NodeKind.DYNAMIC) {
             missing = 0;
             return;
@@ -79,23 +79,23 @@ final class Reservation {
     }
 
     /** The list exists and lacks the references in {@code missingBits}; whether it lacks any. */
-    boolean needChunk(SNodePlan node, long element, int missingBits) {
+    public boolean needChunk(SNodePlan node, long element, int missingBits) {
         missing = missingBits;
         return missingBits != 0;
     }
 
     /** Whether a reserved block waits for every reference in {@code missingBits}. */
-    boolean covers(int missingBits) {
+    public boolean covers(int missingBits) {
         return ((missingBits & NEED_CHUNK) == 0 || has(chunkSlot()))
                 && ((missingBits & NEED_TOP) == 0 || has(topSlot()))
                 && ((missingBits & NEED_LEAF) == 0 || has(leafSlot()));
     }
 
-    boolean has(int slot) {
+    public boolean has(int slot) {
         return cells[slot] >= 0;
     }
 
-    long cell(int slot) {
+    public long cell(int slot) {
         long cell = cells[slot];
         if (cell < 0) {
             throw new AssertionError("no cell reserved in slot " + slot);
@@ -103,26 +103,26 @@ final class Reservation {
         return cell;
     }
 
-    void put(int slot, CellManager manager, long cell) {
+    public void put(int slot, CellManager manager, long cell) {
         cells[slot] = cell;
         managers[slot] = manager;
         order[allocated++] = slot;
     }
 
     /** The cell in {@code slot} is published: it is no longer this reservation's to hand back. */
-    void used(int slot) {
+    public void used(int slot) {
         cells[slot] = -1;
     }
 
     // ------------------------------------------------------------------ building a fresh subtree
 
-    void startBuild() {
+    public void startBuild() {
         buildSlotCount = 0;
         builtCount = 0;
     }
 
     /** The subtree being built names the cell in {@code slot}. */
-    void buildsWith(int slot) {
+    public void buildsWith(int slot) {
         if (buildSlotCount == buildSlots.length) {
             buildSlots = Arrays.copyOf(buildSlots, buildSlotCount * 2);
         }
@@ -130,7 +130,7 @@ final class Reservation {
     }
 
     /** Stores {@code value} into a word of a reserved cell (all zero before) and remembers it. */
-    void built(MemorySegment segment, long offset, long value) {
+    public void built(MemorySegment segment, long offset, long value) {
         if (builtCount == builtOffsets.length) {
             builtSegments = Arrays.copyOf(builtSegments, builtCount * 2);
             builtOffsets = Arrays.copyOf(builtOffsets, builtCount * 2);
@@ -143,7 +143,7 @@ final class Reservation {
     }
 
     /** The built subtree was published: its cells are no longer this reservation's. */
-    void usedBuilt() {
+    public void usedBuilt() {
         for (int n = 0; n < buildSlotCount; n++) {
             used(buildSlots[n]);
         }
@@ -152,7 +152,7 @@ final class Reservation {
     }
 
     /** Zeroes every word the build wrote: the reserved cells are all zero again. */
-    void unbuild() {
+    public void unbuild() {
         for (int n = builtCount - 1; n >= 0; n--) {
             Atomics.setRelease(builtSegments[n], builtOffsets[n], 0);
             builtSegments[n] = null;
@@ -164,7 +164,7 @@ final class Reservation {
     // ------------------------------------------------------------------ handing back
 
     /** Hands every unpublished cell back, newest first. */
-    void release() {
+    public void release() {
         RuntimeException first = null;
         for (int n = allocated - 1; n >= 0; n--) {
             int slot = order[n];
@@ -188,7 +188,7 @@ final class Reservation {
     }
 
     /** {@link #release()} at the end of a call; a failure there is added to {@code failure} if the call failed. */
-    void releaseAfter(Throwable failure) {
+    public void releaseAfter(Throwable failure) {
         try {
             release();
         } catch (RuntimeException e) {

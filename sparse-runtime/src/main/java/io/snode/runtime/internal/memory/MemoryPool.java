@@ -1,7 +1,7 @@
 package io.snode.runtime.internal.memory;
 
 import io.snode.api.MemoryCapExceededException;
-
+import io.snode.runtime.MemoryPoolMetric;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -371,7 +371,7 @@ public final class MemoryPool implements AutoCloseable {
      * them as {@link io.snode.runtime.MemoryPoolMetric}.
      */
     public record PoolMetrics(long capBytes, long bytesReserved, long bytesCommitted, long chunksHeld)
-            implements io.snode.runtime.MemoryPoolMetric {
+            implements MemoryPoolMetric {
     }
 
     /** One owner's counters at one moment. */

@@ -2,11 +2,7 @@ package io.snode.runtime.internal.memory;
 
 import io.snode.api.MemoryCapExceededException;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The cell allocator of one sparse SNode (Taichi's {@code NodeManager}): hands out fixed-size,
@@ -98,17 +94,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * }
  * }</pre>
  *
- * <h2>Thread caches and exact undo (implementation notes)</h2>
- * A cache is an {@code int} stack whose top is the next cell to hand out. A refill happens only
- * when the stack is empty and fills it in one step; the cache records where the batch came from
- * (the cursor moved from {@code start} to {@code end}, or data-list growth from {@code start} to {@code end}
- * with the chunk counts of the three lists before it). A pop leaves the popped value in its slot,
- * so a later {@code unallocate(i)} whose slot above the top still holds {@code i} is an exact LIFO
- * reversal; when such reversals bring the cache back to the state right after the refill, the
- * refill itself is undone: the free-list cursor is moved back by compare-and-set (which fails,
- * harmlessly, if another thread took entries since: cursors only grow between collections), or,
- * under the growth lock, the data list is shrunk back and the chunks created are freed if the data
- * list's length is still the batch's end. Any other push forgets the refill record.
+ * <p>How a thread cache refills and how {@link #unallocate} undoes an allocation exactly: see
+ * {@link ThreadCaches}.
  */
 public final class NodeManager implements AutoCloseable {
 
@@ -123,20 +110,6 @@ public final class NodeManager implements AutoCloseable {
     /** Cell indices are non-negative {@code int}s. */
     public static final long MAX_CELLS = Integer.MAX_VALUE;
 
-    private static final VarHandle FREE_CURSOR;
-
-    static {
-        try {
-            FREE_CURSOR = MethodHandles.lookup().findVarHandle(CursorValue.class, "value", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private static final byte NO_REFILL = 0;
-    private static final byte REFILL_FROM_FREE_LIST = 1;
-    private static final byte REFILL_FROM_GROWTH = 2;
-
     private final MemoryPool pool;
     private final MemoryPool.Owner owner;
     private final ListManager data;
@@ -145,19 +118,15 @@ public final class NodeManager implements AutoCloseable {
     private final long cellStride;
     private final int cacheBatch;
     private final int growthBatch;
-    private final long maxCells;
-    /** Serialises growth and the undo of growth of the three lists. */
-    private final ReentrantLock growthLock = new ReentrantLock();
-    private final ThreadLocal<ThreadCache> caches;
-    /** Every cache ever handed to a thread and not pruned; iterated by collection and metrics. */
-    private final CopyOnWriteArrayList<ThreadCache> allCaches = new CopyOnWriteArrayList<>();
+    private final Growth growth;
+    private final ThreadCaches caches;
 
     /**
-     * Free-list entries below this are taken. Access: getAcquire, compareAndSet, setRelease
-     * (FREE_CURSOR). Padded: it is the one field threads write to each other, and must not share a
+     * Free-list entries below this are taken. Access: getAcquire, compareAndSet, setRelease.
+     * Padded: it is the one field threads write to each other, and must not share a
      * cache line with the fields every allocation reads.
      */
-    private final PaddedCursor freeCursor = new PaddedCursor();
+    private final Padding.Cursor freeCursor = new Padding.Cursor();
     private volatile boolean closed;
 
     /** A manager with the {@link #defaultCacheBatch default cache batch} for its cell size. */
@@ -194,13 +163,9 @@ public final class NodeManager implements AutoCloseable {
         this.cellStride = cells.elementStride();
         this.cacheBatch = cacheBatch;
         this.growthBatch = (int) Math.min(cacheBatch, cells.firstChunkElements());
-        this.maxCells = Math.min(MAX_CELLS, Math.min(cells.maxElements(), freeList.maxElements()));
-        int stackCapacity = Math.max(2, 2 * cacheBatch);
-        this.caches = ThreadLocal.withInitial(() -> {
-            ThreadCache cache = new ThreadCache(Thread.currentThread(), stackCapacity);
-            allCaches.add(cache);
-            return cache;
-        });
+        long maxCells = Math.min(MAX_CELLS, Math.min(cells.maxElements(), freeList.maxElements()));
+        this.growth = new Growth(this, data, freeList, recycled, maxCells, growthBatch);
+        this.caches = new ThreadCaches(Math.max(2, 2 * cacheBatch));
     }
 
     /**
@@ -226,7 +191,7 @@ public final class NodeManager implements AutoCloseable {
      */
     public int allocate() {
         checkOpen();
-        ThreadCache cache = caches.get();
+        ThreadCaches.Cache cache = caches.get();
         int top = cache.size;
         if (top == 0) {
             refill(cache);
@@ -238,117 +203,22 @@ public final class NodeManager implements AutoCloseable {
     }
 
     /** Fills the empty cache from the free list, else by growth; throws leaving everything unchanged. */
-    private void refill(ThreadCache cache) {
+    private void refill(ThreadCaches.Cache cache) {
         // The free list's length changes only during collection, which does not run now (Assumption 2).
         // One atomic add claims a whole batch: a single transfer of the cursor's cache line from the
         // core that last refilled (a read before a compare-and-set would cost two). When the list is
         // short or empty the cursor runs past its length; entries at or beyond the length are never
         // read, and readers of the cursor clamp it (freeListCursor(), drainThreadCaches()).
         long length = freeList.size();
-        long start = (long) FREE_CURSOR.getAndAdd(freeCursor, (long) cacheBatch);
+        long start = freeCursor.getAndAdd(cacheBatch);
         if (start < length) {
             int n = (int) Math.min(cacheBatch, length - start);
             freeList.copyInts(start, cache.stack, 0, n);
-            reverse(cache.stack, n); // the lowest entry on top: cells go out in free-list order
-            cache.refilled(REFILL_FROM_FREE_LIST, start, start + cacheBatch, 0, 0, 0, n);
+            ThreadCaches.reverse(cache.stack, n); // the lowest entry on top: cells go out in free-list order
+            cache.refilled(ThreadCaches.REFILL_FROM_FREE_LIST, start, start + cacheBatch, 0, 0, 0, n);
             return;
         }
-        grow(cache);
-    }
-
-    /**
-     * A growth from {@code cells} cells was refused by the cap for a chunk of {@code bytes}.
-     * Growth from the same length asks for the same chunks in the same order, so while the pool
-     * holds more than {@code cap - bytes} it would be refused again.
-     */
-    private record Refusal(long cells, long bytes) {
-    }
-
-    /** The latest refusal by the cap, or null; written under the growth lock, read without it. */
-    private volatile Refusal lastRefusal;
-
-    /**
-     * Refuses a growth that would certainly be refused, before taking the growth lock: threads
-     * that hit the cap at once do not queue on the lock to be told one at a time (a refused call
-     * stays about as cheap under contention as alone). Benign race: the data list's length and
-     * the pool's bytes are read without the lock; if either moved, the slow path decides.
-     */
-    private void refuseAgainWithoutTheLock() {
-        Refusal refusal = lastRefusal;
-        if (refusal != null && refusal.cells() == data.size()) {
-            long held = pool.bytesReserved();
-            if (refusal.bytes() > pool.capBytes() - held) {
-                throw new MemoryCapExceededException(owner.name(), held, refusal.bytes(), pool.capBytes());
-            }
-        }
-    }
-
-    private static void reverse(int[] a, int n) {
-        for (int i = 0, j = n - 1; i < j; i++, j--) {
-            int t = a[i];
-            a[i] = a[j];
-            a[j] = t;
-        }
-    }
-
-    private void grow(ThreadCache cache) {
-        refuseAgainWithoutTheLock();
-        growthLock.lock();
-        try {
-            checkOpen();
-            long start = data.size();
-            if (start >= maxCells) {
-                throw new IllegalStateException("node manager of " + owner.name() + " is full: cellsAllocated="
-                        + start + " maxCells=" + maxCells);
-            }
-            long end = Math.min(maxCells, start + growthBatch);
-            int dataChunks = data.chunkCount();
-            int freeChunks = freeList.chunkCount();
-            int recycledChunks = recycled.chunkCount();
-            try {
-                // Index lists first and always as long as the data list: collection and recycling never allocate.
-                freeList.ensureCapacity(end);
-                recycled.ensureCapacity(end);
-                data.ensureCapacity(end);
-            } catch (Throwable t) {
-                trimAll(dataChunks, freeChunks, recycledChunks, t);
-                if (t instanceof MemoryCapExceededException cap) {
-                    lastRefusal = new Refusal(start, cap.bytesRequested());
-                }
-                throw t;
-            }
-            data.setSize(end);
-            int n = (int) (end - start);
-            for (int i = 0; i < n; i++) {
-                cache.stack[n - 1 - i] = (int) (start + i);
-            }
-            cache.refilled(REFILL_FROM_GROWTH, start, end, dataChunks, freeChunks, recycledChunks, n);
-        } finally {
-            growthLock.unlock();
-        }
-    }
-
-    /** Frees the chunks created after the given counts; failures are added to {@code cause} if there is one. */
-    private void trimAll(int dataChunks, int freeChunks, int recycledChunks, Throwable cause) {
-        ListManager[] lists = {data, freeList, recycled};
-        int[] keep = {dataChunks, freeChunks, recycledChunks};
-        RuntimeException failure = null;
-        for (int i = 0; i < lists.length; i++) {
-            try {
-                lists[i].trimChunks(keep[i]);
-            } catch (RuntimeException e) {
-                if (cause != null) {
-                    cause.addSuppressed(e);
-                } else if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        growth.refill(cache);
     }
 
     /**
@@ -363,43 +233,25 @@ public final class NodeManager implements AutoCloseable {
         checkOpen();
         checkCell(index);
         zeroCell(index);
-        ThreadCache cache = caches.get();
-        int top = cache.size;
-        if (top == cache.stack.length) {
+        ThreadCaches.Cache cache = caches.get();
+        if (!cache.push(index)) {
             // The cache is full: the long way, through the recycled list (zeroed again at collection).
             recycled.appendInt(index);
             return;
         }
-        // A pop leaves the popped index in its slot: if the slot holds this index, this undoes the last pop.
-        boolean undoesLastPop = cache.popped > 0 && cache.stack[top] == index;
-        cache.stack[top] = index;
-        cache.size = top + 1;
-        if (!undoesLastPop) {
-            cache.forgetRefill();
-            return;
-        }
-        if (--cache.popped == 0 && cache.refill != NO_REFILL) {
+        if (cache.backAtRefill()) {
             undoRefill(cache);
         }
     }
 
     /** The cache is exactly as its last refill left it: give the batch back if nobody moved past it. */
-    private void undoRefill(ThreadCache cache) {
-        if (cache.refill == REFILL_FROM_FREE_LIST) {
-            if (FREE_CURSOR.compareAndSet(freeCursor, cache.refillEnd, cache.refillStart)) {
+    private void undoRefill(ThreadCaches.Cache cache) {
+        if (cache.refill == ThreadCaches.REFILL_FROM_FREE_LIST) {
+            if (freeCursor.compareAndSet(cache.refillEnd, cache.refillStart)) {
                 cache.size = 0;
             }
         } else {
-            growthLock.lock();
-            try {
-                if (data.size() == cache.refillEnd) {
-                    data.setSize(cache.refillStart);
-                    cache.size = 0;
-                    trimAll(cache.dataChunksBefore, cache.freeChunksBefore, cache.recycledChunksBefore, null);
-                }
-            } finally {
-                growthLock.unlock();
-            }
+            growth.undo(cache);
         }
         cache.forgetRefill();
     }
@@ -467,12 +319,8 @@ public final class NodeManager implements AutoCloseable {
      */
     public void collect() {
         checkOpen();
-        long cached = 0;
-        for (ThreadCache cache : allCaches) {
-            cached += cache.size;
-        }
         long recycledCount = recycled.size();
-        long free = freeList.size() - freeListCursor() + cached;
+        long free = freeList.size() - freeListCursor() + caches.cachedCells();
         if (free + recycledCount > data.size()) {
             throw new IllegalStateException("node manager of " + owner.name() + ": free=" + free + " recycled="
                     + recycledCount + " exceed cellsAllocated=" + data.size() + " (a cell was recycled twice?)");
@@ -493,7 +341,7 @@ public final class NodeManager implements AutoCloseable {
             freeList.setInt(tail + i, cell);
         }
         freeList.setSize(tail + recycledCount);
-        FREE_CURSOR.setRelease(freeCursor, 0L);
+        freeCursor.setRelease(0L);
         recycled.clear();
     }
 
@@ -507,29 +355,7 @@ public final class NodeManager implements AutoCloseable {
      */
     public void drainThreadCaches() {
         checkOpen();
-        long length = freeList.size();
-        long cursor = freeListCursor(); // clamped to the length
-        for (ThreadCache cache : allCaches) {
-            // In the order the cache would have handed them out (top of the stack first): the first
-            // ones into taken slots just below the cursor, the rest after the end.
-            int n = cache.size;
-            int below = (int) Math.min(cursor, n);
-            cursor -= below;
-            for (int i = 0; i < below; i++) {
-                freeList.setInt(cursor + i, cache.stack[n - 1 - i]);
-            }
-            for (int i = below; i < n; i++) {
-                freeList.setInt(length++, cache.stack[n - 1 - i]);
-            }
-            cache.size = 0;
-            cache.popped = 0;
-            cache.forgetRefill();
-            if (!cache.thread.isAlive()) {
-                allCaches.remove(cache);
-            }
-        }
-        freeList.setSize(length);
-        FREE_CURSOR.setRelease(freeCursor, cursor);
+        freeCursor.setRelease(caches.drainInto(freeList, freeListCursor())); // the cursor clamped to the length
     }
 
     /** The data list (cells). Raw access for the collector and codegen; never resize it. */
@@ -557,7 +383,7 @@ public final class NodeManager implements AutoCloseable {
     /** Entries of the free list already taken (acquire load), at most {@link #freeListLength()}. */
     public long freeListCursor() {
         // The raw cursor may run past the length when refills found the list short or empty.
-        return Math.min((long) FREE_CURSOR.getAcquire(freeCursor), freeList.size());
+        return Math.min(freeCursor.getAcquire(), freeList.size());
     }
 
     public long recycledListLength() {
@@ -572,7 +398,7 @@ public final class NodeManager implements AutoCloseable {
     public void resetFreeList(long length) {
         checkOpen();
         freeList.setSize(length);
-        FREE_CURSOR.setRelease(freeCursor, 0L);
+        freeCursor.setRelease(0L);
     }
 
     // ---------------------------------------------------------------- metrics and lifecycle
@@ -582,11 +408,7 @@ public final class NodeManager implements AutoCloseable {
         long allocated = data.size();
         long length = freeList.size();
         long cursor = freeListCursor();
-        long cached = 0;
-        for (ThreadCache cache : allCaches) {
-            // Benign race: another thread's cache size, read plain; stale at worst while it allocates.
-            cached += cache.size;
-        }
+        long cached = caches.cachedCells();
         long recycledCount = recycled.size();
         long free = Math.max(0, length - cursor) + cached;
         long inUse = allocated - free - recycledCount;
@@ -619,14 +441,13 @@ public final class NodeManager implements AutoCloseable {
                 }
             }
         }
-        allCaches.clear();
-        caches.remove();
+        caches.clear();
         if (failure != null) {
             throw failure;
         }
     }
 
-    private void checkOpen() {
+    void checkOpen() {
         if (closed) {
             throw new IllegalStateException("node manager of " + owner.name() + " is closed");
         }
@@ -643,89 +464,5 @@ public final class NodeManager implements AutoCloseable {
     @Override
     public String toString() {
         return "NodeManager" + metrics();
-    }
-
-    /** Padding before the cursor (a full cache line plus one, against adjacent-line prefetch). */
-    @SuppressWarnings("unused")
-    private abstract static class CursorPadBefore {
-        int headerGap; // see ThreadCachePad
-        long p00, p01, p02, p03, p04, p05, p06, p07;
-        long p10, p11, p12, p13, p14, p15, p16, p17;
-    }
-
-    private abstract static class CursorValue extends CursorPadBefore {
-        @SuppressWarnings("unused")
-        long value;
-    }
-
-    /** The free-list cursor with padding on both sides; fields of a superclass are laid out first. */
-    @SuppressWarnings("unused")
-    private static final class PaddedCursor extends CursorValue {
-        long q00, q01, q02, q03, q04, q05, q06, q07;
-        long q10, q11, q12, q13, q14, q15, q16, q17;
-    }
-
-    /**
-     * Padding before a thread cache's fields (two cache lines). The {@code int} takes the 4-byte gap
-     * after the object header: without it HotSpot puts a subclass's {@code int} there (it fills
-     * empty slots of superclasses), in front of the padding; that is where {@code size} landed.
-     */
-    @SuppressWarnings("unused")
-    private abstract static class ThreadCachePad {
-        int headerGap;
-        long p00, p01, p02, p03, p04, p05, p06, p07;
-        long p10, p11, p12, p13, p14, p15, p16, p17;
-    }
-
-    /**
-     * One thread's cells. Fields are written by the owning thread only, except during exclusive
-     * operations (drain, collection), whose exclusion gives the happens-before edges; metrics read
-     * {@link #size} racily. Padded on both sides: after a garbage collection has moved them, the
-     * caches of two threads may sit next to each other, and {@link #size} is written at every
-     * allocation (without padding, two threads allocating at once slowed each other down).
-     */
-    private abstract static class ThreadCacheFields extends ThreadCachePad {
-        final Thread thread;
-        /** Free cell indices; [0, size) are cached, the top is handed out next. */
-        final int[] stack;
-        int size;
-        /** Pops since the last refill, minus exact LIFO push-backs. */
-        int popped;
-        byte refill = NO_REFILL;
-        long refillStart;
-        long refillEnd;
-        int dataChunksBefore;
-        int freeChunksBefore;
-        int recycledChunksBefore;
-
-        ThreadCacheFields(Thread thread, int capacity) {
-            this.thread = thread;
-            this.stack = new int[capacity];
-        }
-    }
-
-    @SuppressWarnings("unused")
-    private static final class ThreadCache extends ThreadCacheFields {
-        long q00, q01, q02, q03, q04, q05, q06, q07;
-        long q10, q11, q12, q13, q14, q15, q16, q17;
-
-        ThreadCache(Thread thread, int capacity) {
-            super(thread, capacity);
-        }
-
-        void refilled(byte kind, long start, long end, int dataChunks, int freeChunks, int recycledChunks, int n) {
-            refill = kind;
-            refillStart = start;
-            refillEnd = end;
-            dataChunksBefore = dataChunks;
-            freeChunksBefore = freeChunks;
-            recycledChunksBefore = recycledChunks;
-            popped = 0;
-            size = n;
-        }
-
-        void forgetRefill() {
-            refill = NO_REFILL;
-        }
     }
 }

@@ -1,5 +1,7 @@
 package io.snode.runtime.internal.memory;
 
+import io.snode.runtime.NodeManagerMetric;
+
 /**
  * A {@link NodeManager}'s counters at one moment. Internal, for the runtime, the collector and
  * their tests: users read them as {@link io.snode.runtime.NodeManagerMetric} (through
@@ -34,5 +36,5 @@ public record NodeManagerMetrics(
         long freeListCursor,
         int chunks,
         long bytesReserved,
-        long cellBytesReserved) implements io.snode.runtime.NodeManagerMetric {
+        long cellBytesReserved) implements NodeManagerMetric {
 }

@@ -1,5 +1,6 @@
 package io.snode.runtime.internal.vectorization;
 
+import io.snode.runtime.BitmaskWords;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -47,14 +48,14 @@ public final class PanamaScanKernels implements ScanKernels {
         int count = 0;
         if (words % LANES != 0) {
             for (int w = 0; w < words; w++) {
-                long mask = segment.get(ValueLayout.JAVA_LONG, offset + (long) w * Long.BYTES);
+                long mask = segment.get(ValueLayout.JAVA_LONG, offset + BitmaskWords.offsetOfWord(w));
                 masks[at + w] = mask;
                 count += Long.bitCount(mask);
             }
             return count;
         }
         for (int w = 0; w < words; w += LANES) {
-            LongVector mask = LongVector.fromMemorySegment(SPECIES, segment, offset + (long) w * Long.BYTES, ORDER);
+            LongVector mask = LongVector.fromMemorySegment(SPECIES, segment, offset + BitmaskWords.offsetOfWord(w), ORDER);
             mask.intoArray(masks, at + w);
             count += (int) mask.lanewise(VectorOperators.BIT_COUNT).reduceLanes(VectorOperators.ADD);
         }

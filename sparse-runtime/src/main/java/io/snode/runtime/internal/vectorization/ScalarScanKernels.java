@@ -1,5 +1,7 @@
 package io.snode.runtime.internal.vectorization;
 
+import io.snode.runtime.BitmaskWords;
+import io.snode.runtime.PointerWord;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -44,7 +46,7 @@ public final class ScalarScanKernels implements ScanKernels {
     public long activeWords(MemorySegment segment, long offset) {
         long bits = 0;
         for (int n = 0; n < lanes; n++) {
-            long word = segment.get(ValueLayout.JAVA_LONG, offset + (long) n * Long.BYTES);
+            long word = segment.get(ValueLayout.JAVA_LONG, offset + PointerWord.wordOffset(n));
             bits |= (word > 0 ? 1L : 0L) << n;
         }
         return bits;
@@ -54,7 +56,7 @@ public final class ScalarScanKernels implements ScanKernels {
     public int copyMasks(MemorySegment segment, long offset, long[] masks, int at, int words) {
         int count = 0;
         for (int w = 0; w < words; w++) {
-            long mask = segment.get(ValueLayout.JAVA_LONG, offset + (long) w * Long.BYTES);
+            long mask = segment.get(ValueLayout.JAVA_LONG, offset + BitmaskWords.offsetOfWord(w));
             masks[at + w] = mask;
             count += Long.bitCount(mask);
         }

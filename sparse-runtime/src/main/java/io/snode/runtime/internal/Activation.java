@@ -1,0 +1,149 @@
+package io.snode.runtime.internal;
+
+import io.snode.runtime.PathStep;
+import io.snode.runtime.internal.node.DynamicUnit;
+import io.snode.runtime.internal.node.NodeUnit;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One run of {@link Structure}'s activation protocol over one path (see "Activation protocol"
+ * in its class comment): the three walks, each step handed to the node unit of that step, with
+ * the state they share: what the plan found, the {@link Reservation}, and the {@link Location}
+ * that every walk moves and that ends at the cell. One instance serves one call on one thread.
+ */
+public final class Activation {
+    private final Structure structure;
+    private final PathStep[] steps;
+    private final NodeUnit[] units;
+    private final int[] coordinates;
+    private final boolean append;
+    private final Reservation reservation;
+    private final Location location;
+    /** The first step the latest plan found inactive. */
+    private int first;
+
+    Activation(Structure structure, PathStep[] steps, NodeUnit[] units, int[] coordinates, boolean append,
+               Reservation reservation, Location location) {
+        this.structure = structure;
+        this.steps = steps;
+        this.units = units;
+        this.coordinates = coordinates;
+        this.append = append;
+        this.reservation = reservation;
+        this.location = location;
+    }
+
+    /** Whether this is an append (the list step takes the next index) rather than a write. */
+    public boolean append() {
+        return append;
+    }
+
+    public Reservation reservation() {
+        return reservation;
+    }
+
+    /** The first step that the latest plan found inactive: steps above it only read when publishing. */
+    public int first() {
+        return first;
+    }
+
+    private long container(int step) {
+        return location.offset + steps[step].containerOffset();
+    }
+
+    /**
+     * Step 1, read-only: the first path step that is inactive, or {@code steps.length} when the
+     * whole path exists; what the list step needs is left in the reservation.
+     *
+     * @throws io.snode.runtime.DynamicListFullException for an append to a list that exists and is full
+     */
+    int plan() {
+        reservation.needNothing();
+        location.set(structure.root(), 0);
+        int last = steps.length - 1;
+        for (int s = 0; s <= last; s++) {
+            int found = units[s].plan(location, container(s), steps[s].cellIndex(coordinates), this);
+            if (found == NodeUnit.PLAN_INACTIVE) {
+                reservation.needWholeList(units[last].node(), append ? 0 : steps[last].cellIndex(coordinates));
+                return s;
+            }
+            if (found == NodeUnit.PLAN_LIST_NEEDS) {
+                return s;
+            }
+            if (found == NodeUnit.PLAN_COMPLETE) {
+                break;
+            }
+        }
+        return steps.length;
+    }
+
+    /**
+     * Step 2: takes from the node managers a cell for every pointer step from {@code first} on,
+     * and the chunk and directory blocks the list step needs. This is the only place where the
+     * memory cap, a full index space or an allocator fault can refuse, and nothing is published
+     * yet.
+     */
+    void reserve(int first) {
+        this.first = first;
+        for (int s = first; s < steps.length; s++) {
+            CellManager cells = units[s].reservedCells();
+            if (cells != null && !reservation.has(s)) {
+                reservation.put(s, cells, structure.allocate(units[s].node().snode(), cells));
+            }
+        }
+        if (steps.length > 0 && units[steps.length - 1] instanceof DynamicUnit list) {
+            reserveList(list);
+        }
+    }
+
+    /** Reserves the chunk and directory blocks that the list step's latest needs name. */
+    public void reserveList(DynamicUnit list) {
+        int missing = reservation.missing();
+        if ((missing & Reservation.NEED_TOP) != 0 && !reservation.has(reservation.topSlot())) {
+            reservation.put(reservation.topSlot(), list.blocks(), structure.allocate(list.node().snode(), list.blocks()));
+        }
+        if ((missing & Reservation.NEED_LEAF) != 0 && !reservation.has(reservation.leafSlot())) {
+            reservation.put(reservation.leafSlot(), list.blocks(), structure.allocate(list.node().snode(), list.blocks()));
+        }
+        if ((missing & Reservation.NEED_CHUNK) != 0 && !reservation.has(reservation.chunkSlot())) {
+            reservation.put(reservation.chunkSlot(), list.chunks(), structure.allocate(list.node().snode(), list.chunks()));
+        }
+    }
+
+    /**
+     * Step 3: walks the path again and publishes, each unit at its step (see
+     * {@link NodeUnit#publish}); {@link Structure#REPLAN} with nothing published when a step
+     * above the planned one is inactive now.
+     *
+     * @return the element's index for an append or a dynamic element, else 0
+     */
+    long publish() {
+        location.set(structure.root(), 0);
+        for (int s = 0; s < steps.length; s++) {
+            long result = units[s].publish(location, container(s), steps[s].cellIndex(coordinates), s, this);
+            if (result != NodeUnit.GO_ON) {
+                return result;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Builds steps {@code step + 1 ..} of the path inside reserved cells, starting in the reserved
+     * cell of step {@code step} at (segment, offset), which nobody else can see yet; every word
+     * written is recorded so that {@link Reservation#unbuild} can zero it again.
+     *
+     * @return the element's index at a list step, else 0
+     */
+    public long buildBelow(int step, MemorySegment segment, long offset) {
+        reservation.startBuild();
+        location.set(segment, offset);
+        for (int t = step + 1; t < steps.length; t++) {
+            long result = units[t].build(location, container(t), steps[t].cellIndex(coordinates), t, this);
+            if (result != NodeUnit.GO_ON) {
+                return result;
+            }
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,129 @@
+package io.snode.runtime.internal.node;
+
+import io.snode.runtime.BitmaskWords;
+import io.snode.runtime.SNodePlan;
+import io.snode.runtime.internal.Activation;
+import io.snode.runtime.internal.Atomics;
+import io.snode.runtime.internal.Location;
+import io.snode.runtime.internal.Structure;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A bitmasked node: its container is the mask words of {@link BitmaskWords}, then its cells
+ * inline (at {@link SNodePlan#cellsOffset()}), so activation needs no memory and cannot fail.
+ *
+ * <p><b>Shared state and failure.</b> A bit is set with an atomic OR, which is idempotent: two
+ * activations that set the same bit both succeed, and only the one that saw it clear counts a
+ * change. The protocol sets a bit only where no later step of the call can fail (the one-walk
+ * path), after the call's reservation (the protocol's publish), or inside reserved cells that
+ * nobody else sees (build); a call that then fails at a full list below leaves the bit set for
+ * the appends that filled the list. Deactivation clears the bit with an atomic AND first, so
+ * exactly one deactivation releases the cell; then it releases what lies below and zeroes the
+ * cell. A store that a racing writer makes after that zeroing stays in the cell (the caller's
+ * race, see {@code Structure}); nothing is left half-released, since the cell is inline.
+ */
+public final class BitmaskedUnit extends NodeUnit {
+    BitmaskedUnit(SNodePlan node, NodeUnits units) {
+        super(node, units);
+    }
+
+    /** Byte offset of cell {@code index} from the start of the container (past the mask). */
+    public long cellOffset(long index) {
+        return node.cellsOffset() + index * node.cellBytes();
+    }
+
+    @Override
+    public boolean activatesInPlace() {
+        return true;
+    }
+
+    @Override
+    public boolean lookup(Location at, long container, long index) {
+        if (!isActive(at.segment, container, index)) {
+            return false;
+        }
+        at.offset = container + cellOffset(index);
+        return true;
+    }
+
+    @Override
+    public boolean isActive(MemorySegment segment, long container, long index) {
+        return (Atomics.getAcquire(segment, container + BitmaskWords.wordOffset(index)) & BitmaskWords.bit(index)) != 0;
+    }
+
+    @Override
+    public int activateInline(Location at, long container, long index, boolean mayStore) {
+        long word = container + BitmaskWords.wordOffset(index);
+        long bit = BitmaskWords.bit(index);
+        int result = INLINE_UNCHANGED;
+        if ((Atomics.getAcquire(at.segment, word) & bit) == 0) {
+            if (!mayStore) {
+                return INLINE_REFUSED; // a later step may bail out: store nothing
+            }
+            if ((Atomics.getAndBitwiseOr(at.segment, word, bit) & bit) == 0) {
+                result = INLINE_CHANGED;
+            }
+        }
+        at.offset = container + cellOffset(index);
+        return result;
+    }
+
+    @Override
+    public long publish(Location at, long container, long index, int step, Activation activation) {
+        long word = container + BitmaskWords.wordOffset(index);
+        long bit = BitmaskWords.bit(index);
+        if ((Atomics.getAcquire(at.segment, word) & bit) == 0) {
+            if (step < activation.first()) {
+                return Structure.REPLAN;
+            }
+            if ((Atomics.getAndBitwiseOr(at.segment, word, bit) & bit) == 0) {
+                activation.reservation().changed = true;
+            }
+        }
+        at.offset = container + cellOffset(index);
+        return GO_ON;
+    }
+
+    @Override
+    public long build(Location at, long container, long index, int step, Activation activation) {
+        activation.reservation().built(at.segment, container + BitmaskWords.wordOffset(index), BitmaskWords.bit(index));
+        at.offset = container + cellOffset(index);
+        return GO_ON;
+    }
+
+    @Override
+    public boolean deactivate(MemorySegment segment, long container, long index) {
+        long bit = BitmaskWords.bit(index);
+        long old = Atomics.getAndBitwiseAnd(segment, container + BitmaskWords.wordOffset(index), ~bit);
+        if ((old & bit) == 0) {
+            return false;
+        }
+        long cell = container + cellOffset(index);
+        units.releaseBelow(node, segment, cell);
+        segment.asSlice(cell, node.cellBytes()).fill((byte) 0);
+        return true;
+    }
+
+    @Override
+    public void release(MemorySegment segment, long container, boolean retire) {
+        for (long index = 0; index < node.cellCount(); index++) {
+            deactivate(segment, container, index);
+        }
+    }
+
+    @Override
+    public long forEachActive(MemorySegment segment, long container, ActiveCellVisitor visitor, int level) {
+        long words = BitmaskWords.words(node.cellCount());
+        long visited = 0;
+        for (long word = 0; word < words; word++) {
+            long bits = Atomics.getAcquire(segment, container + BitmaskWords.offsetOfWord(word));
+            while (bits != 0) {
+                long index = BitmaskWords.lowestIndex(word, bits);
+                bits &= bits - 1;
+                visitor.visit(level, index, segment, container + cellOffset(index), -1);
+                visited++;
+            }
+        }
+        return visited;
+    }
+}
