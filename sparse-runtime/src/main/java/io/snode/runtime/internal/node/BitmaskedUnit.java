@@ -23,8 +23,12 @@ import java.lang.foreign.MemorySegment;
  * race, see {@code Structure}); nothing is left half-released, since the cell is inline.
  */
 public final class BitmaskedUnit extends NodeUnit {
+    /** The release walk's visitor, made once: deactivates the cell it is given. */
+    private final ActiveCellVisitor deactivator;
+
     BitmaskedUnit(SNodePlan node, NodeUnits units) {
         super(node, units);
+        this.deactivator = (level, index, segment, cell, managed) -> deactivate(segment, cell - cellOffset(index), index);
     }
 
     /** Byte offset of cell {@code index} from the start of the container (past the mask). */
@@ -104,11 +108,10 @@ public final class BitmaskedUnit extends NodeUnit {
         return true;
     }
 
+    /** Deactivates every cell whose bit is set, reading each mask word once. */
     @Override
     public void release(MemorySegment segment, long container, boolean retire) {
-        for (long index = 0; index < node.cellCount(); index++) {
-            deactivate(segment, container, index);
-        }
+        forEachActive(segment, container, deactivator, 0);
     }
 
     @Override

@@ -18,8 +18,12 @@ import java.lang.foreign.MemorySegment;
  * It publishes nothing: its steps of the activation protocol only move to the cell.
  */
 public final class DenseUnit extends NodeUnit {
+    /** The release walk's visitor, made once: releases what lies below each cell. */
+    private final ActiveCellVisitor releaseBelow;
+
     DenseUnit(SNodePlan node, NodeUnits units) {
         super(node, units);
+        this.releaseBelow = (level, index, segment, cell, managed) -> units.releaseBelow(node, segment, cell);
     }
 
     /** Byte offset of cell {@code index} from the start of the container. */
@@ -68,9 +72,7 @@ public final class DenseUnit extends NodeUnit {
 
     @Override
     public void release(MemorySegment segment, long container, boolean retire) {
-        for (long index = 0; index < node.cellCount(); index++) {
-            units.releaseBelow(node, segment, container + cellOffset(index));
-        }
+        forEachActive(segment, container, releaseBelow, 0);
     }
 
     @Override

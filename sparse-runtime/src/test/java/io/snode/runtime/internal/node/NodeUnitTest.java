@@ -104,6 +104,31 @@ class NodeUnitTest {
     }
 
     @Test
+    void releasingABitmaskedContainerDeactivatesItsActiveCellsAndRecyclesWhatLiesBelow() {
+        Layout layout = Layout.parse("bitmasked(i,130).pointer(j,4).place(i32 v)");
+        SNode masked = layout.snode(1);
+        SNode pointer = layout.snode(2);
+        try (SparseRuntime rt = SparseRuntime.create(layout)) {
+            rt.setInt("v", 1, 3, 1);
+            rt.setInt("v", 2, 100, 2);
+            rt.setInt("v", 3, 129, 0);
+            assertThat(rt.memoryStats().of(pointer).cells().cellsInUse()).isEqualTo(3);
+            rt.deactivateAll(masked);
+            assertThat(rt.memoryStats().of(pointer).cells().cellsInUse()).isZero();
+            for (int i : new int[] {3, 100, 129}) {
+                assertThat(rt.isActive(masked, i)).isFalse();
+            }
+            Structure structure = rt.internalStructure();
+            Recorder recorder = new Recorder();
+            assertThat(structure.unit(masked).forEachActive(structure.root(), rootContainer(structure, masked),
+                    recorder, 0)).isZero();
+            rt.setInt("v", 4, 100, 2);
+            assertThat(rt.getInt("v", 100, 2)).isEqualTo(4);
+            assertThat(rt.getInt("v", 3, 1)).isZero();
+        }
+    }
+
+    @Test
     void aPointerContainerVisitsOnlyItsActiveWords() {
         Layout layout = Layout.parse("pointer(i,8).place(i32 v)");
         SNode node = layout.snode(1);
