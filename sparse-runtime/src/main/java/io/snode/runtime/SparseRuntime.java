@@ -6,10 +6,10 @@ import io.snode.api.Layout;
 import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
+import io.snode.runtime.internal.CheckedCells;
+import io.snode.runtime.internal.GeneratedCalls;
 import io.snode.runtime.internal.Location;
-import io.snode.runtime.internal.NodeCells;
-import io.snode.runtime.internal.Nodes;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import io.snode.runtime.internal.memory.MemoryPool;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -36,9 +36,9 @@ public final class SparseRuntime implements AutoCloseable {
     private final Layout layout;
     private final Plan plan;
     private final MemoryPool pool;
-    private final Structure structure;
-    private final NodeCells[] cells;
-    private final NodeCells[] directories;
+    private final NodeTree structure;
+    private final CheckedCells[] cells;
+    private final CheckedCells[] directories;
     private final MemorySegment[] ambient;
     private final Collector collector;
     private volatile boolean closed;
@@ -52,8 +52,8 @@ public final class SparseRuntime implements AutoCloseable {
         try {
             MemorySegment root = pool.allocateChunk("root", plan.node(0).cellBytes());
             List<SNodePlan> nodes = plan.nodes();
-            this.cells = new NodeCells[nodes.size()];
-            this.directories = new NodeCells[nodes.size()];
+            this.cells = new CheckedCells[nodes.size()];
+            this.directories = new CheckedCells[nodes.size()];
             this.ambient = new MemorySegment[nodes.size()];
             for (SNodePlan node : nodes) {
                 if (node.hasNodeManager()) {
@@ -62,18 +62,18 @@ public final class SparseRuntime implements AutoCloseable {
                     ambient[node.id()] = pool.allocateChunk(node.snode().path() + " ambient", node.cellBytes());
                 }
                 if (node.kind() == NodeKind.POINTER) {
-                    cells[node.id()] = new NodeCells(pool, node.snode().path(), node.cellBytes());
+                    cells[node.id()] = new CheckedCells(pool, node.snode().path(), node.cellBytes());
                 } else if (node.kind() == NodeKind.DYNAMIC) {
-                    cells[node.id()] = new NodeCells(pool, node.snode().path(),
+                    cells[node.id()] = new CheckedCells(pool, node.snode().path(),
                             node.cellBytes() * node.chunkSize());
                     if (node.directoryLeafFanout() > 0) {
                         int blockWords = Math.max(node.directoryLeafFanout(), node.directoryTopFanout());
-                        directories[node.id()] = new NodeCells(pool, node.snode().path() + " directory",
+                        directories[node.id()] = new CheckedCells(pool, node.snode().path() + " directory",
                                 (long) blockWords * Long.BYTES);
                     }
                 }
             }
-            this.structure = new Structure(plan, root, cells, directories, ambient);
+            this.structure = new NodeTree(plan, root, cells, directories, ambient);
             built = true;
         } finally {
             if (!built) {
@@ -327,16 +327,16 @@ public final class SparseRuntime implements AutoCloseable {
      */
     public void collect() {
         checkOpen();
-        List<NodeCells> managers = new ArrayList<>();
-        for (NodeCells[] group : new NodeCells[][] {cells, directories}) {
-            for (NodeCells manager : group) {
+        List<CheckedCells> managers = new ArrayList<>();
+        for (CheckedCells[] group : new CheckedCells[][] {cells, directories}) {
+            for (CheckedCells manager : group) {
                 if (manager != null) {
                     managers.add(manager);
                 }
             }
         }
         structure.advanceEpoch();
-        collector.collect(managers.stream().map(NodeCells::manager).toList());
+        collector.collect(managers.stream().map(CheckedCells::manager).toList());
     }
 
     /** Memory held and cell counts per SNode with a node manager, plus the root cell. */
@@ -344,7 +344,7 @@ public final class SparseRuntime implements AutoCloseable {
         checkOpen();
         List<MemoryStats.SNodeStats> perNode = new ArrayList<>();
         for (SNodePlan node : plan.nodes()) {
-            NodeCells manager = cells[node.id()];
+            CheckedCells manager = cells[node.id()];
             if (manager != null) {
                 perNode.add(new MemoryStats.SNodeStats(node.snode(), manager.manager().metrics(),
                         directories[node.id()] == null ? null : directories[node.id()].manager().metrics()));
@@ -357,7 +357,7 @@ public final class SparseRuntime implements AutoCloseable {
      * The node algorithms over this runtime's memory, for the {@code codegen} and {@code gc}
      * modules. Not an API for applications: it bypasses every check of this class.
      */
-    public Structure internalStructure() {
+    public NodeTree internalTree() {
         checkOpen();
         return structure;
     }
@@ -415,7 +415,7 @@ public final class SparseRuntime implements AutoCloseable {
         int[] shape = snode.indexShape();
         for (int n = 0; n < coordinates.length; n++) {
             if (coordinates[n] < 0 || coordinates[n] >= shape[n]) {
-                throw Nodes.outside(what, axes.get(n).letter(), coordinates[n], shape[n]);
+                throw GeneratedCalls.outside(what, axes.get(n).letter(), coordinates[n], shape[n]);
             }
         }
     }

@@ -118,7 +118,7 @@ class ConcurrentFailureTest {
             AtomicReference<Thread> victim = new AtomicReference<>();
             CountDownLatch victimInside = new CountDownLatch(1);
             CountDownLatch writerDone = new CountDownLatch(1);
-            rt.internalStructure().probeAllocations(owner -> {
+            rt.internalTree().probeAllocations(owner -> {
                 if (Thread.currentThread() == victim.get() && owner == inner) {
                     victimInside.countDown();
                     await(writerDone);
@@ -147,7 +147,7 @@ class ConcurrentFailureTest {
             assertThat(a.get(10, TimeUnit.SECONDS)).isInstanceOf(MemoryCapExceededException.class);
             b.get(10, TimeUnit.SECONDS);
             assertThat(writerFailure).as("the writer must not wait for the failing activation").isNull();
-            rt.internalStructure().probeAllocations(null);
+            rt.internalTree().probeAllocations(null);
             assertThat(rt.getInt("n", 4, 0, 0)).isEqualTo(7);
             assertThat(rt.getInt("n", 0, 0, 0)).isZero();
             assertThat(rt.isActive(inner, 0, 0, 0)).isFalse();
@@ -191,7 +191,7 @@ class ConcurrentFailureTest {
                 CountDownLatch victimInside = new CountDownLatch(1);
                 CountDownLatch otherDone = new CountDownLatch(1);
                 int failAt = k;
-                rt.internalStructure().probeAllocations(owner -> {
+                rt.internalTree().probeAllocations(owner -> {
                     if (Thread.currentThread() == victim.get() && requests.incrementAndGet() == failAt) {
                         victimInside.countDown();
                         await(otherDone);
@@ -236,7 +236,7 @@ class ConcurrentFailureTest {
                 faults += a.get(10, TimeUnit.SECONDS);
                 b.get(10, TimeUnit.SECONDS);
                 assertThat(bFinishedFirst).as("k=%d: thread B waited for A's failing call", k).isTrue();
-                rt.internalStructure().probeAllocations(null);
+                rt.internalTree().probeAllocations(null);
                 assertMatchesReplay(layout, rt, returned, "k=" + k);
             }
         }

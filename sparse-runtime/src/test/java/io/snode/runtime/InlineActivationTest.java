@@ -31,14 +31,14 @@ class InlineActivationTest {
         SNode leaf = layout.snode(2);
         try (SparseRuntime rt = SparseRuntime.create(layout)) {
             rt.setFloat("phi", 1.5f, 1, 2, 3); // publishes the block and sets one bit
-            rt.internalStructure().probeAllocations(owner -> {
+            rt.internalTree().probeAllocations(owner -> {
                 throw refuse(owner);
             });
-            long before = rt.internalStructure().activations();
+            long before = rt.internalTree().activations();
             rt.setFloat("phi", 2.5f, 1, 2, 4);
-            assertThat(rt.internalStructure().activations()).isEqualTo(before + 1);
+            assertThat(rt.internalTree().activations()).isEqualTo(before + 1);
             rt.setFloat("phi", 3.5f, 1, 2, 4); // already active: no change to count
-            assertThat(rt.internalStructure().activations()).isEqualTo(before + 1);
+            assertThat(rt.internalTree().activations()).isEqualTo(before + 1);
             assertThat(rt.isActive(leaf, 1, 2, 4)).isTrue();
             assertThat(rt.getFloat("phi", 1, 2, 4)).isEqualTo(3.5f);
             assertThat(rt.getFloat("phi", 1, 2, 3)).isEqualTo(1.5f);
@@ -53,14 +53,14 @@ class InlineActivationTest {
         Layout layout = Layout.parse("bitmasked(ijk,4).pointer(ijk,4).dense(ijk,2).place(i32 n)");
         SNode top = layout.snode(1);
         try (SparseRuntime rt = SparseRuntime.create(layout)) {
-            rt.internalStructure().probeAllocations(owner -> {
+            rt.internalTree().probeAllocations(owner -> {
                 throw refuse(owner);
             });
-            long before = rt.internalStructure().activations();
+            long before = rt.internalTree().activations();
             assertThatThrownBy(() -> rt.setInt("n", 7, 3, 3, 3)).isInstanceOf(MemoryCapExceededException.class);
             assertThat(rt.isActive(top, 0, 0, 0)).as("the top bit stays clear").isFalse();
-            assertThat(rt.internalStructure().activations()).isEqualTo(before);
-            rt.internalStructure().probeAllocations(null);
+            assertThat(rt.internalTree().activations()).isEqualTo(before);
+            rt.internalTree().probeAllocations(null);
             rt.setInt("n", 7, 3, 3, 3);
             assertThat(rt.isActive(top, 0, 0, 0)).isTrue();
             assertThat(rt.getInt("n", 3, 3, 3)).isEqualTo(7);
@@ -83,10 +83,10 @@ class InlineActivationTest {
         try (SparseRuntime rt = SparseRuntime.create(layout)) {
             rt.setFloat("phi", -1f, 0, 0, 0); // blocks (0,0,0) and (1,0,0) exist; (2,0,0), (3,0,0) do not
             rt.setFloat("phi", -1f, 8, 0, 0);
-            rt.internalStructure().probeAllocations(owner -> {
+            rt.internalTree().probeAllocations(owner -> {
                 throw refuse(owner);
             });
-            long before = rt.internalStructure().activations();
+            long before = rt.internalTree().activations();
             CyclicBarrier start = new CyclicBarrier(threads);
             List<Future<List<int[]>>> parts = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -122,7 +122,7 @@ class InlineActivationTest {
                 }
             }
             assertThat(returned).isEqualTo(threads * perThread / 2);
-            assertThat(rt.internalStructure().activations()).isEqualTo(before + returned);
+            assertThat(rt.internalTree().activations()).isEqualTo(before + returned);
         } finally {
             pool.shutdownNow();
         }

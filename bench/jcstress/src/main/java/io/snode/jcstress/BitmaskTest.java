@@ -112,7 +112,7 @@ public final class BitmaskTest {
     @Outcome(id = "1, 0, 0, 1, 0", expect = ACCEPTABLE_INTERESTING,
             desc = "The write set the bit, the deactivation cleared it and zeroed the cell, then the write's"
                     + " store landed: a write racing the deactivation of its own cell (the caller's race, see"
-                    + " Structure). A bitmasked cell is inline, with no collection between its lives, so the"
+                    + " NodeTree). A bitmasked cell is inline, with no collection between its lives, so the"
                     + " stray value is there when the cell is activated again; no other cell is touched.")
     @State
     public static class SetClearSameCell {

@@ -14,7 +14,7 @@ import org.openjdk.jcstress.infra.results.IIIII_Result;
 
 /**
  * Two threads activate the same pointer cell (the double-checked activation of
- * {@code Structure}): exactly one cell is allocated, and both threads write into it.
+ * {@code NodeTree}): exactly one cell is allocated, and both threads write into it.
  * Layout {@code pointer(i,2).pointer(i,2).place(i32 v)}: v(0) and v(1) share the upper cell
  * and have lower cells of their own.
  */

@@ -1,9 +1,9 @@
 package io.snode.bench.codegen;
 
 import io.snode.api.Layout;
-import io.snode.runtime.internal.NodeCells;
-import io.snode.runtime.internal.Nodes;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.CheckedCells;
+import io.snode.runtime.internal.GeneratedCalls;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -14,8 +14,8 @@ import java.lang.foreign.ValueLayout;
  */
 public final class HandWrittenL1 {
     private static MemorySegment root;
-    private static NodeCells outerCells;
-    private static NodeCells innerCells;
+    private static CheckedCells outerCells;
+    private static CheckedCells innerCells;
     private static MemorySegment outerAmbient;
     private static MemorySegment innerAmbient;
 
@@ -23,11 +23,11 @@ public final class HandWrittenL1 {
     }
 
     /** Points the hand-written method at {@code structure} (a runtime of layout L1). */
-    public static void bind(Structure structure) {
+    public static void bind(NodeTree structure) {
         Layout layout = structure.plan().layout();
         root = structure.root();
-        outerCells = (NodeCells) structure.cells(layout.snode(1));
-        innerCells = (NodeCells) structure.cells(layout.snode(2));
+        outerCells = (CheckedCells) structure.cells(layout.snode(1));
+        innerCells = (CheckedCells) structure.cells(layout.snode(2));
         outerAmbient = structure.ambient(layout.snode(1));
         innerAmbient = structure.ambient(layout.snode(2));
     }
@@ -37,13 +37,13 @@ public final class HandWrittenL1 {
             throw new IndexOutOfBoundsException();
         }
         long outer = ((long) (i >>> 7) << 8) + ((j >>> 7) << 4) + (k >>> 7);
-        long word = Nodes.pointerWord(root, outer << 3);
-        MemorySegment segment = Nodes.childOrAmbient(outerCells, word, outerAmbient);
-        long offset = Nodes.childOrAmbientOffset(outerCells, word);
+        long word = GeneratedCalls.pointerWord(root, outer << 3);
+        MemorySegment segment = GeneratedCalls.childOrAmbient(outerCells, word, outerAmbient);
+        long offset = GeneratedCalls.childOrAmbientOffset(outerCells, word);
         long inner = ((long) ((i >>> 3) & 15) << 8) + (((j >>> 3) & 15) << 4) + ((k >>> 3) & 15);
-        word = Nodes.pointerWord(segment, offset + (inner << 3));
-        segment = Nodes.childOrAmbient(innerCells, word, innerAmbient);
-        offset = Nodes.childOrAmbientOffset(innerCells, word);
+        word = GeneratedCalls.pointerWord(segment, offset + (inner << 3));
+        segment = GeneratedCalls.childOrAmbient(innerCells, word, innerAmbient);
+        offset = GeneratedCalls.childOrAmbientOffset(innerCells, word);
         long leaf = ((i & 7) << 6) + ((j & 7) << 3) + (k & 7);
         return segment.get(ValueLayout.JAVA_FLOAT, offset + (leaf << 2));
     }

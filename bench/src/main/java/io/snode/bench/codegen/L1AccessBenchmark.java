@@ -60,7 +60,7 @@ public class L1AccessBenchmark {
                 K[q] = NarrowBand.ORIGIN + (int) Long.remainderUnsigned(r >>> 21, 805);
             }
         }
-        HandWrittenL1.bind(RUNTIME.generic().internalStructure());
+        HandWrittenL1.bind(RUNTIME.generic().internalTree());
     }
 
     private final L1Grid accessor = RUNTIME.accessor(L1Grid.class);

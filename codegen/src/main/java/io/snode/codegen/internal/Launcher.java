@@ -12,7 +12,7 @@ import io.snode.codegen.kernel.BlockKernel;
 import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;
 import io.snode.gc.PhaseLock;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -46,7 +46,7 @@ public final class Launcher implements AutoCloseable {
     private static final MethodType REDUCER_DRIVER = MethodType.methodType(void.class, BlockReducer.class,
             Object.class, ActiveBlocks.class, int.class, int.class);
 
-    private final Structure structure;
+    private final NodeTree structure;
     private final LaunchSplit ranges;
     private final Map<List<Object>, MethodHandle> drivers = new ConcurrentHashMap<>();
     private final Consumer<GeneratedClass> listing;
@@ -56,7 +56,7 @@ public final class Launcher implements AutoCloseable {
      * @param listing receives every driver class before it is defined: the runtime verifies and
      *                dumps it when its switches say so, and lists it
      */
-    public Launcher(Structure structure, int parallelism, Consumer<GeneratedClass> listing) {
+    public Launcher(NodeTree structure, int parallelism, Consumer<GeneratedClass> listing) {
         this(structure, null, parallelism, listing);
     }
 
@@ -64,7 +64,7 @@ public final class Launcher implements AutoCloseable {
      * @param phases the lock the launches run in: every task marks its thread with
      *               {@link PhaseLock#enterTask()} while it runs (null: no marks)
      */
-    public Launcher(Structure structure, PhaseLock phases, int parallelism, Consumer<GeneratedClass> listing) {
+    public Launcher(NodeTree structure, PhaseLock phases, int parallelism, Consumer<GeneratedClass> listing) {
         this.structure = structure;
         this.listing = listing;
         this.ranges = new LaunchSplit(structure, phases, parallelism);

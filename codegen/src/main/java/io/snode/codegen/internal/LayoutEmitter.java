@@ -18,8 +18,8 @@ import io.snode.codegen.internal.emit.RuntimeMethods;
 import io.snode.runtime.PathStep;
 import io.snode.runtime.Plan;
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.NodeCells;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.CheckedCells;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -218,17 +218,17 @@ public final class LayoutEmitter {
         String runtimeName = objects.runtimeName() != null ? objects.runtimeName()
                 : "the runtime of layout " + abbreviated(plan.layout().toString());
         bodies = new FieldBodies(plan, owner, runtimeName);
-        owner.constant("STRUCTURE", Structure.class, objects.structure());
+        owner.constant("STRUCTURE", NodeTree.class, objects.structure());
         owner.constant("ROOT", MemorySegment.class, objects.root());
         for (SNodePlan node : plan.nodes()) {
             SNode snode = node.snode();
             owner.constant("SNODE_" + snode.id(), SNode.class, snode);
             if (node.hasNodeManager()) {
-                owner.constant("CELLS_" + snode.id(), NodeCells.class, objects.cells(snode));
+                owner.constant("CELLS_" + snode.id(), CheckedCells.class, objects.cells(snode));
                 owner.constant("AMBIENT_" + snode.id(), MemorySegment.class, objects.ambient(snode));
             }
             if (node.kind() == NodeKind.DYNAMIC && node.directoryLeafFanout() > 0) {
-                owner.constant("DIRECTORY_" + snode.id(), NodeCells.class, objects.directories(snode));
+                owner.constant("DIRECTORY_" + snode.id(), CheckedCells.class, objects.directories(snode));
             }
         }
     }
@@ -293,7 +293,7 @@ public final class LayoutEmitter {
     }
 
     /**
-     * A method that checks its coordinates and hands them to a {@code Nodes} operation; for a
+     * A method that checks its coordinates and hands them to a {@code GeneratedCalls} operation; for a
      * whole dynamic list ({@code listCoordinates}) it takes the coordinates of the list's parent.
      */
     private void emitDelegate(SNode snode, String prefix, RuntimeMethod operation, Type returns,

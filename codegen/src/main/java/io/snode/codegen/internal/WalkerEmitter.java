@@ -44,7 +44,7 @@ import io.snode.codegen.internal.emit.RuntimeMethods;
 import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.runtime.Plan;
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.CellManager;
+import io.snode.runtime.internal.CheckedCells;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -141,7 +141,7 @@ public final class WalkerEmitter {
         owner.constant("ROOT", MemorySegment.class, root);
         for (int level = 1; level <= keyLevel; level++) {
             if (chain[level].kind() == NodeKind.POINTER) {
-                owner.constant("CELLS_" + chain[level].id(), CellManager.class, cells[level]);
+                owner.constant("CELLS_" + chain[level].id(), CheckedCells.class, cells[level]);
             }
         }
         classData = owner.classData();

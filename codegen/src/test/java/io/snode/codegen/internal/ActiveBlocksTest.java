@@ -31,7 +31,7 @@ class ActiveBlocksTest {
                 activated.add(List.of(i, j, k));
             }
             SNode leaf = L1.snode(3);
-            ActiveBlocks blocks = ActiveBlocks.of(rt.generic().internalStructure(), leaf);
+            ActiveBlocks blocks = ActiveBlocks.of(rt.generic().internalTree(), leaf);
             List<List<Integer>> order = new ArrayList<>();
             for (int b = 0; b < blocks.size(); b++) {
                 int[] base = blocks.base(b);
@@ -71,7 +71,7 @@ class ActiveBlocksTest {
             }
             SNode leaf = NESTED.snode(3);
             for (int expected : new int[] {0, 1, 100}) {
-                ActiveBlocks blocks = ActiveBlocks.of(rt.generic().internalStructure(), leaf, expected);
+                ActiveBlocks blocks = ActiveBlocks.of(rt.generic().internalTree(), leaf, expected);
                 List<List<Integer>> order = new ArrayList<>();
                 for (int b = 0; b < blocks.size(); b++) {
                     int[] base = blocks.base(b);
@@ -113,7 +113,7 @@ class ActiveBlocksTest {
             java.util.Random random = new java.util.Random(text.hashCode());
             java.util.Set<List<Integer>> active = new java.util.HashSet<>();
             try (SNodeRuntime rt = SNodeRuntime.compile(layout);
-                 Launcher launcher = new Launcher(rt.generic().internalStructure(), 1, c -> { })) {
+                 Launcher launcher = new Launcher(rt.generic().internalTree(), 1, c -> { })) {
                 for (int round = 0; round < 3; round++) {
                     for (int n = 0; n < 400; n++) {
                         int[] at = new int[axes];

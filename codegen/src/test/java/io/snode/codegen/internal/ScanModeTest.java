@@ -41,7 +41,7 @@ class ScanModeTest {
         try (SNodeRuntime rt = SNodeRuntime.compile(POINTERS)) {
             rt.generic().setFloat("phi", 1f, 3, 40, 100);
             List<GeneratedClass> listed = new ArrayList<>();
-            try (Launcher launcher = new Launcher(rt.generic().internalStructure(), 1, listed::add)) {
+            try (Launcher launcher = new Launcher(rt.generic().internalTree(), 1, listed::add)) {
                 ActiveBlocks blocks = launcher.snapshot(POINTERS.snode(3));
                 assertThat(blocks.size()).isEqualTo(1);
                 assertThat(blocks.base(0)).containsExactly(3 / 8, 40 / 8, 100 / 8); // in blocks

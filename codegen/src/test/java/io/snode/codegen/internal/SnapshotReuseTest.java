@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -45,7 +45,7 @@ class SnapshotReuseTest {
     @Test
     void unchangedStructuresAreNotWalkedAgain() {
         try (SNodeRuntime rt = SNodeRuntime.compile(MASKED);
-             Launcher launcher = new Launcher(rt.generic().internalStructure(), 1, c -> { })) {
+             Launcher launcher = new Launcher(rt.generic().internalTree(), 1, c -> { })) {
             SNode leaf = MASKED.snode(2);
             Masked bound = rt.bind(Masked.class);
             rt.generic().setFloat("v", 1f, 1, 2, 3);
@@ -78,9 +78,9 @@ class SnapshotReuseTest {
     @Test
     void appendsWalkAgainAndRefusedAppendsDoNot() {
         try (SNodeRuntime rt = SNodeRuntime.compile(LISTS);
-             Launcher launcher = new Launcher(rt.generic().internalStructure(), 1, c -> { })) {
+             Launcher launcher = new Launcher(rt.generic().internalTree(), 1, c -> { })) {
             SNode list = LISTS.snode(2);
-            Structure structure = rt.generic().internalStructure();
+            NodeTree structure = rt.generic().internalTree();
             rt.generic().appendInt("p", 7, 2);
             assertThat(cells(launcher, list)).containsExactly(1L);
             long activations = structure.activations();
@@ -115,7 +115,7 @@ class SnapshotReuseTest {
     void launchesRacingWithActivationsMissNothingThatCompletedBeforeThem() throws Exception {
         for (int round = 0; round < 20; round++) {
             try (SNodeRuntime rt = SNodeRuntime.compile(MASKED);
-                 Launcher launcher = new Launcher(rt.generic().internalStructure(), 1, c -> { })) {
+                 Launcher launcher = new Launcher(rt.generic().internalTree(), 1, c -> { })) {
                 SNode leaf = MASKED.snode(2);
                 int writers = 3;
                 List<Set<List<Integer>>> written = new java.util.ArrayList<>();

@@ -9,7 +9,7 @@ import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.codegen.testing.RandomWrites;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -34,7 +34,7 @@ class WalkerDifferentialProperties {
         Random random = new Random(seed);
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             RandomWrites.apply(rt, layout, random, 40, 6, 20);
-            Structure structure = rt.generic().internalStructure();
+            NodeTree structure = rt.generic().internalTree();
             List<GeneratedClass> listed = new ArrayList<>();
             try (Launcher launcher = new Launcher(structure, 1, listed::add)) {
                 for (SNode node : layout.snodes()) {
@@ -71,7 +71,7 @@ class WalkerDifferentialProperties {
     void refilledSnapshotsEqualFreshOnes(@ForAll("layouts") Layout layout, @ForAll("seeds") long seed) {
         Random random = new Random(seed);
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            Structure structure = rt.generic().internalStructure();
+            NodeTree structure = rt.generic().internalTree();
             try (Launcher launcher = new Launcher(structure, 1, c -> { })) {
                 for (int round = 0; round < 4; round++) {
                     RandomWrites.apply(rt, layout, random, round == 2 ? 5 : 30, 3 + round, 15);

@@ -6,13 +6,13 @@ import io.snode.runtime.internal.node.NodeUnit;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One run of {@link Structure}'s activation protocol over one path (see "Activation protocol"
+ * One run of {@link NodeTree}'s activation protocol over one path (see "Activation protocol"
  * in its class comment): the three walks, each step handed to the node unit of that step, with
  * the state they share: what the plan found, the {@link Reservation}, and the {@link Location}
  * that every walk moves and that ends at the cell. One instance serves one call on one thread.
  */
 public final class Activation {
-    private final Structure structure;
+    private final NodeTree structure;
     private final PathStep[] steps;
     private final NodeUnit[] units;
     private final int[] coordinates;
@@ -22,7 +22,7 @@ public final class Activation {
     /** The first step the latest plan found inactive. */
     private int first;
 
-    Activation(Structure structure, PathStep[] steps, NodeUnit[] units, int[] coordinates, boolean append,
+    Activation(NodeTree structure, PathStep[] steps, NodeUnit[] units, int[] coordinates, boolean append,
                Reservation reservation, Location location) {
         this.structure = structure;
         this.steps = steps;
@@ -86,7 +86,7 @@ public final class Activation {
     void reserve(int first) {
         this.first = first;
         for (int s = first; s < steps.length; s++) {
-            CellManager cells = units[s].reservedCells();
+            CheckedCells cells = units[s].reservedCells();
             if (cells != null && !reservation.has(s)) {
                 reservation.put(s, cells, structure.allocate(units[s].node().snode(), cells));
             }
@@ -112,7 +112,7 @@ public final class Activation {
 
     /**
      * Step 3: walks the path again and publishes, each unit at its step (see
-     * {@link NodeUnit#publish}); {@link Structure#REPLAN} with nothing published when a step
+     * {@link NodeUnit#publish}); {@link NodeTree#REPLAN} with nothing published when a step
      * above the planned one is inactive now.
      *
      * @return the element's index for an append or a dynamic element, else 0

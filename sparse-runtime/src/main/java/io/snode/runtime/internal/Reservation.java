@@ -24,7 +24,7 @@ public final class Reservation {
 
     private final int steps;
     private final long[] cells;
-    private final CellManager[] managers;
+    private final CheckedCells[] managers;
     /** Slots in the order their cells were allocated. */
     private final int[] order;
     private int allocated;
@@ -43,7 +43,7 @@ public final class Reservation {
         this.steps = steps;
         int slots = steps + 3;
         this.cells = new long[slots];
-        this.managers = new CellManager[slots];
+        this.managers = new CheckedCells[slots];
         this.order = new int[slots * 2];
         Arrays.fill(cells, -1);
     }
@@ -103,7 +103,7 @@ public final class Reservation {
         return cell;
     }
 
-    public void put(int slot, CellManager manager, long cell) {
+    public void put(int slot, CheckedCells manager, long cell) {
         cells[slot] = cell;
         managers[slot] = manager;
         order[allocated++] = slot;

@@ -2,9 +2,9 @@ package io.snode.codegen.internal.emit;
 
 import io.snode.api.SNode;
 import io.snode.codegen.generated.Anchor;
-import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.codegen.internal.ClosedRuntime;
 import io.snode.codegen.internal.PointerScan;
+import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.codegen.kernel.BlockKernel;
 import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel1;
@@ -18,10 +18,9 @@ import io.snode.codegen.kernel.Kernel8;
 import io.snode.codegen.kernel.KernelException;
 import io.snode.codegen.kernel.LeafBlock;
 import io.snode.runtime.internal.Atomics;
-import io.snode.runtime.internal.CellManager;
-import io.snode.runtime.internal.NodeCells;
-import io.snode.runtime.internal.Nodes;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.CheckedCells;
+import io.snode.runtime.internal.GeneratedCalls;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -36,31 +35,31 @@ import java.util.List;
  * fails here, naming it. The emitters call nothing by a string.
  */
 public final class RuntimeMethods {
-    // The path walk and the per-node operations of the layout class (io.snode.runtime.internal.Nodes).
-    public static final RuntimeMethod POINTER_WORD = of(Nodes.class, "pointerWord", MemorySegment.class, long.class);
-    public static final RuntimeMethod CHILD = of(Nodes.class, "child", NodeCells.class, long.class);
-    public static final RuntimeMethod CHILD_OFFSET = of(Nodes.class, "childOffset", NodeCells.class, long.class);
-    public static final RuntimeMethod CHILD_OR_AMBIENT = of(Nodes.class, "childOrAmbient", NodeCells.class,
+    // The path walk and the per-node operations of the layout class (io.snode.runtime.internal.GeneratedCalls).
+    public static final RuntimeMethod POINTER_WORD = of(GeneratedCalls.class, "pointerWord", MemorySegment.class, long.class);
+    public static final RuntimeMethod CHILD = of(GeneratedCalls.class, "child", CheckedCells.class, long.class);
+    public static final RuntimeMethod CHILD_OFFSET = of(GeneratedCalls.class, "childOffset", CheckedCells.class, long.class);
+    public static final RuntimeMethod CHILD_OR_AMBIENT = of(GeneratedCalls.class, "childOrAmbient", CheckedCells.class,
             long.class, MemorySegment.class);
-    public static final RuntimeMethod CHILD_OR_AMBIENT_OFFSET = of(Nodes.class, "childOrAmbientOffset",
-            NodeCells.class, long.class);
-    public static final RuntimeMethod MASK_BIT = of(Nodes.class, "maskBit", MemorySegment.class, long.class,
+    public static final RuntimeMethod CHILD_OR_AMBIENT_OFFSET = of(GeneratedCalls.class, "childOrAmbientOffset",
+            CheckedCells.class, long.class);
+    public static final RuntimeMethod MASK_BIT = of(GeneratedCalls.class, "maskBit", MemorySegment.class, long.class,
             long.class);
-    public static final RuntimeMethod LIST_LENGTH = of(Nodes.class, "listLength", MemorySegment.class, long.class);
-    public static final RuntimeMethod CHUNK_REFERENCE = of(Nodes.class, "chunkReference", MemorySegment.class,
-            long.class, long.class, CellManager.class, int.class);
-    public static final RuntimeMethod EPOCH = of(Nodes.class, "epoch", Structure.class);
-    public static final RuntimeMethod ACTIVATE = of(Nodes.class, "activate", Structure.class, SNode.class,
+    public static final RuntimeMethod LIST_LENGTH = of(GeneratedCalls.class, "listLength", MemorySegment.class, long.class);
+    public static final RuntimeMethod CHUNK_REFERENCE = of(GeneratedCalls.class, "chunkReference", MemorySegment.class,
+            long.class, long.class, CheckedCells.class, int.class);
+    public static final RuntimeMethod EPOCH = of(GeneratedCalls.class, "epoch", NodeTree.class);
+    public static final RuntimeMethod ACTIVATE = of(GeneratedCalls.class, "activate", NodeTree.class, SNode.class,
             int[].class);
-    public static final RuntimeMethod DEACTIVATE = of(Nodes.class, "deactivate", Structure.class, SNode.class,
+    public static final RuntimeMethod DEACTIVATE = of(GeneratedCalls.class, "deactivate", NodeTree.class, SNode.class,
             int[].class);
-    public static final RuntimeMethod APPEND = of(Nodes.class, "append", Structure.class, SNode.class, int[].class);
-    public static final RuntimeMethod APPEND_AT = of(Nodes.class, "appendAt", Structure.class, SNode.class,
+    public static final RuntimeMethod APPEND = of(GeneratedCalls.class, "append", NodeTree.class, SNode.class, int[].class);
+    public static final RuntimeMethod APPEND_AT = of(GeneratedCalls.class, "appendAt", NodeTree.class, SNode.class,
             int[].class);
-    public static final RuntimeMethod LENGTH = of(Nodes.class, "length", Structure.class, SNode.class, int[].class);
-    public static final RuntimeMethod DEACTIVATE_ALL = of(Nodes.class, "deactivateAll", Structure.class,
+    public static final RuntimeMethod LENGTH = of(GeneratedCalls.class, "length", NodeTree.class, SNode.class, int[].class);
+    public static final RuntimeMethod DEACTIVATE_ALL = of(GeneratedCalls.class, "deactivateAll", NodeTree.class,
             SNode.class);
-    public static final RuntimeMethod OUTSIDE = of(Nodes.class, "outside", String.class, char.class, int.class,
+    public static final RuntimeMethod OUTSIDE = of(GeneratedCalls.class, "outside", String.class, char.class, int.class,
             int.class);
     public static final RuntimeMethod CLOSED_RUNTIME = of(ClosedRuntime.class, "translate",
             IllegalStateException.class, MemorySegment.class, String.class);
@@ -94,8 +93,8 @@ public final class RuntimeMethods {
     public static final RuntimeMethod GET_ACQUIRE = of(Atomics.class, "getAcquire", MemorySegment.class, long.class);
     public static final RuntimeMethod ACTIVE_WORDS = of(PointerScan.class, "activeWords", MemorySegment.class,
             long.class);
-    public static final RuntimeMethod CELL_SEGMENT = of(CellManager.class, "segment", long.class);
-    public static final RuntimeMethod CELL_OFFSET = of(CellManager.class, "offset", long.class);
+    public static final RuntimeMethod CELL_SEGMENT = of(CheckedCells.class, "segment", long.class);
+    public static final RuntimeMethod CELL_OFFSET = of(CheckedCells.class, "offset", long.class);
     public static final RuntimeMethod ACQUIRE_FENCE = of(VarHandle.class, "acquireFence");
 
     // The struct-for drivers.

@@ -7,7 +7,7 @@ import io.snode.codegen.internal.WalkerEmitter;
 import io.snode.codegen.kernel.KernelException;
 import io.snode.codegen.kernel.LeafBlock;
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.Arrays;
@@ -109,7 +109,7 @@ public final class ActiveBlocks {
     }
 
     /** The blocks of {@code target} active now, in memory order. */
-    public static ActiveBlocks of(Structure structure, SNode target) {
+    public static ActiveBlocks of(NodeTree structure, SNode target) {
         return of(structure, target, 0);
     }
 
@@ -117,26 +117,26 @@ public final class ActiveBlocks {
      * The blocks of {@code target} active now, in memory order; {@code expected} (say, the size
      * of the previous snapshot) sizes the arrays so that they need not grow.
      */
-    public static ActiveBlocks of(Structure structure, SNode target, int expected) {
+    public static ActiveBlocks of(NodeTree structure, SNode target, int expected) {
         return of(structure, target, expected, null);
     }
 
     /**
-     * As {@link #of(Structure, SNode, int)}, with the first phase done by {@code walker}, the
+     * As {@link #of(NodeTree, SNode, int)}, with the first phase done by {@code walker}, the
      * {@code walk(int[] byCell, long[] present, int capacity)} that {@link WalkerEmitter}
      * generated for {@code target} (null: the generic walk).
      */
-    public static ActiveBlocks of(Structure structure, SNode target, int expected, MethodHandle walker) {
+    public static ActiveBlocks of(NodeTree structure, SNode target, int expected, MethodHandle walker) {
         return of(structure, target, expected, walker, null);
     }
 
     /**
-     * As {@link #of(Structure, SNode, int, MethodHandle)}, refilling the arrays of
+     * As {@link #of(NodeTree, SNode, int, MethodHandle)}, refilling the arrays of
      * {@code spare}: an earlier snapshot of {@code target} that no launch reads any more (it is
      * overwritten; null: allocate). A launch of 56,628 blocks otherwise allocates and zeroes
      * several megabytes per call.
      */
-    public static ActiveBlocks of(Structure structure, SNode target, int expected, MethodHandle walker,
+    public static ActiveBlocks of(NodeTree structure, SNode target, int expected, MethodHandle walker,
                                   ActiveBlocks spare) {
         if (target.kind() == NodeKind.ROOT) {
             throw new IllegalArgumentException("snode=root has one cell and no coordinates; read its fields directly");
@@ -157,7 +157,7 @@ public final class ActiveBlocks {
 
     /**
      * Records the structure's epoch and activation count as read before this snapshot's walk
-     * began (see {@link Structure#activations()}).
+     * began (see {@link NodeTree#activations()}).
      */
     void stamp(long epoch, long activations) {
         this.epochStamp = epoch;

@@ -5,8 +5,8 @@ import io.snode.api.PlacedField;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Atomics;
-import io.snode.runtime.internal.CellManager;
-import io.snode.runtime.internal.Nodes;
+import io.snode.runtime.internal.CheckedCells;
+import io.snode.runtime.internal.GeneratedCalls;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -55,9 +55,9 @@ abstract sealed class BlockValues {
      * now (deactivated by another thread since) counts as zero, as a read of it gives.
      */
     static final class Pointers extends BlockValues {
-        private final CellManager cells;
+        private final CheckedCells cells;
 
-        Pointers(CellManager cells, SNodePlan plan, PlacedField field) {
+        Pointers(CheckedCells cells, SNodePlan plan, PlacedField field) {
             super(plan, field);
             this.cells = cells;
         }
@@ -90,12 +90,12 @@ abstract sealed class BlockValues {
      */
     static final class Lists extends BlockValues {
         /** The element chunks. */
-        private final CellManager cells;
+        private final CheckedCells cells;
         /** The directory blocks (or null) and their fan-out. */
-        private final CellManager directories;
+        private final CheckedCells directories;
         private final int leafFanout;
 
-        Lists(CellManager cells, CellManager directories, SNodePlan plan, PlacedField field) {
+        Lists(CheckedCells cells, CheckedCells directories, SNodePlan plan, PlacedField field) {
             super(plan, field);
             this.cells = cells;
             this.directories = directories;
@@ -110,7 +110,7 @@ abstract sealed class BlockValues {
             long length = blocks.length(b);
             for (long chunk = 0; chunk * chunkSize < length; chunk++) {
                 long end = Math.min(length, (chunk + 1) * chunkSize);
-                long reference = Nodes.chunkReference(segment, header, chunk, directories, leafFanout);
+                long reference = GeneratedCalls.chunkReference(segment, header, chunk, directories, leafFanout);
                 if (reference == PointerWord.NULL) {
                     sum.addZeros(end - chunk * chunkSize);
                     continue;

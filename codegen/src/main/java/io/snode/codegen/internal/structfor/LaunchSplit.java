@@ -1,7 +1,7 @@
 package io.snode.codegen.internal.structfor;
 
 import io.snode.gc.PhaseLock;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.util.Arrays;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveTask;
@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * <p>Every task marks the thread that runs it, for as long as it runs: as working for an active
  * launch in the phase lock ({@link PhaseLock#enterTask()}: a collection requested there throws,
  * a nested launch enters at once), and with the deactivation counter of the thread that started
- * the launch ({@link Structure#swapDeactivationCounter}), so that the launch counts the
+ * the launch ({@link NodeTree#swapDeactivationCounter}), so that the launch counts the
  * deactivations of its own kernels on whichever worker they run, and no other thread's.
  */
 public final class LaunchSplit implements AutoCloseable {
@@ -47,7 +47,7 @@ public final class LaunchSplit implements AutoCloseable {
         void run(int from, int to, A accumulator) throws Throwable;
     }
 
-    private final Structure structure;
+    private final NodeTree structure;
     /** The runtime's phase lock, whose task marks the tasks set; null for a launcher used alone (tests). */
     private final PhaseLock phases;
     private final int parallelism;
@@ -55,7 +55,7 @@ public final class LaunchSplit implements AutoCloseable {
     /** Set by {@link #beginClose()}: ranges that have not started are skipped. */
     private volatile boolean closing;
 
-    public LaunchSplit(Structure structure, PhaseLock phases, int parallelism) {
+    public LaunchSplit(NodeTree structure, PhaseLock phases, int parallelism) {
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism=" + parallelism + " must be at least 1");
         }

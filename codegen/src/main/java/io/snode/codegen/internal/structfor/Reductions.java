@@ -5,7 +5,7 @@ import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -30,7 +30,7 @@ public final class Reductions {
     }
 
     /** Over the active cells of {@code field}, through the snapshot of its SNode, on the launches' split. */
-    public static Summary summarize(Structure structure, PlacedField field, SnapshotCache snapshots, LaunchSplit ranges) {
+    public static Summary summarize(NodeTree structure, PlacedField field, SnapshotCache snapshots, LaunchSplit ranges) {
         SNode target = field.snode();
         SNodePlan plan = structure.plan().node(target);
         if (target.kind() == NodeKind.ROOT) {

@@ -2,7 +2,7 @@ package io.snode.codegen.internal.structfor;
 
 import io.snode.api.SNode;
 import io.snode.codegen.internal.WalkerEmitter;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.invoke.MethodHandle;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,15 +11,15 @@ import java.util.function.Function;
 
 /**
  * The snapshots of a launcher and the rule that says when one still describes the structure:
- * the only reader of the structure's epoch ({@link Structure#epoch()}: advances on every
- * deactivation and collection) and activation count ({@link Structure#activations()}:
+ * the only reader of the structure's epoch ({@link NodeTree#epoch()}: advances on every
+ * deactivation and collection) and activation count ({@link NodeTree#activations()}:
  * advances on every completed activation) for struct-for. A snapshot is stamped with both as
  * read before its walk began; a launch uses the latest launch's snapshot as it is while both
  * are unchanged, else walks again into its arrays. A kept set ({@link #keep}) goes stale only
  * with the epoch: cells activated after it was taken are simply not in it, as for any launch.
  */
 public final class SnapshotCache {
-    private final Structure structure;
+    private final NodeTree structure;
     /** The generated first phase of a snapshot's walk per target, or null where none applies. */
     private final Function<SNode, MethodHandle> walkers;
     /** Blocks in the latest snapshot per target: sizes the next one's arrays. */
@@ -37,7 +37,7 @@ public final class SnapshotCache {
      * @param walkers the generated walk of a target for which {@link WalkerEmitter#applies}
      *                (called once per such target; the handles are kept here)
      */
-    public SnapshotCache(Structure structure, Function<SNode, MethodHandle> walkers) {
+    public SnapshotCache(NodeTree structure, Function<SNode, MethodHandle> walkers) {
         this.structure = structure;
         Map<SNode, MethodHandle> defined = new ConcurrentHashMap<>();
         this.walkers = target -> WalkerEmitter.applies(target) ? defined.computeIfAbsent(target, walkers) : null;

@@ -7,8 +7,8 @@ import io.snode.codegen.internal.MaskCopy;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Atomics;
-import io.snode.runtime.internal.CellManager;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.CheckedCells;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -22,7 +22,7 @@ import java.util.List;
  * {@link ActiveBlocks}' class comment.
  */
 final class SnapshotWalk {
-    private final Structure structure;
+    private final NodeTree structure;
     private final SNode target;
     private final SNode[] chain;
     private final SNodePlan[] plans;
@@ -70,7 +70,7 @@ final class SnapshotWalk {
     /** An earlier snapshot whose arrays this one reuses, or null. */
     ActiveBlocks spare;
 
-    SnapshotWalk(Structure structure, SNode target, int expected) {
+    SnapshotWalk(NodeTree structure, SNode target, int expected) {
         this.structure = structure;
         this.target = target;
         List<SNode> ancestry = target.ancestry();
@@ -146,7 +146,7 @@ final class SnapshotWalk {
             return blocks;
         }
         stopLevel = keyLevel;
-        CellManager keyCells = structure.cells(chain[keyLevel]);
+        CheckedCells keyCells = structure.cells(chain[keyLevel]);
         if (keyLevel == chain.length - 2) {
             long cellCapacity = keyCells.capacity();
             if (cellCapacity <= (Integer.MAX_VALUE - 64) / Math.max(1, width)) {
@@ -161,7 +161,7 @@ final class SnapshotWalk {
         blocks = new ActiveBlocks(target, targetPlan, (int) Math.max(Math.max(16, expected),
                 Math.min((long) records * perRecord, (long) records * 8 + 64)), spare);
         stopLevel = -1;
-        CellManager cells = structure.cells(chain[keyLevel]);
+        CheckedCells cells = structure.cells(chain[keyLevel]);
         boolean direct = keyLevel == chain.length - 2;
         long childOffset = childOffsets[keyLevel];
         int[] level = at[keyLevel];
@@ -185,7 +185,7 @@ final class SnapshotWalk {
      * allocated while the walk ran, so they are left out, as any cell activated after the
      * launch started may be.
      */
-    private ActiveBlocks runDirect(CellManager cells, int cellCapacity, int expected) {
+    private ActiveBlocks runDirect(CheckedCells cells, int cellCapacity, int expected) {
         direct = true;
         capacity = cellCapacity;
         int presentWords = (cellCapacity + 63) >>> 6;
@@ -222,7 +222,7 @@ final class SnapshotWalk {
      * block's memory is read in order, once). Inside one chunk, cells lie at the manager's
      * constant stride, so the chunk is looked up once per run of cells.
      */
-    private void emitDirect(CellManager cells, int presentWords) {
+    private void emitDirect(CheckedCells cells, int presentWords) {
         long childOffset = childOffsets[keyLevel];
         long stride = cells.cellStride();
         MemorySegment[] segments = blocks.segments;
@@ -377,7 +377,7 @@ final class SnapshotWalk {
                 }
             }
             case POINTER -> {
-                CellManager cells = structure.cells(chain[childLevel]);
+                CheckedCells cells = structure.cells(chain[childLevel]);
                 long[] indices = activeIndices[childLevel];
                 long[] words = activeWords[childLevel];
                 boolean recording = childLevel == stopLevel;

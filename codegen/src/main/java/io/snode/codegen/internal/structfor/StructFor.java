@@ -11,7 +11,7 @@ import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.SparseRuntime;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,7 +28,7 @@ import java.util.function.Supplier;
  */
 public final class StructFor {
     private final SparseRuntime runtime;
-    private final Structure structure;
+    private final NodeTree structure;
     private final Layout layout;
     private final PhaseLock phases;
     private final Consumer<GeneratedClass> listing;
@@ -44,7 +44,7 @@ public final class StructFor {
      */
     public StructFor(SparseRuntime runtime, PhaseLock phases, Consumer<GeneratedClass> listing, Object owner) {
         this.runtime = runtime;
-        this.structure = runtime.internalStructure();
+        this.structure = runtime.internalTree();
         this.layout = runtime.layout();
         this.phases = phases;
         this.listing = listing;

@@ -7,7 +7,7 @@ import io.snode.runtime.DynamicHeader;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Atomics;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -32,7 +32,7 @@ enum TargetKind {
         }
 
         @Override
-        BlockValues values(Structure structure, SNodePlan plan, PlacedField field) {
+        BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field) {
             return new BlockValues.Leaf(plan, field);
         }
     },
@@ -60,7 +60,7 @@ enum TargetKind {
         }
 
         @Override
-        BlockValues values(Structure structure, SNodePlan plan, PlacedField field) {
+        BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field) {
             return new BlockValues.Leaf(plan, field);
         }
     },
@@ -88,7 +88,7 @@ enum TargetKind {
         }
 
         @Override
-        BlockValues values(Structure structure, SNodePlan plan, PlacedField field) {
+        BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field) {
             return new BlockValues.Pointers(structure.cells(field.snode()), plan, field);
         }
     },
@@ -104,7 +104,7 @@ enum TargetKind {
         }
 
         @Override
-        BlockValues values(Structure structure, SNodePlan plan, PlacedField field) {
+        BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field) {
             return new BlockValues.Lists(structure.cells(field.snode()), structure.directories(field.snode()), plan,
                     field);
         }
@@ -140,7 +140,7 @@ enum TargetKind {
     abstract void record(ActiveBlocks blocks, int b, MemorySegment segment, long container);
 
     /** How a reduction over {@code field} (placed on a target of this kind, planned as {@code plan}) reads a block. */
-    abstract BlockValues values(Structure structure, SNodePlan plan, PlacedField field);
+    abstract BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field);
 
     /** Records the activity of every block emitted so far, in one pass. */
     void recordAll(ActiveBlocks blocks) {

@@ -3,7 +3,7 @@ package io.snode.codegen.internal.emit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.snode.runtime.internal.Nodes;
+import io.snode.runtime.internal.GeneratedCalls;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -46,7 +46,7 @@ class RuntimeMethodsTest {
     @Test
     void theTableHoldsTheDescriptorsOfTheRealMethods() {
         assertThat(RuntimeMethods.CHILD.toString())
-                .isEqualTo("io/snode/runtime/internal/Nodes.child(Lio/snode/runtime/internal/NodeCells;J)"
+                .isEqualTo("io/snode/runtime/internal/GeneratedCalls.child(Lio/snode/runtime/internal/CheckedCells;J)"
                         + "Ljava/lang/foreign/MemorySegment;");
         assertThat(RuntimeMethods.GET_LONG.isInterface()).isTrue();
         assertThat(RuntimeMethods.kernelApply(3).descriptor()).isEqualTo("(III)V");
@@ -54,14 +54,14 @@ class RuntimeMethodsTest {
 
     @Test
     void aMissingHelperFailsWithItsName() {
-        assertThatThrownBy(() -> RuntimeMethod.of(Nodes.class, "childAt", MemorySegment.class, long.class))
+        assertThatThrownBy(() -> RuntimeMethod.of(GeneratedCalls.class, "childAt", MemorySegment.class, long.class))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("io.snode.runtime.internal.Nodes.childAt(MemorySegment, long)")
+                .hasMessageContaining("io.snode.runtime.internal.GeneratedCalls.childAt(MemorySegment, long)")
                 .hasMessageContaining("renamed");
-        assertThatThrownBy(() -> RuntimeMethod.of(Nodes.class, "child", MemorySegment.class, int.class))
-                .hasMessageContaining("Nodes.child(MemorySegment, int)");
-        assertThatThrownBy(() -> RuntimeMethod.constructor(Nodes.class, String.class))
-                .hasMessageContaining("Nodes.<init>(String)");
+        assertThatThrownBy(() -> RuntimeMethod.of(GeneratedCalls.class, "child", MemorySegment.class, int.class))
+                .hasMessageContaining("GeneratedCalls.child(MemorySegment, int)");
+        assertThatThrownBy(() -> RuntimeMethod.constructor(GeneratedCalls.class, String.class))
+                .hasMessageContaining("GeneratedCalls.<init>(String)");
     }
 
     private static List<RuntimeMethod> entries() throws IllegalAccessException {

@@ -7,7 +7,7 @@ import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.LeafBlock;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +30,7 @@ class SnapshotCacheTest {
     @Test
     void launchesReuseTheSnapshotUntilAnActivationDeactivationOrCollection() {
         try (SNodeRuntime rt = SNodeRuntime.compile(MASKED)) {
-            Structure structure = rt.generic().internalStructure();
+            NodeTree structure = rt.generic().internalTree();
             SnapshotCache cache = new SnapshotCache(structure, target -> null);
             SNode leaf = MASKED.snode(2);
             rt.generic().setFloat("v", 1f, 1, 2, 3);
@@ -56,7 +56,7 @@ class SnapshotCacheTest {
     @Test
     void keptSnapshotsGoStaleWithTheEpochOnlyAndAreNotReusedByLaunches() {
         try (SNodeRuntime rt = SNodeRuntime.compile(MASKED)) {
-            SnapshotCache cache = new SnapshotCache(rt.generic().internalStructure(), target -> null);
+            SnapshotCache cache = new SnapshotCache(rt.generic().internalTree(), target -> null);
             SNode leaf = MASKED.snode(2);
             rt.generic().setFloat("v", 1f, 1, 2, 3);
             ActiveBlocks kept = cache.keep(leaf);

@@ -5,7 +5,7 @@ import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Activation;
 import io.snode.runtime.internal.Atomics;
 import io.snode.runtime.internal.Location;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -20,7 +20,7 @@ import java.lang.foreign.MemorySegment;
  * the appends that filled the list. Deactivation clears the bit with an atomic AND first, so
  * exactly one deactivation releases the cell; then it releases what lies below and zeroes the
  * cell. A store that a racing writer makes after that zeroing stays in the cell (the caller's
- * race, see {@code Structure}); nothing is left half-released, since the cell is inline.
+ * race, see {@code NodeTree}); nothing is left half-released, since the cell is inline.
  */
 public final class BitmaskedUnit extends NodeUnit {
     /** The release walk's visitor, made once: deactivates the cell it is given. */
@@ -78,7 +78,7 @@ public final class BitmaskedUnit extends NodeUnit {
         long bit = BitmaskWords.bit(index);
         if ((Atomics.getAcquire(at.segment, word) & bit) == 0) {
             if (step < activation.first()) {
-                return Structure.REPLAN;
+                return NodeTree.REPLAN;
             }
             if ((Atomics.getAndBitwiseOr(at.segment, word, bit) & bit) == 0) {
                 activation.reservation().changed = true;

@@ -6,10 +6,10 @@ import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Activation;
 import io.snode.runtime.internal.Atomics;
-import io.snode.runtime.internal.CellManager;
+import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.Location;
+import io.snode.runtime.internal.NodeTree;
 import io.snode.runtime.internal.Reservation;
-import io.snode.runtime.internal.Structure;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -34,22 +34,22 @@ public final class DynamicUnit extends NodeUnit {
     private static final int CHUNK_NOT_RESERVED = 1;
     private static final int RETIRED_LIST = 2;
 
-    private final CellManager chunks;
-    private final CellManager blocks;
+    private final CheckedCells chunks;
+    private final CheckedCells blocks;
 
-    DynamicUnit(SNodePlan node, NodeUnits units, CellManager chunks, CellManager blocks) {
+    DynamicUnit(SNodePlan node, NodeUnits units, CheckedCells chunks, CheckedCells blocks) {
         super(node, units);
         this.chunks = chunks;
         this.blocks = blocks;
     }
 
     /** The allocator of element chunks. */
-    public CellManager chunks() {
+    public CheckedCells chunks() {
         return chunks;
     }
 
     /** The allocator of directory blocks, or null when the inline references cover the capacity. */
-    public CellManager blocks() {
+    public CheckedCells blocks() {
         return blocks;
     }
 
@@ -67,7 +67,7 @@ public final class DynamicUnit extends NodeUnit {
      * The reference word of chunk {@code chunk} of the list at (segment, header), or
      * {@link PointerWord#NULL} when the chunk does not exist; never locks.
      */
-    public static long chunkReference(MemorySegment segment, long header, long chunk, CellManager blocks,
+    public static long chunkReference(MemorySegment segment, long header, long chunk, CheckedCells blocks,
                                       int leafFanout) {
         if (chunk < DynamicHeader.INLINE_CHUNKS) {
             return Atomics.getAcquire(segment, header + DynamicHeader.inlineChunkOffset((int) chunk));
@@ -149,11 +149,11 @@ public final class DynamicUnit extends NodeUnit {
             long chunk = element / node.chunkSize();
             int chunkState = ensureChunk(segment, container, chunk, reservation);
             if (chunkState == RETIRED_LIST) {
-                return Structure.REPLAN;
+                return NodeTree.REPLAN;
             }
             if (chunkState == CHUNK_NOT_RESERVED) {
                 if (!reservation.changed) {
-                    return Structure.REPLAN;
+                    return NodeTree.REPLAN;
                 }
                 // This call has set a mask bit above and the list moved on to a chunk it did not
                 // plan for (other appends took the planned indices): reserve it now.

@@ -2,7 +2,7 @@ package io.snode.runtime.internal.node;
 
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Activation;
-import io.snode.runtime.internal.CellManager;
+import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.Location;
 import java.lang.foreign.MemorySegment;
 
@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
  * The algorithms of one node kind over the containers of one SNode (Taichi's
  * {@code node_<kind>.h}): lookup of a cell, the steps of the activation protocol that the kind
  * takes part in, is-active, deactivation with release of everything below, and one iteration
- * over the active cells of a container. {@link io.snode.runtime.internal.Structure} walks the
+ * over the active cells of a container. {@link io.snode.runtime.internal.NodeTree} walks the
  * path and runs the protocol (see its class comment); at each step it calls the unit of that
  * step's SNode, chosen once per SNode by {@link NodeUnits}.
  *
@@ -62,7 +62,7 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
     public abstract boolean isActive(MemorySegment segment, long container, long index);
 
     /**
-     * The step of the one-walk activation (see {@code Structure.activateInline}): moves
+     * The step of the one-walk activation (see {@code NodeTree.activateInline}): moves
      * {@code at} to an active cell, or, for a clear mask bit and only with {@code mayStore}, sets
      * it. Returns {@link #INLINE_REFUSED} before storing anything when the step needs memory or
      * may fail.
@@ -82,13 +82,13 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
      * The node manager that step 2 takes one cell from when this step is inactive (pointer
      * children), or null when the step needs none of its own.
      */
-    public CellManager reservedCells() {
+    public CheckedCells reservedCells() {
         return null;
     }
 
     /**
      * Step 3 at path step {@code step}, in memory that others can see: {@link #GO_ON} with
-     * {@code at} moved to the cell, {@code Structure.REPLAN} when a step above the planned one
+     * {@code at} moved to the cell, {@code NodeTree.REPLAN} when a step above the planned one
      * is inactive now (nothing published), or the activation's result when this step finished
      * it (a published pointer word, a list element).
      */

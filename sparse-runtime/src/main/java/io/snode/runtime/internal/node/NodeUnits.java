@@ -4,7 +4,7 @@ import io.snode.api.NodeKind;
 import io.snode.api.SNode;
 import io.snode.runtime.Plan;
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.CellManager;
+import io.snode.runtime.internal.CheckedCells;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -24,7 +24,7 @@ public final class NodeUnits {
      *                    element chunks; null for other kinds
      * @param directories per SNode id: the allocator of a dynamic's directory blocks, else null
      */
-    public NodeUnits(Plan plan, CellManager[] cells, CellManager[] directories) {
+    public NodeUnits(Plan plan, CheckedCells[] cells, CheckedCells[] directories) {
         this.plan = plan;
         List<SNodePlan> nodes = plan.nodes();
         this.byId = new NodeUnit[nodes.size()];

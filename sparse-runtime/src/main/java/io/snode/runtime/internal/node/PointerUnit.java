@@ -5,9 +5,9 @@ import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Activation;
 import io.snode.runtime.internal.Atomics;
-import io.snode.runtime.internal.CellManager;
+import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.Location;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -35,15 +35,15 @@ import java.lang.foreign.ValueLayout;
  * finally: the child may keep cells that are never recycled, but nothing stays locked.
  */
 public final class PointerUnit extends NodeUnit {
-    private final CellManager cells;
+    private final CheckedCells cells;
 
-    PointerUnit(SNodePlan node, NodeUnits units, CellManager cells) {
+    PointerUnit(SNodePlan node, NodeUnits units, CheckedCells cells) {
         super(node, units);
         this.cells = cells;
     }
 
     /** The allocator of this node's child cells. */
-    public CellManager cells() {
+    public CheckedCells cells() {
         return cells;
     }
 
@@ -69,7 +69,7 @@ public final class PointerUnit extends NodeUnit {
     }
 
     @Override
-    public CellManager reservedCells() {
+    public CheckedCells reservedCells() {
         return cells;
     }
 
@@ -89,7 +89,7 @@ public final class PointerUnit extends NodeUnit {
                 continue;
             }
             if (word == PointerWord.RETIRED || step < activation.first()) {
-                return Structure.REPLAN; // released under us, or deactivated since the plan
+                return NodeTree.REPLAN; // released under us, or deactivated since the plan
             }
             long mine = activation.reservation().cell(step);
             long result = activation.buildBelow(step, cells.segment(mine), cells.offset(mine));

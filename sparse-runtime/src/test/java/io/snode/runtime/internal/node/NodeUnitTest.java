@@ -9,9 +9,9 @@ import io.snode.runtime.DynamicHeader;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.SparseRuntime;
-import io.snode.runtime.internal.CellManager;
+import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.Location;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -42,7 +42,7 @@ class NodeUnitTest {
         }
     }
 
-    private static long rootContainer(Structure structure, SNode snode) {
+    private static long rootContainer(NodeTree structure, SNode snode) {
         return structure.plan().path(snode).getFirst().containerOffset();
     }
 
@@ -79,7 +79,7 @@ class NodeUnitTest {
                 rt.setInt("v", (int) i + 1000, (int) i);
             }
             rt.deactivate(leaf, 5);
-            Structure structure = rt.internalStructure();
+            NodeTree structure = rt.internalTree();
             BitmaskedUnit unit = (BitmaskedUnit) structure.unit(leaf);
             SNodePlan plan = unit.node();
             long container = rootContainer(structure, leaf);
@@ -118,7 +118,7 @@ class NodeUnitTest {
             for (int i : new int[] {3, 100, 129}) {
                 assertThat(rt.isActive(masked, i)).isFalse();
             }
-            Structure structure = rt.internalStructure();
+            NodeTree structure = rt.internalTree();
             Recorder recorder = new Recorder();
             assertThat(structure.unit(masked).forEachActive(structure.root(), rootContainer(structure, masked),
                     recorder, 0)).isZero();
@@ -133,8 +133,8 @@ class NodeUnitTest {
         Layout layout = Layout.parse("pointer(i,8).place(i32 v)");
         SNode node = layout.snode(1);
         try (SparseRuntime rt = SparseRuntime.create(layout); Arena arena = Arena.ofConfined()) {
-            PointerUnit unit = (PointerUnit) rt.internalStructure().unit(node);
-            CellManager cells = unit.cells();
+            PointerUnit unit = (PointerUnit) rt.internalTree().unit(node);
+            CheckedCells cells = unit.cells();
             MemorySegment words = arena.allocate(8L * PointerWord.BYTES, 8);
             long first = cells.allocate();
             long second = cells.allocate();
@@ -161,7 +161,7 @@ class NodeUnitTest {
                 rt.setInt("v", i, i);
             }
             rt.deactivate(node, 100);
-            Structure structure = rt.internalStructure();
+            NodeTree structure = rt.internalTree();
             PointerUnit unit = (PointerUnit) structure.unit(node);
             Recorder recorder = new Recorder();
             assertThat(unit.forEachActive(structure.root(), rootContainer(structure, node), recorder, 0)).isEqualTo(4);
@@ -178,9 +178,9 @@ class NodeUnitTest {
         Layout layout = Layout.parse("dense(i,3).place(i64 v)");
         SNode node = layout.snode(1);
         try (SparseRuntime rt = SparseRuntime.create(layout)) {
-            DenseUnit unit = (DenseUnit) rt.internalStructure().unit(node);
+            DenseUnit unit = (DenseUnit) rt.internalTree().unit(node);
             Recorder recorder = new Recorder();
-            assertThat(unit.forEachActive(rt.internalStructure().root(), 16, recorder, 0)).isEqualTo(3);
+            assertThat(unit.forEachActive(rt.internalTree().root(), 16, recorder, 0)).isEqualTo(3);
             assertThat(recorder.indices()).containsExactly(0L, 1L, 2L);
             assertThat(recorder.visits.get(2).cell()).isEqualTo(16 + 2 * unit.node().cellBytes());
             assertThat(unit.cellOffset(2)).isEqualTo(2 * unit.node().cellBytes());
@@ -192,8 +192,8 @@ class NodeUnitTest {
         Layout layout = Layout.parse("pointer(i,2).dynamic(j,4,2).place(i32 p)");
         SNode list = layout.snode(2);
         try (SparseRuntime rt = SparseRuntime.create(layout); Arena arena = Arena.ofConfined()) {
-            DynamicUnit unit = (DynamicUnit) rt.internalStructure().unit(list);
-            CellManager chunks = unit.chunks();
+            DynamicUnit unit = (DynamicUnit) rt.internalTree().unit(list);
+            CheckedCells chunks = unit.chunks();
             long cellBytes = unit.node().cellBytes();
             MemorySegment header = arena.allocate(DynamicHeader.BYTES, 8);
             long chunk0 = chunks.allocate();

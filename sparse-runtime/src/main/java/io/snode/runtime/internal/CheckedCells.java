@@ -5,14 +5,15 @@ import io.snode.runtime.internal.memory.NodeManager;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The node algorithms' view of one {@link NodeManager}: cells by {@code long} index as stored
- * in pointer words, checked on the way into the manager's {@code int} indices, so that a
- * corrupted word gives an exception rather than the wrong cell.
+ * One SNode's allocator ({@link NodeManager}) as the node algorithms and generated code use
+ * it: cells by the {@code long} index that pointer words store, checked on the way into the
+ * manager's {@code int} indices, so that a corrupted word gives an exception rather than the
+ * wrong cell. Cell indices, never addresses, are stored in node memory.
  */
-public final class NodeCells implements CellManager {
+public final class CheckedCells {
     private final NodeManager manager;
 
-    public NodeCells(MemoryPool pool, String ownerName, long cellBytes) {
+    public CheckedCells(MemoryPool pool, String ownerName, long cellBytes) {
         this.manager = new NodeManager(pool, ownerName, cellBytes, Math.min(8, Long.lowestOneBit(cellBytes)));
     }
 
@@ -20,43 +21,49 @@ public final class NodeCells implements CellManager {
         return manager;
     }
 
-    @Override
+    /** A cell whose bytes are all zero; its memory is not reused until it is recycled and collected. */
     public long allocate() {
         return manager.allocate();
     }
 
-    @Override
+    /** Exactly reverses the latest {@link #allocate()} that returned {@code cell} (see NodeManager). */
     public void unallocate(long cell) {
         manager.unallocate(index(cell));
     }
 
-    @Override
+    /** Hands a cell back; its memory is zeroed and reused only after collection. */
     public void recycle(long cell) {
         manager.recycle(index(cell));
     }
 
-    @Override
+    /** The chunk holding {@code cell}; throws for an index never allocated. */
     public MemorySegment segment(long cell) {
         return manager.cellChunk(index(cell));
     }
 
-    @Override
+    /** The byte offset of {@code cell} inside {@link #segment(long)}. */
     public long offset(long cell) {
         return manager.cellOffset(index(cell));
     }
 
-    @Override
+    /** Cells with memory: every cell index handed out so far is below this. */
     public long capacity() {
         return manager.dataList().capacity();
     }
 
-    @Override
+    /**
+     * The first cell index after the chunk that holds {@code cell}: cells from {@code cell} up
+     * to it share {@link #segment(long)}, so a walk in index order looks the chunk up once.
+     */
     public long chunkEnd(long cell) {
         var geometry = manager.dataList().geometry();
         return geometry.chunkStart(geometry.chunkIndex(index(cell)) + 1);
     }
 
-    @Override
+    /**
+     * Bytes from one cell to the next inside a chunk: for cells {@code a <= b} below
+     * {@link #chunkEnd(long) chunkEnd(a)}, {@code offset(b) == offset(a) + (b - a) * cellStride()}.
+     */
     public long cellStride() {
         return manager.cellStride();
     }

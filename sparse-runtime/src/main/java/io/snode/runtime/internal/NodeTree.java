@@ -80,7 +80,7 @@ import java.util.concurrent.atomic.LongAdder;
  * (it waits only for a list's header lock, held for a few stores, or for a pointer word that a
  * deactivation holds while it releases the subtree below).
  */
-public final class Structure {
+public final class NodeTree {
     /** Returned by a publish step when the structure changed under the plan before anything was published. */
     public static final long REPLAN = -1;
 
@@ -88,7 +88,7 @@ public final class Structure {
 
     static {
         try {
-            EPOCH = MethodHandles.lookup().findVarHandle(Structure.class, "epoch", long.class);
+            EPOCH = MethodHandles.lookup().findVarHandle(NodeTree.class, "epoch", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -96,8 +96,8 @@ public final class Structure {
 
     private final Plan plan;
     private final MemorySegment root;
-    private final CellManager[] cells;
-    private final CellManager[] directories;
+    private final CheckedCells[] cells;
+    private final CheckedCells[] directories;
     private final MemorySegment[] ambient;
     private final NodeUnits units;
     /** Per target SNode id: its path's steps, and the unit of each step's SNode. */
@@ -136,7 +136,7 @@ public final class Structure {
      * @param ambient     per SNode id: the zeroed cell that reads of an inactive pointer cell or
      *                    of a list element past the length land on; null for other kinds
      */
-    public Structure(Plan plan, MemorySegment root, CellManager[] cells, CellManager[] directories,
+    public NodeTree(Plan plan, MemorySegment root, CheckedCells[] cells, CheckedCells[] directories,
                      MemorySegment[] ambient) {
         this.plan = plan;
         this.root = root;
@@ -183,7 +183,7 @@ public final class Structure {
         this.allocationProbe = probe;
     }
 
-    long allocate(SNode owner, CellManager manager) {
+    long allocate(SNode owner, CheckedCells manager) {
         AllocationProbe probe = allocationProbe;
         if (probe != null) {
             probe.beforeAllocate(owner);
@@ -249,12 +249,12 @@ public final class Structure {
     }
 
     /** The directory block allocator of a dynamic SNode whose lists need one (else null). */
-    public CellManager directories(SNode snode) {
+    public CheckedCells directories(SNode snode) {
         return directories[snode.id()];
     }
 
     /** The cell allocator of a pointer or dynamic SNode (null for other kinds). */
-    public CellManager cells(SNode snode) {
+    public CheckedCells cells(SNode snode) {
         return cells[snode.id()];
     }
 

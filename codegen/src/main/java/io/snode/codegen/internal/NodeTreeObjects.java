@@ -1,13 +1,13 @@
 package io.snode.codegen.internal;
 
 import io.snode.api.SNode;
-import io.snode.runtime.internal.Structure;
+import io.snode.runtime.internal.NodeTree;
 
 /**
  * The runtime objects a layout's generated class holds as class data: the structure's root,
  * cell managers, ambient cells and list directories, and the runtime's name for messages.
  */
-public record StructureObjects(Structure structure, String runtimeName) implements LayoutEmitter.RuntimeObjects {
+public record NodeTreeObjects(NodeTree structure, String runtimeName) implements LayoutEmitter.RuntimeObjects {
     @Override
     public Object root() {
         return structure.root();

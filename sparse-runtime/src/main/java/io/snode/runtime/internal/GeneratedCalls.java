@@ -9,10 +9,10 @@ import java.lang.foreign.MemorySegment;
 /**
  * The node algorithms as the small static methods that generated code calls: each does one step
  * of a walk and inlines into the caller, where the plan's constants (offsets, cell sizes,
- * fan-outs) are already literals. Activation and the rarer operations go to {@link Structure}.
+ * fan-outs) are already literals. Activation and the rarer operations go to {@link NodeTree}.
  */
-public final class Nodes {
-    private Nodes() {
+public final class GeneratedCalls {
+    private GeneratedCalls() {
     }
 
     /** The pointer word at (segment, offset), read with acquire ordering. */
@@ -21,22 +21,22 @@ public final class Nodes {
     }
 
     /** The child's chunk for an active word, or the SNode's ambient cell for any other word. */
-    public static MemorySegment childOrAmbient(NodeCells cells, long word, MemorySegment ambient) {
+    public static MemorySegment childOrAmbient(CheckedCells cells, long word, MemorySegment ambient) {
         return PointerWord.isActive(word) ? cells.segment(PointerWord.cellIndex(word)) : ambient;
     }
 
     /** The child's offset in its chunk for an active word, 0 (the ambient cell) otherwise. */
-    public static long childOrAmbientOffset(NodeCells cells, long word) {
+    public static long childOrAmbientOffset(CheckedCells cells, long word) {
         return PointerWord.isActive(word) ? cells.offset(PointerWord.cellIndex(word)) : 0;
     }
 
     /** The chunk of the child an active word refers to. */
-    public static MemorySegment child(NodeCells cells, long word) {
+    public static MemorySegment child(CheckedCells cells, long word) {
         return cells.segment(PointerWord.cellIndex(word));
     }
 
     /** The offset of the child an active word refers to. */
-    public static long childOffset(NodeCells cells, long word) {
+    public static long childOffset(CheckedCells cells, long word) {
         return cells.offset(PointerWord.cellIndex(word));
     }
 
@@ -54,47 +54,47 @@ public final class Nodes {
      * The reference word of chunk {@code chunk} of the list at (segment, header), or
      * {@link PointerWord#NULL} when the chunk does not exist; never locks.
      */
-    public static long chunkReference(MemorySegment segment, long header, long chunk, CellManager blocks,
+    public static long chunkReference(MemorySegment segment, long header, long chunk, CheckedCells blocks,
                                       int leafFanout) {
         return DynamicUnit.chunkReference(segment, header, chunk, blocks, leafFanout);
     }
 
     /** The structure's epoch, which caching accessors compare before using a cached cell. */
-    public static long epoch(Structure structure) {
+    public static long epoch(NodeTree structure) {
         return structure.epoch();
     }
 
     /** The slow path of a write: activates the path to the cell and returns where it is. */
-    public static Location activate(Structure structure, SNode target, int[] coordinates) {
+    public static Location activate(NodeTree structure, SNode target, int[] coordinates) {
         Location location = new Location();
         structure.locate(target, coordinates, true, location);
         return location;
     }
 
-    public static boolean isActive(Structure structure, SNode target, int[] coordinates) {
+    public static boolean isActive(NodeTree structure, SNode target, int[] coordinates) {
         return structure.isActive(target, coordinates, new Location());
     }
 
-    public static boolean deactivate(Structure structure, SNode target, int[] coordinates) {
+    public static boolean deactivate(NodeTree structure, SNode target, int[] coordinates) {
         return structure.deactivate(target, coordinates, new Location());
     }
 
-    public static long append(Structure structure, SNode dynamic, int[] coordinates) {
+    public static long append(NodeTree structure, SNode dynamic, int[] coordinates) {
         return structure.append(dynamic, coordinates, new Location());
     }
 
     /** Appends an element and returns where it is, for a store of one field. */
-    public static Location appendAt(Structure structure, SNode dynamic, int[] coordinates) {
+    public static Location appendAt(NodeTree structure, SNode dynamic, int[] coordinates) {
         Location location = new Location();
         structure.append(dynamic, coordinates, location);
         return location;
     }
 
-    public static long length(Structure structure, SNode dynamic, int[] coordinates) {
+    public static long length(NodeTree structure, SNode dynamic, int[] coordinates) {
         return structure.length(dynamic, coordinates, new Location());
     }
 
-    public static void deactivateAll(Structure structure, SNode target) {
+    public static void deactivateAll(NodeTree structure, SNode target) {
         structure.deactivateAll(target);
     }
 
