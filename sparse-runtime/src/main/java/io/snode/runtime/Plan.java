@@ -144,39 +144,22 @@ public final class Plan {
     private static void checkSizes(SNodePlan plan) {
         long max = LayoutRule.MAX_CONTAINER_BYTES;
         String path = plan.snode().path();
-        switch (plan.kind()) {
-            case ROOT -> {
-                if (plan.cellBytes() > max) {
-                    throw new LayoutException(LayoutRule.CONTAINER_TOO_LARGE, path,
-                            "cell=" + plan.cellBytes() + " bytes (the root cell holds the containers of its children)");
-                }
-            }
-            case DENSE, BITMASKED -> {
-                if (plan.containerBytes() > max) {
-                    throw new LayoutException(LayoutRule.CONTAINER_TOO_LARGE, path, "container="
-                            + plan.containerBytes() + " bytes: " + plan.cellCount() + " cells of " + plan.cellBytes()
-                            + " bytes" + (plan.maskBytes() > 0 ? " after " + plan.maskBytes() + " bytes of mask" : ""));
-                }
-            }
-            case POINTER -> {
-                if (plan.containerBytes() > max) {
-                    throw new LayoutException(LayoutRule.CONTAINER_TOO_LARGE, path, "container="
-                            + plan.containerBytes() + " bytes: " + plan.cellCount() + " pointer words of "
-                            + PointerWord.BYTES + " bytes");
-                }
-                if (plan.cellBytes() > max) {
-                    throw new LayoutException(LayoutRule.CONTAINER_TOO_LARGE, path,
-                            "cell=" + plan.cellBytes() + " bytes (one cell holds the containers of its children)");
-                }
-            }
-            case DYNAMIC -> {
-                if (plan.chunkBytes() > max) {
-                    throw new LayoutException(LayoutRule.DYNAMIC_CHUNK_TOO_LARGE, path, "chunk="
-                            + plan.chunkSize() + " elements of " + plan.cellBytes() + " bytes = " + plan.chunkBytes()
-                            + " bytes; declare a smaller chunk, dynamic(axis,capacity,chunk)");
-                }
-                checkDirectory(plan);
-            }
+        boolean containerInCell = plan.kind() != NodeKind.ROOT && plan.kind() != NodeKind.DYNAMIC;
+        if (containerInCell && plan.containerBytes() > max) {
+            throw new LayoutException(LayoutRule.CONTAINER_TOO_LARGE, path,
+                    "container=" + plan.containerBytes() + " bytes: " + plan.containerContents());
+        }
+        if (plan.cellIsAllocated() && plan.cellBytes() > max) {
+            throw new LayoutException(LayoutRule.CONTAINER_TOO_LARGE, path, "cell=" + plan.cellBytes() + " bytes ("
+                    + (plan.kind() == NodeKind.ROOT ? "the root cell" : "one cell") + " holds the containers of its children)");
+        }
+        if (plan.chunkBytes() > max) {
+            throw new LayoutException(LayoutRule.DYNAMIC_CHUNK_TOO_LARGE, path, "chunk="
+                    + plan.chunkSize() + " elements of " + plan.cellBytes() + " bytes = " + plan.chunkBytes()
+                    + " bytes; declare a smaller chunk, dynamic(axis,capacity,chunk)");
+        }
+        if (plan.kind() == NodeKind.DYNAMIC) {
+            checkDirectory(plan);
         }
     }
 

@@ -29,6 +29,8 @@ public final class SNodePlan {
     private final long[] fieldOffsets;
     private final long[] childContainerOffsets;
     private final long containerBytes;
+    /** What the container holds, for the container rule's message ({@link #containerContents()}). */
+    private final String containerContents;
     private final long maskBytes;
     private final long chunkBytes;
     private final List<AxisSplit> ownSplits;
@@ -51,13 +53,30 @@ public final class SNodePlan {
         this.childContainerOffsets = childContainerOffsets;
         this.maskBytes = snode.kind() == NodeKind.BITMASKED
                 ? Math.multiplyExact(BitmaskWords.words(cellCount), Long.BYTES) : 0;
-        this.containerBytes = switch (snode.kind()) {
-            case ROOT -> cellBytes;
-            case DENSE -> Math.multiplyExact(cellCount, cellBytes);
-            case BITMASKED -> Math.addExact(maskBytes, Math.multiplyExact(cellCount, cellBytes));
-            case POINTER -> Math.multiplyExact(cellCount, PointerWord.BYTES);
-            case DYNAMIC -> DynamicHeader.BYTES;
-        };
+        String cells = cellCount + " cells of " + cellBytes + " bytes";
+        switch (snode.kind()) {
+            case ROOT -> {
+                containerBytes = cellBytes;
+                containerContents = "the root cell";
+            }
+            case DENSE -> {
+                containerBytes = Math.multiplyExact(cellCount, cellBytes);
+                containerContents = cells;
+            }
+            case BITMASKED -> {
+                containerBytes = Math.addExact(maskBytes, Math.multiplyExact(cellCount, cellBytes));
+                containerContents = cells + " after " + maskBytes + " bytes of mask";
+            }
+            case POINTER -> {
+                containerBytes = Math.multiplyExact(cellCount, PointerWord.BYTES);
+                containerContents = cellCount + " pointer words of " + PointerWord.BYTES + " bytes";
+            }
+            case DYNAMIC -> {
+                containerBytes = DynamicHeader.BYTES;
+                containerContents = "the list header";
+            }
+            default -> throw new AssertionError(snode.kind());
+        }
         this.chunkBytes = snode.kind() == NodeKind.DYNAMIC
                 ? Math.multiplyExact((long) snode.chunkSize(), cellBytes) : 0;
         AxisSplit[] splits = new AxisSplit[axes.length];
@@ -101,6 +120,20 @@ public final class SNodePlan {
     /** Bytes this node's container takes inside one cell of its parent. */
     public long containerBytes() {
         return containerBytes;
+    }
+
+    /** What {@link #containerBytes()} holds, in words: {@code "64 cells of 4 bytes"}. */
+    public String containerContents() {
+        return containerContents;
+    }
+
+    /**
+     * Whether one of this node's cells is one allocation of its own (the root cell, a pointer's
+     * child cell), so that the container rule bounds the cell; other cells lie inside their
+     * container.
+     */
+    public boolean cellIsAllocated() {
+        return kind() == NodeKind.ROOT || kind() == NodeKind.POINTER;
     }
 
     /** Bytes of the activity mask at the start of a bitmasked container, else 0. */

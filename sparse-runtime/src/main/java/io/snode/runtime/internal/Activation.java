@@ -1,6 +1,7 @@
 package io.snode.runtime.internal;
 
 import io.snode.runtime.PathStep;
+import io.snode.runtime.internal.node.ActivationRun;
 import io.snode.runtime.internal.node.DynamicUnit;
 import io.snode.runtime.internal.node.NodeUnit;
 import java.lang.foreign.MemorySegment;
@@ -11,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  * the state they share: what the plan found, the {@link Reservation}, and the {@link Location}
  * that every walk moves and that ends at the cell. One instance serves one call on one thread.
  */
-public final class Activation {
+public final class Activation implements ActivationRun {
     private final NodeTree structure;
     private final PathStep[] steps;
     private final NodeUnit[] units;
@@ -34,15 +35,18 @@ public final class Activation {
     }
 
     /** Whether this is an append (the list step takes the next index) rather than a write. */
+    @Override
     public boolean append() {
         return append;
     }
 
+    @Override
     public Reservation reservation() {
         return reservation;
     }
 
     /** The first step that the latest plan found inactive: steps above it only read when publishing. */
+    @Override
     public int first() {
         return first;
     }
@@ -97,6 +101,7 @@ public final class Activation {
     }
 
     /** Reserves the chunk and directory blocks that the list step's latest needs name. */
+    @Override
     public void reserveList(DynamicUnit list) {
         int missing = reservation.missing();
         if ((missing & Reservation.NEED_TOP) != 0 && !reservation.has(reservation.topSlot())) {
@@ -112,7 +117,7 @@ public final class Activation {
 
     /**
      * Step 3: walks the path again and publishes, each unit at its step (see
-     * {@link NodeUnit#publish}); {@link NodeTree#REPLAN} with nothing published when a step
+     * {@link NodeUnit#publish}); {@link NodeUnit#REPLAN} with nothing published when a step
      * above the planned one is inactive now.
      *
      * @return the element's index for an append or a dynamic element, else 0
@@ -135,6 +140,7 @@ public final class Activation {
      *
      * @return the element's index at a list step, else 0
      */
+    @Override
     public long buildBelow(int step, MemorySegment segment, long offset) {
         reservation.startBuild();
         location.set(segment, offset);

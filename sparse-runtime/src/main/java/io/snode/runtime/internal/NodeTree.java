@@ -81,9 +81,6 @@ import java.util.concurrent.atomic.LongAdder;
  * deactivation holds while it releases the subtree below).
  */
 public final class NodeTree {
-    /** Returned by a publish step when the structure changed under the plan before anything was published. */
-    public static final long REPLAN = -1;
-
     private static final VarHandle EPOCH;
 
     static {
@@ -330,7 +327,7 @@ public final class NodeTree {
             while (true) {
                 activation.reserve(activation.plan());
                 long result = activation.publish();
-                if (result != REPLAN) {
+                if (result != NodeUnit.REPLAN) {
                     if (reservation.changed) {
                         activations.increment();
                     }

@@ -3,7 +3,6 @@ package io.snode.codegen.internal.structfor;
 import io.snode.api.Axis;
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
-import io.snode.codegen.internal.WalkerEmitter;
 import io.snode.codegen.kernel.KernelException;
 import io.snode.codegen.kernel.LeafBlock;
 import io.snode.runtime.SNodePlan;
@@ -31,7 +30,7 @@ import java.util.Arrays;
  * <p>How the order is found: when the target's parent is that pointer node (leaf blocks under a
  * pointer, the common case), the walk records each active parent cell at slot {@code cell} of an
  * array sized by the parent manager's capacity and sets bit {@code cell} of a bitmap; reading the
- * bitmap in order is memory order, with no sort. {@link WalkerEmitter} generates this walk per
+ * bitmap in order is memory order, with no sort. {@link io.snode.codegen.internal.WalkerEmitter} generates this walk per
  * target; the generic walk ({@link SnapshotWalk}) is the fallback and the reference. One pass over the bitmap then
  * writes each block's memory, base coordinates and (bitmasked targets) mask and count, reading
  * node memory in order. Deeper targets record the pointer cells, order them by a counting sort,
@@ -123,7 +122,7 @@ public final class ActiveBlocks {
 
     /**
      * As {@link #of(NodeTree, SNode, int)}, with the first phase done by {@code walker}, the
-     * {@code walk(int[] byCell, long[] present, int capacity)} that {@link WalkerEmitter}
+     * {@code walk(int[] byCell, long[] present, int capacity)} that {@link io.snode.codegen.internal.WalkerEmitter}
      * generated for {@code target} (null: the generic walk).
      */
     public static ActiveBlocks of(NodeTree structure, SNode target, int expected, MethodHandle walker) {
@@ -301,7 +300,7 @@ public final class ActiveBlocks {
     /**
      * Numbers the axes the nodes of {@code chain} use, in order of first use: {@code slotOf[axis
      * ordinal]} becomes the axis's coordinate slot (-1 for unused axes). Returns the number of
-     * slots. The generic walk and the generated one ({@link WalkerEmitter}) lay coordinates out
+     * slots. The generic walk and the generated one ({@link io.snode.codegen.internal.WalkerEmitter}) lay coordinates out
      * this way.
      */
     public static int numberSlots(SNode[] chain, int[] slotOf) {

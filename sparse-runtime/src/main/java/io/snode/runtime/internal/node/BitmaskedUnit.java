@@ -2,10 +2,8 @@ package io.snode.runtime.internal.node;
 
 import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.Activation;
 import io.snode.runtime.internal.Atomics;
 import io.snode.runtime.internal.Location;
-import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -73,12 +71,12 @@ public final class BitmaskedUnit extends NodeUnit {
     }
 
     @Override
-    public long publish(Location at, long container, long index, int step, Activation activation) {
+    public long publish(Location at, long container, long index, int step, ActivationRun activation) {
         long word = container + BitmaskWords.wordOffset(index);
         long bit = BitmaskWords.bit(index);
         if ((Atomics.getAcquire(at.segment, word) & bit) == 0) {
             if (step < activation.first()) {
-                return NodeTree.REPLAN;
+                return REPLAN;
             }
             if ((Atomics.getAndBitwiseOr(at.segment, word, bit) & bit) == 0) {
                 activation.reservation().changed = true;
@@ -89,7 +87,7 @@ public final class BitmaskedUnit extends NodeUnit {
     }
 
     @Override
-    public long build(Location at, long container, long index, int step, Activation activation) {
+    public long build(Location at, long container, long index, int step, ActivationRun activation) {
         activation.reservation().built(at.segment, container + BitmaskWords.wordOffset(index), BitmaskWords.bit(index));
         at.offset = container + cellOffset(index);
         return GO_ON;

@@ -1,7 +1,6 @@
 package io.snode.runtime.internal.node;
 
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.Activation;
 import io.snode.runtime.internal.Location;
 import java.lang.foreign.MemorySegment;
 
@@ -54,13 +53,13 @@ public final class DenseUnit extends NodeUnit {
     }
 
     @Override
-    public long publish(Location at, long container, long index, int step, Activation activation) {
+    public long publish(Location at, long container, long index, int step, ActivationRun activation) {
         at.offset = container + cellOffset(index);
         return GO_ON;
     }
 
     @Override
-    public long build(Location at, long container, long index, int step, Activation activation) {
+    public long build(Location at, long container, long index, int step, ActivationRun activation) {
         at.offset = container + cellOffset(index);
         return GO_ON;
     }

@@ -4,11 +4,9 @@ import io.snode.runtime.DynamicHeader;
 import io.snode.runtime.DynamicListFullException;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.Activation;
 import io.snode.runtime.internal.Atomics;
 import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.Location;
-import io.snode.runtime.internal.NodeTree;
 import io.snode.runtime.internal.Reservation;
 import java.lang.foreign.MemorySegment;
 
@@ -115,7 +113,7 @@ public final class DynamicUnit extends NodeUnit {
     }
 
     @Override
-    public int plan(Location at, long container, long index, Activation activation) {
+    public int plan(Location at, long container, long index, ActivationRun activation) {
         long element = index;
         if (activation.append()) {
             element = length(at.segment, container);
@@ -133,7 +131,7 @@ public final class DynamicUnit extends NodeUnit {
      * the next index (append) or raises the length past the element (a write).
      */
     @Override
-    public long publish(Location at, long container, long index, int step, Activation activation) {
+    public long publish(Location at, long container, long index, int step, ActivationRun activation) {
         MemorySegment segment = at.segment;
         Reservation reservation = activation.reservation();
         long lengthOffset = container + DynamicHeader.LENGTH_OFFSET;
@@ -149,11 +147,11 @@ public final class DynamicUnit extends NodeUnit {
             long chunk = element / node.chunkSize();
             int chunkState = ensureChunk(segment, container, chunk, reservation);
             if (chunkState == RETIRED_LIST) {
-                return NodeTree.REPLAN;
+                return REPLAN;
             }
             if (chunkState == CHUNK_NOT_RESERVED) {
                 if (!reservation.changed) {
-                    return NodeTree.REPLAN;
+                    return REPLAN;
                 }
                 // This call has set a mask bit above and the list moved on to a chunk it did not
                 // plan for (other appends took the planned indices): reserve it now.
@@ -279,7 +277,7 @@ public final class DynamicUnit extends NodeUnit {
 
     /** A fresh list inside reserved cells: the element's chunk reference (and directory), and the length. */
     @Override
-    public long build(Location at, long container, long index, int step, Activation activation) {
+    public long build(Location at, long container, long index, int step, ActivationRun activation) {
         Reservation reservation = activation.reservation();
         MemorySegment segment = at.segment;
         long element = activation.append() ? 0 : index;

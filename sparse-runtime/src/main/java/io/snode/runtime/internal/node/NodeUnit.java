@@ -1,7 +1,6 @@
 package io.snode.runtime.internal.node;
 
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.Activation;
 import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.Location;
 import java.lang.foreign.MemorySegment;
@@ -36,6 +35,8 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
     /** {@link #plan}: the list step needs nothing: the whole path exists. */
     public static final int PLAN_COMPLETE = 3;
 
+    /** {@link #publish}: the structure changed under the plan, and nothing was published; plan again. */
+    public static final long REPLAN = -1;
     /** {@link #publish} and {@link #build}: the step is done; the walk goes on at the cell. */
     public static final long GO_ON = Long.MIN_VALUE;
 
@@ -74,7 +75,7 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
      * cell) or {@link #PLAN_INACTIVE}; the list step answers {@link #PLAN_LIST_NEEDS} or
      * {@link #PLAN_COMPLETE} and records its needs in the activation's reservation.
      */
-    public int plan(Location at, long container, long index, Activation activation) {
+    public int plan(Location at, long container, long index, ActivationRun activation) {
         return lookup(at, container, index) ? PLAN_ACTIVE : PLAN_INACTIVE;
     }
 
@@ -88,11 +89,11 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
 
     /**
      * Step 3 at path step {@code step}, in memory that others can see: {@link #GO_ON} with
-     * {@code at} moved to the cell, {@code NodeTree.REPLAN} when a step above the planned one
+     * {@code at} moved to the cell, {@link #REPLAN} when a step above the planned one
      * is inactive now (nothing published), or the activation's result when this step finished
      * it (a published pointer word, a list element).
      */
-    public abstract long publish(Location at, long container, long index, int step, Activation activation);
+    public abstract long publish(Location at, long container, long index, int step, ActivationRun activation);
 
     /**
      * Step 3 below a pointer word not published yet, in reserved cells that nobody else can
@@ -100,7 +101,7 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
      * {@code Reservation.built} so that a lost race can zero it; {@link #GO_ON} with {@code at}
      * moved to the cell, or the result at a list step.
      */
-    public abstract long build(Location at, long container, long index, int step, Activation activation);
+    public abstract long build(Location at, long container, long index, int step, ActivationRun activation);
 
     /**
      * Deactivates cell {@code index} and releases everything below it (Taichi's

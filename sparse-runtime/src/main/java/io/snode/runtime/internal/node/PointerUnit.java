@@ -3,11 +3,9 @@ package io.snode.runtime.internal.node;
 import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.Activation;
 import io.snode.runtime.internal.Atomics;
 import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.Location;
-import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -74,7 +72,7 @@ public final class PointerUnit extends NodeUnit {
     }
 
     @Override
-    public long publish(Location at, long container, long index, int step, Activation activation) {
+    public long publish(Location at, long container, long index, int step, ActivationRun activation) {
         MemorySegment segment = at.segment;
         long wordOffset = container + PointerWord.wordOffset(index);
         while (true) {
@@ -89,7 +87,7 @@ public final class PointerUnit extends NodeUnit {
                 continue;
             }
             if (word == PointerWord.RETIRED || step < activation.first()) {
-                return NodeTree.REPLAN; // released under us, or deactivated since the plan
+                return REPLAN; // released under us, or deactivated since the plan
             }
             long mine = activation.reservation().cell(step);
             long result = activation.buildBelow(step, cells.segment(mine), cells.offset(mine));
@@ -104,7 +102,7 @@ public final class PointerUnit extends NodeUnit {
     }
 
     @Override
-    public long build(Location at, long container, long index, int step, Activation activation) {
+    public long build(Location at, long container, long index, int step, ActivationRun activation) {
         long child = activation.reservation().cell(step);
         activation.reservation().buildsWith(step);
         activation.reservation().built(at.segment, container + PointerWord.wordOffset(index), PointerWord.encode(child));
