@@ -74,6 +74,9 @@ class NodeUnitTest {
         BitmaskWords.set(set, 1, 65);
         BitmaskWords.set(set, 1, 0);
         assertThat(set).containsExactly(0, 1, 2);
+        assertThat(BitmaskWords.isSet(set, 1, 65)).isTrue();
+        assertThat(BitmaskWords.isSet(set, 1, 64)).isFalse();
+        assertThat(BitmaskWords.isSet(set, 0, 0)).isFalse();
     }
 
     @Test
