@@ -44,6 +44,19 @@ public final class BitmaskWords {
         return (cellCount >>> LOG_BITS) + ((cellCount & (BITS - 1)) == 0 ? 0 : 1);
     }
 
+    /**
+     * Sets cell {@code index}'s bit in a copy of a mask held in {@code words[at ...]} (a
+     * snapshot's mask, a bitmap of cells), with the layout of the container's words.
+     */
+    public static void set(long[] words, int at, long index) {
+        words[at + (int) (index >>> LOG_BITS)] |= bit(index);
+    }
+
+    /** Whether cell {@code index}'s bit is set in a copy of a mask held in {@code words[at ...]}. */
+    public static boolean isSet(long[] words, int at, long index) {
+        return (words[at + (int) (index >>> LOG_BITS)] & bit(index)) != 0;
+    }
+
     /** The cell index of the lowest set bit of {@code bits}, a non-zero value of word {@code word}. */
     public static long lowestIndex(long word, long bits) {
         return (word << LOG_BITS) + Long.numberOfTrailingZeros(bits);

@@ -52,12 +52,13 @@ public final class PointerWord {
     }
 
     /**
-     * 1 for an active word, else 0, without a branch: an active word is positive, so its negation
-     * has the sign bit set, while the negations of 0, {@link #BUSY} and {@link #RETIRED} do not
-     * ({@code Long.MIN_VALUE} is never a word: {@link #encode} refuses it).
+     * 1 for an active word, else 0 ({@link #isActive} for every long), without a branch: the sign
+     * bit of {@code -word & ~word} is set exactly when the word is positive (its negation is
+     * negative and it is not; {@code Long.MIN_VALUE} is its own negation, and the complement
+     * clears its sign).
      */
     public static long activeBit(long word) {
-        return -word >>> 63;
+        return (-word & ~word) >>> 63;
     }
 
     /** Whether the word refers to a child cell. */

@@ -40,10 +40,11 @@ import java.util.Arrays;
  * while the structure is unchanged and else refills its arrays instead of allocating them again
  * ({@link SnapshotCache#withSnapshot}).
  *
- * <p>The walk reads pointer words with plain loads and issues an acquire fence before it reads
- * memory the word leads to (a child container, or the recorded blocks after the walk): the word
- * was published with a release store after the child cell was written, so the fence orders the
- * child's reads after the word's.
+ * <p>The walk reads pointer words with plain loads and orders with an acquire what it reads of
+ * the memory a word leads to (a child container, or the recorded blocks after the walk): the
+ * generated walk with a fence, the generic one by reading each active word again with acquire
+ * ordering ({@code NodeUnit.forEachActive}). The word was published with a release store after
+ * the child cell was written, so the child's reads come after the word's.
  */
 public final class ActiveBlocks {
     final SNode target;

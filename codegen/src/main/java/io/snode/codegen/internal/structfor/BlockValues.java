@@ -2,6 +2,7 @@ package io.snode.codegen.internal.structfor;
 
 import io.snode.api.FieldType;
 import io.snode.api.PlacedField;
+import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Atomics;
@@ -43,7 +44,7 @@ abstract sealed class BlockValues {
             int maskAt = b * blocks.maskWords();
             long length = blocks.length(b);
             for (long n = 0; n < length; n++) {
-                if (mask == null || (mask[maskAt + (int) (n >>> 6)] & (1L << n)) != 0) {
+                if (mask == null || BitmaskWords.isSet(mask, maskAt, n)) {
                     sum.add(Reductions.load(type, segment, first + n * plan.cellBytes()));
                 }
             }
@@ -70,7 +71,7 @@ abstract sealed class BlockValues {
             int maskAt = b * blocks.maskWords();
             long length = blocks.length(b);
             for (long n = 0; n < length; n++) {
-                if ((mask[maskAt + (int) (n >>> 6)] & (1L << n)) == 0) {
+                if (!BitmaskWords.isSet(mask, maskAt, n)) {
                     continue;
                 }
                 long word = Atomics.getAcquire(segment, container + n * PointerWord.BYTES);

@@ -4,13 +4,14 @@ import io.snode.api.Axis;
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
 import io.snode.codegen.internal.MaskCopy;
-import io.snode.runtime.PointerWord;
+import io.snode.runtime.AxisSplit;
+import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.SNodePlan;
-import io.snode.runtime.internal.Atomics;
 import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.NodeTree;
+import io.snode.runtime.internal.node.ActiveCellVisitor;
+import io.snode.runtime.internal.node.NodeUnit;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -19,13 +20,16 @@ import java.util.List;
 /**
  * One walk from the root to the target's containers, filling an {@link ActiveBlocks} snapshot;
  * no allocation per visited cell. How the blocks come out in memory order is told in
- * {@link ActiveBlocks}' class comment.
+ * {@link ActiveBlocks}' class comment. Each level's active cells come from its node unit's
+ * {@link NodeUnit#forEachActive}, with this walk as the visitor of every level.
  */
-final class SnapshotWalk {
+final class SnapshotWalk implements ActiveCellVisitor {
     private final NodeTree structure;
     private final SNode target;
     private final SNode[] chain;
     private final SNodePlan[] plans;
+    /** The node unit of each level below the root: units[level] = structure.unit(chain[level]). */
+    private final NodeUnit[] units;
     /** Offset of chain[level + 1]'s container inside a cell of chain[level]. */
     private final long[] childOffsets;
     /**
@@ -36,16 +40,13 @@ final class SnapshotWalk {
     private final int width;
     /**
      * Per level and axis of the node: the coordinate slot, and how a cell index of its
-     * container splits into the local coordinate: {@code (index >>> shift) & mask} when
-     * stride and size are powers of two (shift >= 0), else {@code (index / stride) % size}.
+     * container splits into the local coordinate ({@link AxisSplit#split} with the stride as
+     * divisor; shift >= 0 when stride and size are powers of two).
      */
     private final int[][] splitSlot;
     private final int[][] splitSize;
     private final int[][] splitShift;
     private final long[][] splitStride;
-    /** Scratch per level: indices and words of the active pointer cells of one container slice. */
-    private final long[][] activeIndices;
-    private final long[][] activeWords;
     /** Slot of each of the target's index axes. */
     private final int[] targetSlots;
     /** Level of the deepest pointer node above the target whose cells hold its blocks, or -1. */
@@ -77,10 +78,12 @@ final class SnapshotWalk {
         this.chain = ancestry.toArray(new SNode[0]);
         int levels = chain.length;
         this.plans = new SNodePlan[levels];
+        this.units = new NodeUnit[levels];
         this.childOffsets = new long[levels];
         int deepestPointer = -1;
         for (int level = 0; level < levels; level++) {
             plans[level] = structure.plan().node(chain[level]);
+            units[level] = level == 0 ? null : structure.unit(chain[level]);
             if (level + 1 < levels) {
                 childOffsets[level] = plans[level].childContainerOffset(chain[level].children().indexOf(chain[level + 1]));
                 if (level > 0 && chain[level].kind() == NodeKind.POINTER) {
@@ -97,8 +100,6 @@ final class SnapshotWalk {
         this.splitSize = new int[levels][];
         this.splitShift = new int[levels][];
         this.splitStride = new long[levels][];
-        this.activeIndices = new long[levels][];
-        this.activeWords = new long[levels][];
         for (int level = 1; level < levels; level++) {
             SNode node = chain[level];
             int axes = node.sizes().length;
@@ -114,11 +115,6 @@ final class SnapshotWalk {
                 splitStride[level][n] = stride;
                 splitShift[level][n] = Long.bitCount(stride) == 1 && Integer.bitCount(size) == 1
                         ? Long.numberOfTrailingZeros(stride) : -1;
-            }
-            if (node.kind() == NodeKind.POINTER && level < levels - 1) {
-                int scratch = (int) Math.min(plans[level].cellCount(), 4096);
-                activeIndices[level] = new long[scratch];
-                activeWords[level] = new long[scratch];
             }
         }
         List<Axis> axes = target.indexAxes();
@@ -142,7 +138,7 @@ final class SnapshotWalk {
         if (keyLevel < 0) {
             blocks = new ActiveBlocks(target, targetPlan, Math.max(16, expected), spare);
             stopLevel = -1;
-            visit(0, structure.root(), 0, 0);
+            visit(0, structure.root(), 0);
             return blocks;
         }
         stopLevel = keyLevel;
@@ -153,7 +149,7 @@ final class SnapshotWalk {
                 return runDirect(keyCells, (int) cellCapacity, expected);
             }
         }
-        visit(0, structure.root(), 0, 0);
+        visit(0, structure.root(), 0);
         long perRecord = 1;
         for (int level = keyLevel + 1; level < chain.length - 1; level++) {
             perRecord = Math.min(1 << 20, perRecord * plans[level].cellCount());
@@ -173,7 +169,7 @@ final class SnapshotWalk {
                 snapshot(segment, offset + childOffset, recordCoordinates, record * width);
             } else {
                 System.arraycopy(recordCoordinates, record * width, level, 0, width);
-                visit(keyLevel, segment, offset, cell);
+                visit(keyLevel, segment, offset);
             }
         }
         return blocks;
@@ -188,7 +184,7 @@ final class SnapshotWalk {
     private ActiveBlocks runDirect(CheckedCells cells, int cellCapacity, int expected) {
         direct = true;
         capacity = cellCapacity;
-        int presentWords = (cellCapacity + 63) >>> 6;
+        int presentWords = (int) BitmaskWords.words(cellCapacity);
         boolean reuse = spare != null && spare.byCell != null && spare.byCell.length >= cellCapacity * width
                 && spare.present.length >= presentWords;
         byCell = reuse ? spare.byCell : new int[cellCapacity * width];
@@ -202,7 +198,7 @@ final class SnapshotWalk {
                 throw new IllegalStateException("the generated walk of " + target.path() + " failed", e);
             }
         } else {
-            visit(0, structure.root(), 0, 0);
+            visit(0, structure.root(), 0);
         }
         blocks = new ActiveBlocks(target, plans[chain.length - 1], Math.max(16, Math.max(records, expected)),
                 spare);
@@ -252,7 +248,7 @@ final class SnapshotWalk {
             }
             present[word] = 0;
             do {
-                int cell = word << 6 | Long.numberOfTrailingZeros(bits);
+                int cell = (int) BitmaskWords.lowestIndex(word, bits);
                 bits &= bits - 1;
                 if (cell >= chunkEnd) {
                     chunk = cells.segment(cell);
@@ -329,7 +325,7 @@ final class SnapshotWalk {
         if (direct) {
             if (cell < capacity) {
                 descend(level, index, byCell, cell * width);
-                present[cell >>> 6] |= 1L << cell;
+                BitmaskWords.set(present, 0, cell);
                 records++;
             }
             return;
@@ -343,70 +339,31 @@ final class SnapshotWalk {
         records++;
     }
 
-    /**
-     * At the cell of chain[level] at {@code cell} in {@code segment} (coordinates at[level]);
-     * {@code key}: its index when chain[level] is the key level's pointer node.
-     */
-    private void visit(int level, MemorySegment segment, long cell, int key) {
+    /** At the cell of chain[level] at {@code cell} in {@code segment} (coordinates at[level]). */
+    private void visit(int level, MemorySegment segment, long cell) {
         long container = cell + childOffsets[level];
         int childLevel = level + 1;
         if (childLevel == chain.length - 1) {
             snapshot(segment, container, at[level], 0);
             return;
         }
-        SNodePlan childPlan = plans[childLevel];
-        long cellCount = childPlan.cellCount();
-        long cellBytes = childPlan.cellBytes();
-        switch (childPlan.kind()) {
-            case DENSE -> {
-                for (long index = 0; index < cellCount; index++) {
-                    descend(level, index, at[childLevel], 0);
-                    visit(childLevel, segment, container + index * cellBytes, key);
-                }
-            }
-            case BITMASKED -> {
-                long cells = container + childPlan.cellsOffset();
-                for (long word = 0; word * 64 < cellCount; word++) {
-                    long bits = Atomics.getAcquire(segment, container + word * Long.BYTES);
-                    while (bits != 0) {
-                        long index = word * 64 + Long.numberOfTrailingZeros(bits);
-                        bits &= bits - 1;
-                        descend(level, index, at[childLevel], 0);
-                        visit(childLevel, segment, cells + index * cellBytes, key);
-                    }
-                }
-            }
-            case POINTER -> {
-                CheckedCells cells = structure.cells(chain[childLevel]);
-                long[] indices = activeIndices[childLevel];
-                long[] words = activeWords[childLevel];
-                boolean recording = childLevel == stopLevel;
-                // In slices of the scratch size: a tight scan for active words, then the visits.
-                for (long first = 0; first < cellCount; first += indices.length) {
-                    long last = Math.min(cellCount, first + indices.length);
-                    int found = 0;
-                    for (long index = first; index < last; index++) {
-                        // Branch-free: most words are inactive, and a branch per word mispredicts.
-                        long word = segment.get(ValueLayout.JAVA_LONG, container + index * PointerWord.BYTES);
-                        indices[found] = index;
-                        words[found] = word;
-                        found += PointerWord.isActive(word) ? 1 : 0;
-                    }
-                    VarHandle.acquireFence();
-                    for (int n = 0; n < found; n++) {
-                        long childCell = PointerWord.cellIndex(words[n]);
-                        if (recording) {
-                            record((int) childCell, level, indices[n]);
-                        } else {
-                            descend(level, indices[n], at[childLevel], 0);
-                            visit(childLevel, cells.segment(childCell), cells.offset(childCell),
-                                    childLevel == keyLevel ? (int) childCell : key);
-                        }
-                    }
-                }
-            }
-            case DYNAMIC, ROOT -> throw new AssertionError("a dynamic node is terminal; the root is not a child");
+        units[childLevel].forEachActive(segment, container, this, level);
+    }
+
+    /**
+     * An active cell {@code index} of chain[level + 1]'s container below the cell of
+     * chain[level]: recorded at the first phase's stop level (a pointer child: {@code managed}
+     * is its cell index), else walked below.
+     */
+    @Override
+    public void visit(int level, long index, MemorySegment segment, long cell, long managed) {
+        int childLevel = level + 1;
+        if (childLevel == stopLevel) {
+            record((int) managed, level, index);
+            return;
         }
+        descend(level, index, at[childLevel], 0);
+        visit(childLevel, segment, cell);
     }
 
     /**
@@ -425,8 +382,7 @@ final class SnapshotWalk {
         long[] strides = splitStride[child];
         for (int n = 0; n < slots.length; n++) {
             int size = sizes[n];
-            int shift = shifts[n];
-            int local = shift >= 0 ? (int) ((index >>> shift) & (size - 1)) : (int) ((index / strides[n]) % size);
+            int local = (int) AxisSplit.split(index, strides[n], shifts[n], size);
             to[toAt + slots[n]] = from[slots[n]] * size + local;
         }
     }

@@ -3,22 +3,24 @@ package io.snode.codegen.internal.structfor;
 import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.codegen.internal.MaskCopy;
+import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.DynamicHeader;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.Atomics;
 import io.snode.runtime.internal.NodeTree;
+import io.snode.runtime.internal.node.PointerUnit;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 
 /**
  * What struct-for does per kind of target, chosen once per snapshot or reduction ({@link #of}).
  * What a snapshot records of one block (one container of the target) besides its place: nothing
  * for a dense block (every cell is active), a copy of the bitmask and its bit count, the
- * activity of the pointer words and their count, or a dynamic list's length; each read with
- * acquire semantics, so the cells the block's kernels read afterwards are at least as new as the
- * activity recorded. And how a reduction finds the values of a block's cells
+ * activity of the pointer words and their count (scanned as {@link PointerUnit#forEachActive}
+ * scans them), or a dynamic list's length; each read with acquire semantics (an acquire load, or
+ * plain loads then an acquire fence), so the cells the block's kernels read afterwards are at
+ * least as new as the activity recorded. And how a reduction finds the values of a block's cells
  * ({@link #values}, {@link BlockValues}).
  */
 enum TargetKind {
@@ -76,14 +78,15 @@ enum TargetKind {
             long[] masks = blocks.masks;
             int words = blocks.maskWords;
             long cellCount = blocks.plan.cellCount();
-            Arrays.fill(masks, b * words, (b + 1) * words, 0L);
             int count = 0;
-            for (long index = 0; index < cellCount; index++) {
-                if (PointerWord.isActive(Atomics.getAcquire(segment, container + index * PointerWord.BYTES))) {
-                    masks[b * words + (int) (index >>> 6)] |= 1L << index;
-                    count++;
-                }
+            for (int w = 0; w < words; w++) {
+                long first = (long) w * BitmaskWords.BITS;
+                long mask = PointerUnit.activeMask(segment, container + PointerWord.wordOffset(first),
+                        (int) Math.min(BitmaskWords.BITS, cellCount - first));
+                masks[b * words + w] = mask;
+                count += Long.bitCount(mask);
             }
+            VarHandle.acquireFence();
             blocks.counts[b] = count;
         }
 
@@ -150,6 +153,6 @@ enum TargetKind {
     }
 
     private static int wordsFor(SNodePlan plan) {
-        return (int) ((plan.cellCount() + 63) / 64);
+        return (int) BitmaskWords.words(plan.cellCount());
     }
 }

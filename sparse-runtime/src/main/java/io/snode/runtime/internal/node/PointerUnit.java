@@ -157,9 +157,22 @@ public final class PointerUnit extends NodeUnit {
     }
 
     /**
-     * Scans the words 64 at a time with plain reads into a mask of the active ones, branch-free
-     * (most words are inactive, and a branch per word mispredicts), then reads each word of the
-     * mask again with acquire ordering and visits it if it is still active.
+     * Which of the {@code n} (1 to 64) pointer words at {@code offset} of {@code segment} are
+     * active: bit k for word k, read with plain loads and without a branch per word (most words
+     * are inactive, and a branch per word mispredicts). The caller orders what it reads next
+     * with an acquire: a second read of the word, or a fence.
+     */
+    public static long activeMask(MemorySegment segment, long offset, int n) {
+        long active = 0;
+        for (int k = 0; k < n; k++) {
+            active |= PointerWord.activeBit(segment.get(ValueLayout.JAVA_LONG, offset + PointerWord.wordOffset(k))) << k;
+        }
+        return active;
+    }
+
+    /**
+     * Scans the words 64 at a time into a mask of the active ones ({@link #activeMask}), then
+     * reads each word of the mask again with acquire ordering and visits it if it is still active.
      */
     @Override
     public long forEachActive(MemorySegment segment, long container, ActiveCellVisitor visitor, int level) {
@@ -167,11 +180,7 @@ public final class PointerUnit extends NodeUnit {
         long visited = 0;
         for (long first = 0; first < count; first += BitmaskWords.BITS) {
             int n = (int) Math.min(BitmaskWords.BITS, count - first);
-            long base = container + PointerWord.wordOffset(first);
-            long active = 0;
-            for (int k = 0; k < n; k++) {
-                active |= PointerWord.activeBit(segment.get(ValueLayout.JAVA_LONG, base + PointerWord.wordOffset(k))) << k;
-            }
+            long active = activeMask(segment, container + PointerWord.wordOffset(first), n);
             while (active != 0) {
                 long index = first + Long.numberOfTrailingZeros(active);
                 active &= active - 1;

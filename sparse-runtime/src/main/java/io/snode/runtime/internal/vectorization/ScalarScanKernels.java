@@ -1,7 +1,7 @@
 package io.snode.runtime.internal.vectorization;
 
 import io.snode.runtime.BitmaskWords;
-import io.snode.runtime.PointerWord;
+import io.snode.runtime.internal.node.PointerUnit;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -44,12 +44,7 @@ public final class ScalarScanKernels implements ScanKernels {
 
     @Override
     public long activeWords(MemorySegment segment, long offset) {
-        long bits = 0;
-        for (int n = 0; n < lanes; n++) {
-            long word = segment.get(ValueLayout.JAVA_LONG, offset + PointerWord.wordOffset(n));
-            bits |= (word > 0 ? 1L : 0L) << n;
-        }
-        return bits;
+        return PointerUnit.activeMask(segment, offset, lanes);
     }
 
     @Override

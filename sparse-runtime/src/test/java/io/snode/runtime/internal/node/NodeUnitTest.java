@@ -67,6 +67,16 @@ class NodeUnitTest {
         assertThat(PointerWord.activeBit(PointerWord.NULL)).isZero();
         assertThat(PointerWord.activeBit(PointerWord.BUSY)).isZero();
         assertThat(PointerWord.activeBit(PointerWord.RETIRED)).isZero();
+        for (long word : new long[] {Long.MIN_VALUE, Long.MIN_VALUE + 1, -3, 1, 2, Long.MAX_VALUE - 1}) {
+            assertThat(PointerWord.activeBit(word)).as("word=%d", word).isEqualTo(PointerWord.isActive(word) ? 1 : 0);
+        }
+        long[] set = new long[3];
+        BitmaskWords.set(set, 1, 65);
+        BitmaskWords.set(set, 1, 0);
+        assertThat(set).containsExactly(0, 1, 2);
+        assertThat(BitmaskWords.isSet(set, 1, 65)).isTrue();
+        assertThat(BitmaskWords.isSet(set, 1, 64)).isFalse();
+        assertThat(BitmaskWords.isSet(set, 0, 0)).isFalse();
     }
 
     @Test
