@@ -6,6 +6,7 @@ import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.internal.structfor.ActiveBlocks;
+import io.snode.codegen.internal.structfor.Launcher;
 import io.snode.codegen.kernel.Kernel3;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,6 +6,7 @@ import io.snode.api.Layout;
 import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.internal.structfor.ActiveBlocks;
+import io.snode.codegen.internal.structfor.Launcher;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.runtime.internal.vectorization.VectorizationProvider;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.snode.codegen.internal;
 
+import io.snode.codegen.internal.structfor.Launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;

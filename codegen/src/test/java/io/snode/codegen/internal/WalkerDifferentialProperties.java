@@ -8,6 +8,7 @@ import io.snode.api.testing.RandomLayouts;
 import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.internal.structfor.ActiveBlocks;
+import io.snode.codegen.internal.structfor.Launcher;
 import io.snode.codegen.testing.RandomWrites;
 import io.snode.runtime.internal.NodeTree;
 import java.util.ArrayList;

@@ -5,7 +5,6 @@ import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.codegen.GeneratedClass;
-import io.snode.codegen.internal.Launcher;
 import io.snode.codegen.kernel.BlockKernel;
 import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;

@@ -1,13 +1,12 @@
-package io.snode.codegen.internal;
+package io.snode.codegen.internal.structfor;
 
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
 import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.generated.Anchor;
+import io.snode.codegen.internal.DriverEmitter;
+import io.snode.codegen.internal.WalkerEmitter;
 import io.snode.codegen.internal.emit.HiddenClasses;
-import io.snode.codegen.internal.structfor.ActiveBlocks;
-import io.snode.codegen.internal.structfor.LaunchSplit;
-import io.snode.codegen.internal.structfor.SnapshotCache;
 import io.snode.codegen.kernel.BlockKernel;
 import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;
