@@ -42,12 +42,7 @@ abstract sealed class BlockValues {
             long first = blocks.container(b) + plan.cellsOffset() + fieldOffset;
             long[] mask = blocks.masks();
             int maskAt = b * blocks.maskWords();
-            long length = blocks.length(b);
-            for (long n = 0; n < length; n++) {
-                if (mask == null || BitmaskWords.isSet(mask, maskAt, n)) {
-                    sum.add(Reductions.load(type, segment, first + n * plan.cellBytes()));
-                }
-            }
+            sum.addCells(type, segment, first, plan.cellBytes(), blocks.length(b), mask, maskAt);
         }
     }
 

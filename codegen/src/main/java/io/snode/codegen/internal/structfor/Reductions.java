@@ -4,6 +4,7 @@ import io.snode.api.FieldType;
 import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
+import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
@@ -62,6 +63,33 @@ public final class Reductions {
         }
 
         /** {@code cells} values of zero, as {@code cells} calls of {@link #add} would add them. */
+        /**
+         * Adds the cells {@code first + n * stride} for {@code n} below {@code length} whose bit
+         * is set in {@code mask} from word {@code maskAt} (every cell when {@code mask} is null),
+         * in cell order, exactly as {@link #add} one by one would; the running values stay in
+         * locals for the loop, so the JIT keeps them in registers rather than in this object.
+         */
+        void addCells(FieldType type, MemorySegment segment, long first, long stride, long length, long[] mask,
+                      int maskAt) {
+            long count = this.count;
+            double sum = this.sum;
+            double min = this.min;
+            double max = this.max;
+            for (long n = 0; n < length; n++) {
+                if (mask == null || BitmaskWords.isSet(mask, maskAt, n)) {
+                    double value = load(type, segment, first + n * stride);
+                    count++;
+                    sum += value;
+                    min = Math.min(min, value);
+                    max = Math.max(max, value);
+                }
+            }
+            this.count = count;
+            this.sum = sum;
+            this.min = min;
+            this.max = max;
+        }
+
         void addZeros(long cells) {
             if (cells > 0) {
                 count += cells;
