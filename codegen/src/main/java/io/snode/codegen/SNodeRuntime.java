@@ -4,12 +4,9 @@ import io.snode.api.Layout;
 import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
-import io.snode.codegen.generated.Anchor;
-import io.snode.codegen.internal.ImplementationHost;
 import io.snode.codegen.internal.InterfaceBinder;
+import io.snode.codegen.internal.GeneratedLayout;
 import io.snode.codegen.internal.LayoutEmitter;
-import io.snode.codegen.internal.NodeTreeObjects;
-import io.snode.codegen.internal.emit.HiddenClasses;
 import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.codegen.internal.structfor.Reductions;
 import io.snode.codegen.internal.structfor.StructFor;
@@ -34,17 +31,9 @@ import io.snode.runtime.MemoryStats;
 import io.snode.runtime.Plan;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
-import io.snode.runtime.internal.NodeTree;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BinaryOperator;
 import java.util.function.Supplier;
 
@@ -80,16 +69,9 @@ import java.util.function.Supplier;
  * whose kernels deactivate.
  */
 public final class SNodeRuntime implements AutoCloseable {
-    private static final AtomicLong SEQUENCE = new AtomicLong();
-
     private final SparseRuntime runtime;
-    private final MethodHandles.Lookup generated;
-    private final GeneratedClass code;
-    private final LayoutEmitter.RuntimeObjects objects;
-    private final Map<Class<?>, MethodHandle> accessors = new ConcurrentHashMap<>();
-    /** Bound implementations by interface: stateless, so one per interface serves every {@link #bind} call. */
-    private final Map<Class<?>, Object> bound = new ConcurrentHashMap<>();
-    private final List<GeneratedClass> extraCode = new CopyOnWriteArrayList<>();
+    /** The layout class, bound interfaces, accessors and drivers: every class generated for this runtime. */
+    private final GeneratedLayout code;
     private final PhaseLock phases = new PhaseLock();
     /** The launches: struct-for, reductions, kept sets, the launch rules and close. */
     private final StructFor structFor;
@@ -102,18 +84,9 @@ public final class SNodeRuntime implements AutoCloseable {
         this.runtime = SparseRuntime.create(layout, options);
         boolean built = false;
         try {
-            Plan plan = runtime.plan();
-            NodeTree structure = runtime.internalTree();
-            String name = "io/snode/codegen/generated/Layout" + SEQUENCE.incrementAndGet();
-            LayoutEmitter emitter = new LayoutEmitter(plan, name);
-            this.objects = new NodeTreeObjects(structure, describe(name, layout));
-            byte[] bytes = emitter.emit(objects);
-            this.code = new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText());
-            this.generated = HiddenClasses.define(Anchor.lookup(), code, emitter.classData());
-            this.structFor = new StructFor(runtime, phases, this::register, this);
+            this.code = new GeneratedLayout(layout, runtime.internalTree());
+            this.structFor = new StructFor(runtime, phases, code::register, this);
             built = true;
-        } catch (IllegalAccessException e) {
-            throw new AssertionError("the anchor's lookup defines classes in its own package", e);
         } finally {
             if (!built) {
                 runtime.close();
@@ -173,17 +146,7 @@ public final class SNodeRuntime implements AutoCloseable {
      * @throws IllegalArgumentException when the class has no such method
      */
     public MethodHandle handle(String name) {
-        for (var method : generated.lookupClass().getDeclaredMethods()) {
-            if (method.getName().equals(name)) {
-                try {
-                    return generated.unreflect(method);
-                } catch (IllegalAccessException e) {
-                    throw new AssertionError(e);
-                }
-            }
-        }
-        throw new IllegalArgumentException("name=" + name + " is not a generated method of layout " + layout()
-                + "; see generatedCode() for the list");
+        return code.handle(name);
     }
 
     public MethodHandle getter(String field) {
@@ -228,9 +191,7 @@ public final class SNodeRuntime implements AutoCloseable {
      *                                  or number of coordinates
      */
     public <T> T bind(Class<T> api) {
-        Objects.requireNonNull(api, "api");
-        return api.cast(bound.computeIfAbsent(api, type -> InterfaceBinder.bind(type, layout(), this::handle,
-                extraCode::add)));
+        return code.bind(api);
     }
 
     /**
@@ -242,29 +203,7 @@ public final class SNodeRuntime implements AutoCloseable {
      * use one per thread.
      */
     public <T> T accessor(Class<T> api) {
-        Objects.requireNonNull(api, "api");
-        MethodHandle constructor = accessors.computeIfAbsent(api, this::defineAccessor);
-        try {
-            return api.cast(constructor.invoke());
-        } catch (Throwable e) {
-            throw new IllegalStateException("cannot create an accessor for " + api.getName(), e);
-        }
-    }
-
-    private MethodHandle defineAccessor(Class<?> api) {
-        var bindings = InterfaceBinder.bindings(api, layout());
-        String name = "io/snode/codegen/generated/Accessor" + SEQUENCE.incrementAndGet();
-        LayoutEmitter emitter = new LayoutEmitter(plan(), name);
-        byte[] bytes = emitter.emitAccessor(api, bindings, objects);
-        GeneratedClass generatedClass = new GeneratedClass(name, bytes, plan().describe(), emitter.sourceText());
-        try {
-            MethodHandles.Lookup hidden = HiddenClasses.define(ImplementationHost.lookupFor(api), generatedClass,
-                    emitter.classData());
-            extraCode.add(generatedClass);
-            return hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class));
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            throw InterfaceBinder.cannotDefine("the accessor class", api, e);
-        }
+        return code.accessor(api);
     }
 
     // ------------------------------------------------------------------ deactivation
@@ -296,10 +235,7 @@ public final class SNodeRuntime implements AutoCloseable {
 
     /** The classes generated for this layout (the layout class, then any accessors), with bytes, disassembly and plan. */
     public List<GeneratedClass> generatedCode() {
-        List<GeneratedClass> all = new ArrayList<>();
-        all.add(code);
-        all.addAll(extraCode);
-        return List.copyOf(all);
+        return code.generatedCode();
     }
 
     public MemoryStats memoryStats() {
@@ -335,10 +271,6 @@ public final class SNodeRuntime implements AutoCloseable {
      */
     public PhaseLock phaseLock() {
         return phases;
-    }
-
-    MethodHandles.Lookup generatedLookup() {
-        return generated;
     }
 
     // ------------------------------------------------------------------ struct-for
@@ -535,16 +467,6 @@ public final class SNodeRuntime implements AutoCloseable {
     /** {@code SNodeRuntime Layout<n> of layout <text>}: names this runtime in messages, e.g. after close. */
     @Override
     public String toString() {
-        return describe(code.name(), layout());
-    }
-
-    private static String describe(String className, Layout layout) {
-        return "SNodeRuntime " + className.substring(className.lastIndexOf('/') + 1) + " of layout "
-                + LayoutEmitter.abbreviated(layout.toString());
-    }
-
-    /** A struct-for driver about to be defined ({@link HiddenClasses} checks it by the switches): listed. */
-    private void register(GeneratedClass driver) {
-        extraCode.add(driver);
+        return code.describe();
     }
 }

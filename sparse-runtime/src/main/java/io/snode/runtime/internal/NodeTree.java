@@ -7,10 +7,10 @@ import io.snode.runtime.DynamicListFullException;
 import io.snode.runtime.PathStep;
 import io.snode.runtime.Plan;
 import io.snode.runtime.PointerWord;
-import io.snode.runtime.internal.node.ActiveCellVisitor;
 import io.snode.runtime.internal.node.DynamicUnit;
 import io.snode.runtime.internal.node.NodeUnit;
 import io.snode.runtime.internal.node.NodeUnits;
+import io.snode.runtime.internal.node.PathCells;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The structure of one runtime's memory (the role of Taichi's {@code runtime.cpp}): walking a
  * path from the root cell, the activation protocol below with its failure handling, the change
- * counters, deactivation, dynamic lists, and visiting active cells. What each node kind does at
+ * counters, deactivation and dynamic lists. What each node kind does at
  * one step of a path is its node unit's ({@link io.snode.runtime.internal.node}, Taichi's
  * {@code node_*.h}); this class calls the unit of each step's SNode.
  *
@@ -479,50 +479,15 @@ public final class NodeTree {
     private void releaseAll(SNode target) {
         NodeUnit unit = units.unit(target);
         long containerOffset = lastStep(target).containerOffset();
-        forEachCell(target.parent(), (segment, cell) -> unit.release(segment, cell + containerOffset, false));
+        int parent = target.parent().id();
+        PathCells.forEach(root, pathSteps[parent], pathUnits[parent],
+                (segment, cell) -> unit.release(segment, cell + containerOffset, false));
     }
 
     private static void requireSparse(SNode target) {
         if (!target.kind().isSparse()) {
             throw new IllegalArgumentException("snode=" + target.path() + " is " + target.kind().text()
                     + ": its cells are always active; deactivate a pointer, bitmasked or dynamic node");
-        }
-    }
-
-    // ------------------------------------------------------------------ visiting
-
-    /** Receives one active cell: its segment and byte offset. */
-    @FunctionalInterface
-    public interface CellVisitor {
-        void visit(MemorySegment segment, long cell);
-    }
-
-    /**
-     * Calls {@code visitor} for every active cell of {@code target} (the root has one cell) that
-     * has memory: for a dynamic target, the indices below the length whose chunk exists (an
-     * index below a write past the length may have none; launches and reductions, which go
-     * through snapshots, visit it and read zero).
-     */
-    public void forEachCell(SNode target, CellVisitor visitor) {
-        PathStep[] steps = pathSteps[target.id()];
-        if (steps.length == 0) {
-            visitor.visit(root, 0);
-            return;
-        }
-        ChainWalk walk = new ChainWalk(steps, pathUnits[target.id()], visitor);
-        walk.units[0].forEachActive(root, steps[0].containerOffset(), walk, 0);
-    }
-
-    /** Down a target's path through the active cells of every level, with each step's own iteration. */
-    private record ChainWalk(PathStep[] steps, NodeUnit[] units, CellVisitor visitor) implements ActiveCellVisitor {
-        @Override
-        public void visit(int level, long index, MemorySegment segment, long cell, long managed) {
-            int below = level + 1;
-            if (below == steps.length) {
-                visitor.visit(segment, cell);
-            } else {
-                units[below].forEachActive(segment, cell + steps[below].containerOffset(), this, below);
-            }
         }
     }
 }

@@ -12,6 +12,8 @@ import io.snode.runtime.internal.NodeTree;
 import io.snode.runtime.internal.node.PointerUnit;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.util.EnumMap;
+import java.util.Map;
 
 /**
  * What struct-for does per kind of target, chosen once per snapshot or reduction ({@link #of}).
@@ -24,7 +26,7 @@ import java.lang.invoke.VarHandle;
  * ({@link #values}, {@link BlockValues}).
  */
 enum TargetKind {
-    DENSE {
+    DENSE(NodeKind.DENSE) {
         @Override
         void record(ActiveBlocks blocks, int b, MemorySegment segment, long container) {
         }
@@ -38,7 +40,7 @@ enum TargetKind {
             return new BlockValues.Leaf(plan, field);
         }
     },
-    BITMASKED {
+    BITMASKED(NodeKind.BITMASKED) {
         @Override
         int maskWords(SNodePlan plan) {
             return wordsFor(plan);
@@ -66,7 +68,7 @@ enum TargetKind {
             return new BlockValues.Leaf(plan, field);
         }
     },
-    POINTER {
+    POINTER(NodeKind.POINTER) {
         @Override
         int maskWords(SNodePlan plan) {
             return wordsFor(plan);
@@ -95,7 +97,7 @@ enum TargetKind {
             return new BlockValues.Pointers(structure.cells(field.snode()), plan, field);
         }
     },
-    DYNAMIC {
+    DYNAMIC(NodeKind.DYNAMIC) {
         @Override
         boolean hasLengths() {
             return true;
@@ -113,15 +115,28 @@ enum TargetKind {
         }
     };
 
+    private static final Map<NodeKind, TargetKind> BY_KIND = new EnumMap<>(NodeKind.class);
+
+    static {
+        for (TargetKind target : values()) {
+            BY_KIND.put(target.kind, target);
+        }
+    }
+
+    /** The kind of node whose blocks this constant records: each constant names its own, so no switch maps them. */
+    private final NodeKind kind;
+
+    TargetKind(NodeKind kind) {
+        this.kind = kind;
+    }
+
     /** The activity of a target of {@code kind}; the root has no blocks. */
     static TargetKind of(NodeKind kind) {
-        return switch (kind) {
-            case DENSE -> DENSE;
-            case BITMASKED -> BITMASKED;
-            case POINTER -> POINTER;
-            case DYNAMIC -> DYNAMIC;
-            case ROOT -> throw new IllegalArgumentException("snode=root has one cell and no coordinates");
-        };
+        TargetKind target = BY_KIND.get(kind);
+        if (target == null) {
+            throw new IllegalArgumentException("snode=root has one cell and no coordinates");
+        }
+        return target;
     }
 
     /** Mask words per block: one bit per cell for bitmasked and pointer targets, else 0. */

@@ -1,0 +1,137 @@
+package io.snode.codegen.internal;
+
+import io.snode.api.Layout;
+import io.snode.codegen.GeneratedClass;
+import io.snode.codegen.generated.Anchor;
+import io.snode.codegen.internal.emit.HiddenClasses;
+import io.snode.runtime.Plan;
+import io.snode.runtime.internal.NodeTree;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The generated code of one compiled layout: the layout class (defined when this object is
+ * made), the implementations bound to application interfaces, the caching accessor classes and
+ * the struct-for drivers registered as they are defined. Every class goes through
+ * {@link HiddenClasses#define}, so the verify and dump switches and {@link #generatedCode()}
+ * see them all. Binding and accessor classes are defined once per interface and kept.
+ */
+public final class GeneratedLayout {
+    private static final AtomicLong SEQUENCE = new AtomicLong();
+
+    private final Layout layout;
+    private final Plan plan;
+    private final GeneratedClass code;
+    private final MethodHandles.Lookup generated;
+    private final LayoutEmitter.RuntimeObjects objects;
+    /** Accessor constructors by interface: one class per interface, a new instance per call. */
+    private final Map<Class<?>, MethodHandle> accessors = new ConcurrentHashMap<>();
+    /** Bound implementations by interface: stateless, so one per interface serves every {@link #bind} call. */
+    private final Map<Class<?>, Object> bound = new ConcurrentHashMap<>();
+    private final List<GeneratedClass> extraCode = new CopyOnWriteArrayList<>();
+
+    /** Emits and defines the layout class of {@code tree}'s plan, whose runtime is named by {@link #describe}. */
+    public GeneratedLayout(Layout layout, NodeTree tree) {
+        this.layout = layout;
+        this.plan = tree.plan();
+        String name = "io/snode/codegen/generated/Layout" + SEQUENCE.incrementAndGet();
+        LayoutEmitter emitter = new LayoutEmitter(plan, name);
+        this.objects = new NodeTreeObjects(tree, describe(name, layout));
+        byte[] bytes = emitter.emit(objects);
+        this.code = new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText());
+        try {
+            this.generated = HiddenClasses.define(Anchor.lookup(), code, emitter.classData());
+        } catch (IllegalAccessException e) {
+            throw new AssertionError("the anchor's lookup defines classes in its own package", e);
+        }
+    }
+
+    /** {@code SNodeRuntime Layout<n> of layout <text>}: names the runtime in messages, e.g. after close. */
+    public String describe() {
+        return describe(code.name(), layout);
+    }
+
+    private static String describe(String className, Layout layout) {
+        return "SNodeRuntime " + className.substring(className.lastIndexOf('/') + 1) + " of layout "
+                + LayoutEmitter.abbreviated(layout.toString());
+    }
+
+    /** The lookup of the layout class, which struct-for drivers are defined next to. */
+    public MethodHandles.Lookup lookup() {
+        return generated;
+    }
+
+    /**
+     * The layout class's static method {@code name}.
+     *
+     * @throws IllegalArgumentException when the class has no such method
+     */
+    public MethodHandle handle(String name) {
+        for (var method : generated.lookupClass().getDeclaredMethods()) {
+            if (method.getName().equals(name)) {
+                try {
+                    return generated.unreflect(method);
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+        throw new IllegalArgumentException("name=" + name + " is not a generated method of layout " + layout
+                + "; see generatedCode() for the list");
+    }
+
+    /** The one implementation of {@code api} bound to the layout class's methods (see {@link InterfaceBinder}). */
+    public <T> T bind(Class<T> api) {
+        Objects.requireNonNull(api, "api");
+        return api.cast(bound.computeIfAbsent(api, type -> InterfaceBinder.bind(type, layout, this::handle,
+                extraCode::add)));
+    }
+
+    /** A new caching accessor implementing {@code api}; its class is defined on the first call for {@code api}. */
+    public <T> T accessor(Class<T> api) {
+        Objects.requireNonNull(api, "api");
+        MethodHandle constructor = accessors.computeIfAbsent(api, this::defineAccessor);
+        try {
+            return api.cast(constructor.invoke());
+        } catch (Throwable e) {
+            throw new IllegalStateException("cannot create an accessor for " + api.getName(), e);
+        }
+    }
+
+    private MethodHandle defineAccessor(Class<?> api) {
+        var bindings = InterfaceBinder.bindings(api, layout);
+        String name = "io/snode/codegen/generated/Accessor" + SEQUENCE.incrementAndGet();
+        LayoutEmitter emitter = new LayoutEmitter(plan, name);
+        byte[] bytes = emitter.emitAccessor(api, bindings, objects);
+        GeneratedClass generatedClass = new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText());
+        try {
+            MethodHandles.Lookup hidden = HiddenClasses.define(ImplementationHost.lookupFor(api), generatedClass,
+                    emitter.classData());
+            extraCode.add(generatedClass);
+            return hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class));
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            throw InterfaceBinder.cannotDefine("the accessor class", api, e);
+        }
+    }
+
+    /** A struct-for driver about to be defined ({@link HiddenClasses} checks it by the switches): listed. */
+    public void register(GeneratedClass driver) {
+        extraCode.add(driver);
+    }
+
+    /** The layout class, then every class defined since, in the order they were defined. */
+    public List<GeneratedClass> generatedCode() {
+        List<GeneratedClass> all = new ArrayList<>();
+        all.add(code);
+        all.addAll(extraCode);
+        return List.copyOf(all);
+    }
+}
