@@ -14,7 +14,7 @@ import java.util.List;
  * place  := 'place' '(' type name (',' type name)* ')'
  * chain  := node ('.' node)* ('.' place | block)
  * block  := '{' item (';' item)* '}'
- * node   := ('dense' | 'bitmasked' | 'pointer') '(' axes ',' sizes ')'
+ * node   := ('dense' | 'bitmasked' | 'pointer' | 'hash') '(' axes ',' sizes ')'
  *         | 'dynamic' '(' axes ',' int (',' int)? ')'
  * sizes  := int | '[' int (',' int)* ']'
  * axes   := letters from i..p, at most 8
@@ -86,7 +86,7 @@ final class LayoutParser {
         int start = position;
         String kind = word();
         switch (kind) {
-            case "dense", "bitmasked", "pointer" -> {
+            case "dense", "bitmasked", "pointer", "hash" -> {
                 expect('(', "'('");
                 Axes axes = parseAxes();
                 expect(',', "','");
@@ -109,7 +109,8 @@ final class LayoutParser {
                 return switch (kind) {
                     case "dense" -> list ? parent.dense(axes, values) : parent.dense(axes, values[0]);
                     case "bitmasked" -> list ? parent.bitmasked(axes, values) : parent.bitmasked(axes, values[0]);
-                    default -> list ? parent.pointer(axes, values) : parent.pointer(axes, values[0]);
+                    case "pointer" -> list ? parent.pointer(axes, values) : parent.pointer(axes, values[0]);
+                    default -> list ? parent.hash(axes, values) : parent.hash(axes, values[0]);
                 };
             }
             case "dynamic" -> {
@@ -127,7 +128,7 @@ final class LayoutParser {
             }
             default -> {
                 position = start;
-                throw error("a node (dense, bitmasked, pointer, dynamic) or place");
+                throw error("a node (dense, bitmasked, pointer, hash, dynamic) or place");
             }
         }
     }

@@ -82,6 +82,20 @@ public final class NodeBuilder {
     }
 
     /**
+     * A hash child with the same size on every axis: the rules of {@link #pointer(Axes, int)},
+     * but its memory grows with its active cells, not with its index space (see
+     * {@link NodeKind#HASH}), so {@code hash(Axes.IJK, 65536)} costs only what is activated.
+     */
+    public NodeBuilder hash(Axes axes, int size) {
+        return child(NodeKind.HASH, axes, new int[] {size}, true, 0);
+    }
+
+    /** A hash child with one size per axis, in the order of {@code axes}. */
+    public NodeBuilder hash(Axes axes, int... sizes) {
+        return child(NodeKind.HASH, axes, sizes.clone(), false, 0);
+    }
+
+    /**
      * A dynamic child of {@code capacity} elements with the default chunk size,
      * {@code min(capacity, }{@link #DEFAULT_DYNAMIC_CHUNK}{@code )} elements: a list takes memory
      * in steps of at most 1024 elements as it grows. (Taichi's default chunk is the capacity,

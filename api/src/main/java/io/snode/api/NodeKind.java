@@ -11,7 +11,13 @@ public enum NodeKind {
     /** A lock and a child pointer per cell; children are allocated on activation. */
     POINTER("pointer"),
     /** A 1-D list with a length, appended to; terminal. */
-    DYNAMIC("dynamic");
+    DYNAMIC("dynamic"),
+    /**
+     * Like a pointer node, a child cell allocated on activation, but found through a hash table
+     * from cell index to child that grows with the active cells: the index space costs nothing
+     * until it is used, so a top level may span 2^31 cells per axis (OpenVDB's root node).
+     */
+    HASH("hash");
 
     private final String text;
 
@@ -26,6 +32,6 @@ public enum NodeKind {
 
     /** Whether cells of this kind can be inactive. */
     public boolean isSparse() {
-        return this == BITMASKED || this == POINTER || this == DYNAMIC;
+        return this == BITMASKED || this == POINTER || this == DYNAMIC || this == HASH;
     }
 }

@@ -17,6 +17,8 @@ class LayoutTextTest {
             "pointer(i,128).dense(i,128).place(f32 x); place(i32 s)",
             "bitmasked(ij,[3,6]).bitmasked(i,8).place(f32 x)",
             "pointer(ijk,16){ place(f32 coarse); dense(ijk,8).place(f32 phi) }",
+            "hash(ijk,65536).pointer(ijk,16).dense(ijk,8).place(f32 phi)",
+            "hash(ij,[3,1000]){ place(f32 coarse); hash(i,7).bitmasked(ij,4).place(f32 x) }",
     })
     void theIssueExamplesParse(String text) {
         Layout layout = Layout.parse(text);
@@ -34,6 +36,20 @@ class LayoutTextTest {
                 + " dynamic(l,1048576,64).place(i32 particle) }");
         assertThat(parsed).isEqualTo(built);
         assertThat(parsed.field("particle").shape()).containsExactly(256, 256, 256, 1 << 20);
+    }
+
+    @Test
+    void aHashNodeReadsLikeTheBuilderAndSpansTheDomainOfItsSizes() {
+        Layout built = Layout.build(root -> root.hash(Axes.IJK, 65536).pointer(Axes.IJK, 16).dense(Axes.IJK, 8)
+                .place(Field.f32("phi")));
+        Layout parsed = Layout.parse("hash(ijk,65536).pointer(ijk,16).dense(ijk,8).place(f32 phi)");
+        assertThat(parsed).isEqualTo(built);
+        assertThat(parsed.toString()).isEqualTo("hash(ijk,65536).pointer(ijk,16).dense(ijk,8).place(f32 phi)");
+        assertThat(parsed.field("phi").shape()).containsExactly(8_388_608, 8_388_608, 8_388_608);
+        SNode hash = parsed.field("phi").snode().ancestry().get(1);
+        assertThat(hash.kind()).isEqualTo(NodeKind.HASH);
+        assertThat(hash.kind().isSparse()).isTrue();
+        assertThat(hash.cellCount()).isEqualTo(1L << 48);
     }
 
     @Test
@@ -58,7 +74,7 @@ class LayoutTextTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "''|1|a node (dense, bitmasked, pointer, dynamic) or place",
+            "''|1|a node (dense, bitmasked, pointer, hash, dynamic) or place",
             "dense(ijk,8)|13|'.' or '{'",
             "dense(ijk,8).place(f32 phi|27|',' or ')'",
             "dense(ijk 8).place(f32 phi)|11|','",

@@ -5,16 +5,22 @@ import java.util.List;
 
 /**
  * A snapshot of a runtime's memory: the pool's totals (reserved and committed bytes, chunks,
- * cap) and, per pointer or dynamic SNode, its node manager's counters. Every type it hands out
+ * cap) and, per pointer, hash or dynamic SNode, its node manager's counters (and a hash
+ * node's tables). Every type it hands out
  * is public API of this package ({@link MemoryPoolMetric}, {@link NodeManagerMetric}).
  */
 public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
 
     /**
-     * @param cells       the SNode's cells (pointer) or element chunks (dynamic)
+     * @param cells       the SNode's cells (pointer, hash) or element chunks (dynamic)
      * @param directories a dynamic SNode's directory blocks, or null
+     * @param tables      a hash SNode's tables, or null
      */
-    public record SNodeStats(SNode snode, NodeManagerMetric cells, NodeManagerMetric directories) {
+    public record SNodeStats(SNode snode, NodeManagerMetric cells, NodeManagerMetric directories,
+                             HashTableMetric tables) {
+        public SNodeStats(SNode snode, NodeManagerMetric cells, NodeManagerMetric directories) {
+            this(snode, cells, directories, null);
+        }
     }
 
     public MemoryStats {

@@ -137,7 +137,9 @@ public final class Plan {
      * The container rule: every piece of memory whose size the index space fixes is at most the
      * largest chunk of the memory pool. The pieces are the root cell (one allocation), a dense or
      * bitmasked container (inside its parent's cell), a pointer node's container (its words,
-     * inside its parent's cell) and one of its cells (one node-manager cell), and a dynamic
+     * inside its parent's cell) and one of its cells (one node-manager cell), a hash node's
+     * cell (its container is a 16-byte header whatever the index space; its tables grow with
+     * the active cells, at most {@link HashHeader#MAX_CAPACITY} entries), and a dynamic
      * node's chunk (one node-manager cell). With these bounded, no request this layout makes
      * to the pool is larger than {@link LayoutRule#MAX_CONTAINER_BYTES}.
      */

@@ -14,7 +14,8 @@ import java.util.List;
  *   order, natural alignment), then the container of each child node;</li>
  *   <li><b>container</b>: the storage a node takes inside one cell of its parent: for dense, its
  *   cells; for bitmasked, its mask words then its cells; for pointer, one pointer word per cell
- *   (the cells are allocated by the node's node manager); for dynamic, one list header.</li>
+ *   (the cells are allocated by the node's node manager); for hash, one hash header naming
+ *   the table that finds the cells (allocated as a pointer's are); for dynamic, one list header.</li>
  * </ul>
  * All offsets are in bytes. Every constant that generated code uses comes from here.
  */
@@ -70,6 +71,10 @@ public final class SNodePlan {
             case POINTER -> {
                 containerBytes = Math.multiplyExact(cellCount, PointerWord.BYTES);
                 containerContents = cellCount + " pointer words of " + PointerWord.BYTES + " bytes";
+            }
+            case HASH -> {
+                containerBytes = HashHeader.BYTES;
+                containerContents = "the hash header";
             }
             case DYNAMIC -> {
                 containerBytes = DynamicHeader.BYTES;
@@ -129,11 +134,19 @@ public final class SNodePlan {
 
     /**
      * Whether one of this node's cells is one allocation of its own (the root cell, a pointer's
-     * child cell), so that the container rule bounds the cell; other cells lie inside their
-     * container.
+     * or hash node's child cell), so that the container rule bounds the cell; other cells lie
+     * inside their container.
      */
     public boolean cellIsAllocated() {
-        return kind() == NodeKind.ROOT || kind() == NodeKind.POINTER;
+        return kind() == NodeKind.ROOT || hasChildCells();
+    }
+
+    /**
+     * Whether each active cell is a cell of this node's node manager, found through a word of
+     * the container (pointer, hash): the cell moves with its word, not with its index.
+     */
+    public boolean hasChildCells() {
+        return kind() == NodeKind.POINTER || kind() == NodeKind.HASH;
     }
 
     /** Bytes of the activity mask at the start of a bitmasked container, else 0. */
@@ -217,9 +230,9 @@ public final class SNodePlan {
         return kind() == NodeKind.DYNAMIC ? (capacity() + (long) chunkSize() - 1) / chunkSize() : 0;
     }
 
-    /** Whether this kind allocates its cells through a node manager (pointer, dynamic). */
+    /** Whether this kind allocates its cells through a node manager (pointer, hash, dynamic). */
     public boolean hasNodeManager() {
-        return snode.kind() == NodeKind.POINTER || snode.kind() == NodeKind.DYNAMIC;
+        return hasChildCells() || snode.kind() == NodeKind.DYNAMIC;
     }
 
     @Override
@@ -234,6 +247,11 @@ public final class SNodePlan {
         }
         if (kind() == NodeKind.POINTER) {
             text.append(" (").append(cellCount).append(" pointer words of ").append(PointerWord.BYTES).append(" B)");
+        }
+        if (kind() == NodeKind.HASH) {
+            text.append(" (hash header of ").append(HashHeader.BYTES).append(" B; a table of ")
+                    .append(HashHeader.MIN_CAPACITY).append(" to ").append(HashHeader.MAX_CAPACITY)
+                    .append(" entries of ").append(HashHeader.ENTRY_BYTES).append(" B, at most half used)");
         }
         if (kind() == NodeKind.DYNAMIC) {
             text.append(" (list header of ").append(DynamicHeader.BYTES).append(" B), capacity ")

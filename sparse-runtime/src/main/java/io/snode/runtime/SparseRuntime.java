@@ -10,6 +10,7 @@ import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.GeneratedCalls;
 import io.snode.runtime.internal.Location;
 import io.snode.runtime.internal.NodeTree;
+import io.snode.runtime.internal.memory.HashTables;
 import io.snode.runtime.internal.memory.MemoryPool;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -40,6 +41,7 @@ public final class SparseRuntime implements AutoCloseable {
     private final CheckedCells[] cells;
     private final CheckedCells[] directories;
     private final MemorySegment[] ambient;
+    private final HashTables[] tables;
     private final Collector collector;
     private volatile boolean closed;
 
@@ -55,14 +57,18 @@ public final class SparseRuntime implements AutoCloseable {
             this.cells = new CheckedCells[nodes.size()];
             this.directories = new CheckedCells[nodes.size()];
             this.ambient = new MemorySegment[nodes.size()];
+            this.tables = new HashTables[nodes.size()];
             for (SNodePlan node : nodes) {
                 if (node.hasNodeManager()) {
                     // The zeroed cell that reads through an inactive pointer (or past a list's
                     // length) land on; never written.
                     ambient[node.id()] = pool.allocateChunk(node.snode().path() + " ambient", node.cellBytes());
                 }
-                if (node.kind() == NodeKind.POINTER) {
+                if (node.hasChildCells()) {
                     cells[node.id()] = new CheckedCells(pool, node.snode().path(), node.cellBytes());
+                }
+                if (node.kind() == NodeKind.HASH) {
+                    tables[node.id()] = new HashTables(pool, node.snode().path() + " tables");
                 } else if (node.kind() == NodeKind.DYNAMIC) {
                     cells[node.id()] = new CheckedCells(pool, node.snode().path(),
                             node.cellBytes() * node.chunkSize());
@@ -73,7 +79,7 @@ public final class SparseRuntime implements AutoCloseable {
                     }
                 }
             }
-            this.structure = new NodeTree(plan, root, cells, directories, ambient);
+            this.structure = new NodeTree(plan, root, cells, directories, ambient, tables);
             built = true;
         } finally {
             if (!built) {
@@ -337,6 +343,11 @@ public final class SparseRuntime implements AutoCloseable {
         }
         structure.advanceEpoch();
         collector.collect(managers.stream().map(CheckedCells::manager).toList());
+        for (HashTables nodeTables : tables) {
+            if (nodeTables != null) {
+                nodeTables.freeRetired(); // no reader can hold a retired table now
+            }
+        }
     }
 
     /** Memory held and cell counts per SNode with a node manager, plus the root cell. */
@@ -347,7 +358,8 @@ public final class SparseRuntime implements AutoCloseable {
             CheckedCells manager = cells[node.id()];
             if (manager != null) {
                 perNode.add(new MemoryStats.SNodeStats(node.snode(), manager.manager().metrics(),
-                        directories[node.id()] == null ? null : directories[node.id()].manager().metrics()));
+                        directories[node.id()] == null ? null : directories[node.id()].manager().metrics(),
+                        tables[node.id()] == null ? null : tables[node.id()].metrics()));
             }
         }
         return new MemoryStats(pool.metrics(), perNode);

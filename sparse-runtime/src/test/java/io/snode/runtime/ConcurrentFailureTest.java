@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A failed call changes nothing another thread can see, and a call that returned normally is
@@ -54,10 +55,12 @@ class ConcurrentFailureTest {
      * of returned appends, the only failure is {@link DynamicListFullException}, and after
      * deactivation and collection no cell stays in use.
      */
-    @ParameterizedTest(name = "capacity={0} chunk={1} parentActive={2}")
-    @CsvSource({"1, 1, false", "2, 1, false", "4, 1, false", "8, 2, false", "1, 1, true", "64, 8, true"})
-    void appendsRacingAListThatFillsUpLoseNothing(int capacity, int chunk, boolean parentActive) throws Exception {
-        Layout layout = Layout.parse("pointer(i,4).dynamic(l," + capacity + "," + chunk + ").place(i32 v)");
+    @ParameterizedTest(name = "{3}: capacity={0} chunk={1} parentActive={2}")
+    @CsvSource({"1, 1, false, pointer", "2, 1, false, pointer", "4, 1, false, pointer", "8, 2, false, pointer",
+            "1, 1, true, pointer", "64, 8, true, pointer", "1, 1, false, hash", "8, 2, false, hash", "64, 8, true, hash"})
+    void appendsRacingAListThatFillsUpLoseNothing(int capacity, int chunk, boolean parentActive, String kind)
+            throws Exception {
+        Layout layout = Layout.parse(kind + "(i,4).dynamic(l," + capacity + "," + chunk + ").place(i32 v)");
         SNode list = layout.snode(2);
         int appendsPerThread = capacity >= 32 ? 6 : 2;
         for (int round = 0; round < 150; round++) {
@@ -110,9 +113,10 @@ class ConcurrentFailureTest {
      * write stays, A's call leaves nothing behind. The probe holds A inside its failing request
      * until B has finished, so the interleaving is the same in every run.
      */
-    @Test
-    void aFailureBelowAFreshUpperCellKeepsWhatAnotherThreadWroteThere() throws Exception {
-        Layout layout = Layout.parse("pointer(ijk,8).pointer(ijk,4).dense(ijk,4).place(i32 n)");
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"pointer(ijk,8).pointer(ijk,4)", "hash(ijk,8).hash(ijk,4)", "pointer(ijk,8).hash(ijk,4)"})
+    void aFailureBelowAFreshUpperCellKeepsWhatAnotherThreadWroteThere(String upper) throws Exception {
+        Layout layout = Layout.parse(upper + ".dense(ijk,4).place(i32 n)");
         SNode inner = layout.snode(2);
         try (SparseRuntime rt = SparseRuntime.create(layout)) {
             AtomicReference<Thread> victim = new AtomicReference<>();
@@ -174,9 +178,10 @@ class ConcurrentFailureTest {
      * call left nothing: values, list lengths and cells in use per SNode are those of a replay
      * of the returned calls alone on a fresh runtime.
      */
-    @Test
-    void anInjectedFaultAtEveryRequestOfOneThreadLeavesExactlyTheReturnedCalls() throws Exception {
-        Layout layout = Layout.parse("pointer(ij,4){ pointer(ij,4).bitmasked(ij,4).place(f32 v);"
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"pointer", "hash"})
+    void anInjectedFaultAtEveryRequestOfOneThreadLeavesExactlyTheReturnedCalls(String kind) throws Exception {
+        Layout layout = Layout.parse(kind + "(ij,4){ " + kind + "(ij,4).bitmasked(ij,4).place(f32 v);"
                 + " dynamic(k,6,2).place(i32 p) }");
         List<Op> scriptA = List.of(new Op(false, 0, 0, 1), new Op(true, 0, 0, 2), new Op(false, 5, 5, 3),
                 new Op(true, 0, 0, 4), new Op(true, 0, 0, 5), new Op(false, 9, 1, 6), new Op(true, 1, 0, 7),
@@ -248,9 +253,10 @@ class ConcurrentFailureTest {
      * add that returned is in its cell, and after deactivating everything and collecting no cell
      * stays in use.
      */
-    @Test
-    void addsUnderTheMemoryCapFromManyThreadsKeepEveryReturnedAdd() throws Exception {
-        Layout layout = Layout.parse("pointer(ijk,8).pointer(ijk,4).dense(ijk,4).place(i32 n)");
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"pointer(ijk,8).pointer(ijk,4)", "hash(ijk,8).hash(ijk,4)"})
+    void addsUnderTheMemoryCapFromManyThreadsKeepEveryReturnedAdd(String upper) throws Exception {
+        Layout layout = Layout.parse(upper + ".dense(ijk,4).place(i32 n)");
         int threads = 8;
         for (int round = 0; round < 6; round++) {
             try (SparseRuntime rt = SparseRuntime.create(layout, RuntimeOptions.DEFAULT.withMemoryCap(160 * 1024))) {
@@ -296,10 +302,11 @@ class ConcurrentFailureTest {
      * cell over and over: writes may be lost (the callers' race), but no cell is published where
      * no release will find it: after everything is deactivated and collected, no cell is in use.
      */
-    @Test
-    void activationsRacingDeactivationsOfTheirUpperCellLeakNoCell() throws Exception {
-        Layout layout = Layout.parse("pointer(ij,2).pointer(ij,4).pointer(ij,4){ dense(ij,2).place(i32 n);"
-                + " dynamic(k,64,4).place(i32 p) }");
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"pointer(ij,2).pointer(ij,4).pointer(ij,4)", "hash(ij,2).hash(ij,4).hash(ij,4)",
+            "pointer(ij,2).hash(ij,4).pointer(ij,4)"})
+    void activationsRacingDeactivationsOfTheirUpperCellLeakNoCell(String upperLevels) throws Exception {
+        Layout layout = Layout.parse(upperLevels + "{ dense(ij,2).place(i32 n); dynamic(k,64,4).place(i32 p) }");
         SNode upper = layout.snode(2);
         int writers = 3;
         for (int round = 0; round < 20; round++) {
@@ -389,6 +396,9 @@ class ConcurrentFailureTest {
     private static void assertNoCellInUse(SparseRuntime rt) {
         for (MemoryStats.SNodeStats stats : rt.memoryStats().snodes()) {
             assertThat(stats.cells().cellsInUse()).as(stats.snode().path()).isZero();
+            if (stats.tables() != null) {
+                assertThat(stats.tables().tables()).as("tables of %s", stats.snode().path()).isZero();
+            }
         }
     }
 

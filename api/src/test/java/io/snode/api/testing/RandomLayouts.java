@@ -7,6 +7,7 @@ import io.snode.api.FieldType;
 import io.snode.api.Layout;
 import io.snode.api.NodeBuilder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
@@ -17,11 +18,13 @@ import net.jqwik.api.Arbitrary;
 /**
  * Random valid layouts for tests in every module (shipped in the api test-jar): every node
  * kind, 1 to 4 axes picked from all eight, depth 1 to 4, branching, fields on inner nodes and
- * on the root, every field type, power-of-two and other sizes.
+ * on the root, every field type, power-of-two and other sizes, and now and then a hash node at
+ * the top level that is wide (up to {@link Options#maxWideHashSize} per axis).
  *
  * <p>Sizes are kept so that the layouts can really be allocated: the cells that one container
- * embeds (the root cell, or one cell of a pointer's child, with all dense, bitmasked and pointer
- * levels below it up to the next pointer or dynamic) stay under {@link Options#maxEmbeddedCells}.
+ * embeds (the root cell, or one cell of a pointer's or hash node's child, with the dense and
+ * bitmasked levels below it up to the next pointer, hash or dynamic) stay under
+ * {@link Options#maxEmbeddedCells}.
  */
 public final class RandomLayouts {
     private RandomLayouts() {
@@ -29,8 +32,14 @@ public final class RandomLayouts {
 
     /** Knobs for the generator; {@link #DEFAULT} suits differential tests. */
     public record Options(int maxAxes, int maxDepth, int maxChildren, int maxSize, int maxEmbeddedCells,
-                          int maxDynamicCapacity) {
-        public static final Options DEFAULT = new Options(4, 4, 3, 8, 4096, 64);
+                          int maxDynamicCapacity, int maxWideHashSize) {
+        public static final Options DEFAULT = new Options(4, 4, 3, 8, 4096, 64, 100_000);
+
+        /** Options with hash nodes at the top level no wider than {@code maxSize} either. */
+        public Options(int maxAxes, int maxDepth, int maxChildren, int maxSize, int maxEmbeddedCells,
+                       int maxDynamicCapacity) {
+            this(maxAxes, maxDepth, maxChildren, maxSize, maxEmbeddedCells, maxDynamicCapacity, maxSize);
+        }
     }
 
     /** A jqwik arbitrary of random valid layouts with the default options. */
@@ -117,32 +126,48 @@ public final class RandomLayouts {
                 for (int size : sizes) {
                     smallest = Math.min(smallest, size);
                 }
-                java.util.Arrays.fill(sizes, smallest);
+                Arrays.fill(sizes, smallest);
                 cells = 1;
                 for (int size : sizes) {
                     cells *= size;
                 }
             }
             Axes nodeAxes = Axes.of(axes.toArray(new Axis[0]));
-            int kind = random.nextInt(3);
+            int kind = random.nextInt(4);
+            if (kind == 3 && level == 1 && random.nextInt(3) == 0) {
+                // a wide top level, as hash nodes are for: its index space costs nothing; one
+                // per path, so no axis's extent passes 2^31 - 1
+                long room = 1L << 48; // cells of one container; far below the 2^63 of the size rule
+                cells = 1;
+                for (int n = 0; n < sizes.length; n++) {
+                    sizes[n] = 1 + random.nextInt((int) Math.min(options.maxWideHashSize(), room));
+                    room /= sizes[n];
+                    cells *= sizes[n];
+                }
+                if (uniform) { // one size for every axis: keep its power under the room as well
+                    Arrays.fill(sizes, (int) Math.min(sizes[0], Math.pow(2, 48.0 / sizes.length)));
+                }
+            }
             NodeBuilder node;
             if (uniform) {
                 node = switch (kind) {
                     case 0 -> parent.dense(nodeAxes, sizes[0]);
                     case 1 -> parent.bitmasked(nodeAxes, sizes[0]);
-                    default -> parent.pointer(nodeAxes, sizes[0]);
+                    case 2 -> parent.pointer(nodeAxes, sizes[0]);
+                    default -> parent.hash(nodeAxes, sizes[0]);
                 };
             } else {
                 node = switch (kind) {
                     case 0 -> parent.dense(nodeAxes, sizes);
                     case 1 -> parent.bitmasked(nodeAxes, sizes);
-                    default -> parent.pointer(nodeAxes, sizes);
+                    case 2 -> parent.pointer(nodeAxes, sizes);
+                    default -> parent.hash(nodeAxes, sizes);
                 };
             }
             Set<Axis> used = EnumSet.noneOf(Axis.class);
             used.addAll(usedAbove);
             used.addAll(axes);
-            long below = kind == 2 ? 1 : embedded * cells;
+            long below = kind >= 2 ? 1 : embedded * cells; // a pointer or hash cell is an allocation of its own
             if (leaf) {
                 placeSome(node);
                 return;

@@ -24,6 +24,7 @@ class RandomLayoutsTest {
         boolean rootFields = false;
         boolean innerFields = false;
         boolean nonPowerOfTwo = false;
+        boolean wideHash = false;
         for (long seed = 0; seed < 500; seed++) {
             Layout layout = RandomLayouts.random(seed);
             assertThat(RandomLayouts.random(seed)).isEqualTo(layout);
@@ -37,6 +38,7 @@ class RandomLayoutsTest {
                 innerFields |= node.kind() != NodeKind.ROOT && !node.children().isEmpty() && !node.fields().isEmpty();
                 for (int size : node.sizes()) {
                     nonPowerOfTwo |= Integer.bitCount(size) != 1;
+                    wideHash |= node.kind() == NodeKind.HASH && size > 4096;
                 }
             }
             rootFields |= !layout.root().fields().isEmpty();
@@ -54,5 +56,6 @@ class RandomLayoutsTest {
         assertThat(rootFields).isTrue();
         assertThat(innerFields).isTrue();
         assertThat(nonPowerOfTwo).isTrue();
+        assertThat(wideHash).as("a wide hash top level").isTrue();
     }
 }

@@ -81,13 +81,16 @@ final class RuntimePool {
         }
     }
 
-    /** Cells (and dynamic directory blocks) in use over every SNode; exact when quiescent. */
+    /** Cells (and dynamic directory blocks, and hash tables) in use over every SNode; exact when quiescent. */
     static long cellsInUse(MemoryStats stats) {
         long inUse = 0;
         for (MemoryStats.SNodeStats node : stats.snodes()) {
             inUse += node.cells().cellsInUse();
             if (node.directories() != null) {
                 inUse += node.directories().cellsInUse();
+            }
+            if (node.tables() != null) {
+                inUse += node.tables().tables(); // a hash node's tables: none once everything is released and collected
             }
         }
         return inUse;

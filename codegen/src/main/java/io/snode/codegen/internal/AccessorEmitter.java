@@ -116,7 +116,7 @@ final class AccessorEmitter {
         List<PathStep> path = plan.path(field);
         int level = -1;
         for (int n = 0; n < path.size(); n++) {
-            if (path.get(n).node().kind() == NodeKind.POINTER) {
+            if (path.get(n).node().hasChildCells()) {
                 level = n;
             }
         }

@@ -200,6 +200,9 @@ public final class DriverEmitter {
             failure = mv.newLocal("failure", Type.getType(Throwable.class));
         }
 
+        /** Set by {@link #single}: coordinates are the bases as they are. */
+        private boolean basesAreCells;
+
         void emit() {
             Label handler = new Label();
             // bases = blocks.bases(); masks = blocks.masks(); locals the handler reads start at 0
@@ -332,6 +335,13 @@ public final class DriverEmitter {
             mv.visitLabel(done);
         }
 
+        /** kernel.apply(bases[baseAt ..]): the block's base coordinates are the cell's. */
+        @Override
+        public void single() {
+            basesAreCells = true;
+            call();
+        }
+
         /** kernel.apply(coordinates of index) */
         private void call() {
             mv.visitVarInsn(ALOAD, mv.parameter(0));
@@ -353,7 +363,7 @@ public final class DriverEmitter {
                 mv.visitInsn(IADD);
             }
             mv.visitInsn(IALOAD);
-            if (position < 0) {
+            if (position < 0 || basesAreCells) {
                 return;
             }
             int size = node.sizes()[position];

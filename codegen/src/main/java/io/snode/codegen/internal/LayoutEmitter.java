@@ -20,6 +20,7 @@ import io.snode.runtime.Plan;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.NodeTree;
+import io.snode.runtime.internal.memory.HashTables;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -140,6 +141,8 @@ public final class LayoutEmitter {
 
         Object directories(SNode snode);
 
+        Object tables(SNode snode);
+
         /**
          * How messages name the runtime, for example after it was closed; by default
          * {@code "the runtime of layout <text>"}.
@@ -229,6 +232,9 @@ public final class LayoutEmitter {
             }
             if (node.kind() == NodeKind.DYNAMIC && node.directoryLeafFanout() > 0) {
                 owner.constant("DIRECTORY_" + snode.id(), CheckedCells.class, objects.directories(snode));
+            }
+            if (node.kind() == NodeKind.HASH) {
+                owner.constant("TABLES_" + snode.id(), HashTables.class, objects.tables(snode));
             }
         }
     }

@@ -5,7 +5,7 @@ import io.snode.runtime.internal.NodeTree;
 
 /**
  * The runtime objects a layout's generated class holds as class data: the structure's root,
- * cell managers, ambient cells and list directories, and the runtime's name for messages.
+ * cell managers, ambient cells, list directories and hash tables, and the runtime's name for messages.
  */
 public record NodeTreeObjects(NodeTree structure, String runtimeName) implements LayoutEmitter.RuntimeObjects {
     @Override
@@ -26,5 +26,10 @@ public record NodeTreeObjects(NodeTree structure, String runtimeName) implements
     @Override
     public Object directories(SNode snode) {
         return structure.directories(snode);
+    }
+
+    @Override
+    public Object tables(SNode snode) {
+        return structure.tables(snode);
     }
 }

@@ -104,13 +104,19 @@ public final class WalkerEmitter {
         this.width = ActiveBlocks.numberSlots(chain, slotOf);
     }
 
-    /** Whether the target's parent is a pointer node (not the root): then this walker applies. */
+    /**
+     * Whether the target's parent is a pointer node (not the root) and no node on the way is a
+     * hash node (the node units' snapshot walk iterates their tables): then this walker applies.
+     */
     public static boolean applies(SNode target) {
         SNode parent = target.parent();
         if (parent == null || parent.kind() != NodeKind.POINTER) {
             return false;
         }
         for (SNode node : target.ancestry()) {
+            if (node.kind() == NodeKind.HASH) {
+                return false;
+            }
             long cells = 1;
             for (int size : node.sizes()) {
                 cells *= size;

@@ -1,8 +1,10 @@
 package io.snode.runtime.internal;
 
+import io.snode.api.SNode;
 import io.snode.runtime.PathStep;
 import io.snode.runtime.internal.node.ActivationRun;
 import io.snode.runtime.internal.node.DynamicUnit;
+import io.snode.runtime.internal.memory.HashTables;
 import io.snode.runtime.internal.node.NodeUnit;
 import java.lang.foreign.MemorySegment;
 
@@ -82,8 +84,9 @@ public final class Activation implements ActivationRun {
     }
 
     /**
-     * Step 2: takes from the node managers a cell for every pointer step from {@code first} on,
-     * and the chunk and directory blocks the list step needs. This is the only place where the
+     * Step 2: takes from the node managers a cell for every pointer and hash step from
+     * {@code first} on, the tables the hash steps need, and the chunk and directory blocks the
+     * list step needs. This is the only place where the
      * memory cap, a full index space or an allocator fault can refuse, and nothing is published
      * yet.
      */
@@ -94,10 +97,16 @@ public final class Activation implements ActivationRun {
             if (cells != null && !reservation.has(s)) {
                 reservation.put(s, cells, structure.allocate(units[s].node().snode(), cells));
             }
+            units[s].reserve(s, this);
         }
         if (steps.length > 0 && units[steps.length - 1] instanceof DynamicUnit list) {
             reserveList(list);
         }
+    }
+
+    @Override
+    public long reserveTable(SNode owner, HashTables tables, int capacity) {
+        return structure.reserveTable(owner, tables, capacity);
     }
 
     /** Reserves the chunk and directory blocks that the list step's latest needs name. */

@@ -7,6 +7,7 @@ import io.snode.runtime.DynamicListFullException;
 import io.snode.runtime.PathStep;
 import io.snode.runtime.Plan;
 import io.snode.runtime.PointerWord;
+import io.snode.runtime.internal.memory.HashTables;
 import io.snode.runtime.internal.node.DynamicUnit;
 import io.snode.runtime.internal.node.NodeUnit;
 import io.snode.runtime.internal.node.NodeUnits;
@@ -96,6 +97,7 @@ public final class NodeTree {
     private final CheckedCells[] cells;
     private final CheckedCells[] directories;
     private final MemorySegment[] ambient;
+    private final HashTables[] tables;
     private final NodeUnits units;
     /** Per target SNode id: its path's steps, and the unit of each step's SNode. */
     private final PathStep[][] pathSteps;
@@ -132,15 +134,17 @@ public final class NodeTree {
      * @param directories per SNode id: the allocator of a dynamic's directory blocks, else null
      * @param ambient     per SNode id: the zeroed cell that reads of an inactive pointer cell or
      *                    of a list element past the length land on; null for other kinds
+     * @param tables      per SNode id: a hash node's tables; null for other kinds
      */
     public NodeTree(Plan plan, MemorySegment root, CheckedCells[] cells, CheckedCells[] directories,
-                     MemorySegment[] ambient) {
+                     MemorySegment[] ambient, HashTables[] tables) {
         this.plan = plan;
         this.root = root;
         this.cells = cells.clone();
         this.directories = directories.clone();
         this.ambient = ambient.clone();
-        this.units = new NodeUnits(plan, this.cells, this.directories);
+        this.tables = tables.clone();
+        this.units = new NodeUnits(plan, this.cells, this.directories, this.tables);
         int count = plan.nodes().size();
         this.pathSteps = new PathStep[count][];
         this.pathUnits = new NodeUnit[count][];
@@ -186,6 +190,14 @@ public final class NodeTree {
             probe.beforeAllocate(owner);
         }
         return manager.allocate();
+    }
+
+    long reserveTable(SNode owner, HashTables tables, int capacity) {
+        AllocationProbe probe = allocationProbe;
+        if (probe != null) {
+            probe.beforeAllocate(owner);
+        }
+        return tables.reserve(capacity);
     }
 
     /** The current epoch; it changes whenever a cell may have left its coordinates. */
@@ -240,7 +252,7 @@ public final class NodeTree {
         MemorySegment cell = ambient[snode.id()];
         if (cell == null) {
             throw new IllegalArgumentException("snode=" + snode.path() + " is " + snode.kind().text()
-                    + "; only pointer and dynamic nodes have an ambient cell");
+                    + "; only pointer, hash and dynamic nodes have an ambient cell");
         }
         return cell;
     }
@@ -250,7 +262,12 @@ public final class NodeTree {
         return directories[snode.id()];
     }
 
-    /** The cell allocator of a pointer or dynamic SNode (null for other kinds). */
+    /** The tables of a hash SNode (null for other kinds). */
+    public HashTables tables(SNode snode) {
+        return tables[snode.id()];
+    }
+
+    /** The cell allocator of a pointer, hash or dynamic SNode (null for other kinds). */
     public CheckedCells cells(SNode snode) {
         return cells[snode.id()];
     }
@@ -487,7 +504,7 @@ public final class NodeTree {
     private static void requireSparse(SNode target) {
         if (!target.kind().isSparse()) {
             throw new IllegalArgumentException("snode=" + target.path() + " is " + target.kind().text()
-                    + ": its cells are always active; deactivate a pointer, bitmasked or dynamic node");
+                    + ": its cells are always active; deactivate a pointer, hash, bitmasked or dynamic node");
         }
     }
 }

@@ -3,6 +3,7 @@ package io.snode.runtime.internal;
 import io.snode.api.NodeKind;
 import io.snode.runtime.DynamicHeader;
 import io.snode.runtime.SNodePlan;
+import io.snode.runtime.internal.memory.HashTables;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
@@ -32,6 +33,17 @@ public final class Reservation {
     private int missing;
     /** Whether this call has published anything (a bit set, a word, a reference, a length). */
     public boolean changed;
+
+    /**
+     * Per path step, the hash table reserved for it (0: none) and the registry it came from;
+     * null until a hash step reserves one, so paths without hash nodes allocate nothing more.
+     */
+    private long[] tables;
+    private HashTables[] tableOwners;
+    /** The capacity the latest plan found the planned hash step's table needs (0: none). */
+    private int tableNeed;
+    private int[] buildTables = new int[2];
+    private int buildTableCount;
 
     private int[] buildSlots = new int[4];
     private int buildSlotCount;
@@ -66,6 +78,54 @@ public final class Reservation {
 
     public void needNothing() {
         missing = 0;
+        tableNeed = 0;
+    }
+
+    // ------------------------------------------------------------------ hash tables
+
+    /** The planned hash step needs a table of at least {@code capacity} entries (a new one or a larger one). */
+    public void needTable(int capacity) {
+        tableNeed = capacity;
+    }
+
+    /** What {@link #needTable} recorded in the latest plan; 0 when nothing. */
+    public int tableNeed() {
+        return tableNeed;
+    }
+
+    /** The table reserved for {@code step}, or 0. */
+    public long table(int step) {
+        return tables == null ? 0 : tables[step];
+    }
+
+    public HashTables tableOwner(int step) {
+        return tableOwners[step];
+    }
+
+    /** Reserves the table {@code id} of {@code owner} for {@code step}; one held before goes back. */
+    public void putTable(int step, HashTables owner, long id) {
+        if (tables == null) {
+            tables = new long[steps];
+            tableOwners = new HashTables[steps];
+        }
+        if (tables[step] != 0) {
+            tableOwners[step].unreserve(tables[step]);
+        }
+        tables[step] = id;
+        tableOwners[step] = owner;
+    }
+
+    /** The table of {@code step} is published: it is no longer this reservation's to hand back. */
+    public void usedTable(int step) {
+        tables[step] = 0;
+    }
+
+    /** The subtree being built names the table of {@code step}. */
+    public void buildsWithTable(int step) {
+        if (buildTableCount == buildTables.length) {
+            buildTables = Arrays.copyOf(buildTables, buildTableCount * 2);
+        }
+        buildTables[buildTableCount++] = step;
     }
 
     /** The list of {@code last} (if it is dynamic) does not exist yet: every block to {@code element}. */
@@ -118,6 +178,7 @@ public final class Reservation {
 
     public void startBuild() {
         buildSlotCount = 0;
+        buildTableCount = 0;
         builtCount = 0;
     }
 
@@ -147,7 +208,11 @@ public final class Reservation {
         for (int n = 0; n < buildSlotCount; n++) {
             used(buildSlots[n]);
         }
+        for (int n = 0; n < buildTableCount; n++) {
+            usedTable(buildTables[n]);
+        }
         buildSlotCount = 0;
+        buildTableCount = 0;
         builtCount = 0;
     }
 
@@ -159,13 +224,30 @@ public final class Reservation {
         }
         builtCount = 0;
         buildSlotCount = 0;
+        buildTableCount = 0;
     }
 
     // ------------------------------------------------------------------ handing back
 
-    /** Hands every unpublished cell back, newest first. */
+    /** Hands every unpublished cell and table back, cells newest first. */
     public void release() {
         RuntimeException first = null;
+        if (tables != null) {
+            for (int step = 0; step < steps; step++) {
+                if (tables[step] != 0) {
+                    try {
+                        tableOwners[step].unreserve(tables[step]);
+                    } catch (RuntimeException e) {
+                        if (first == null) {
+                            first = e;
+                        } else {
+                            first.addSuppressed(e);
+                        }
+                    }
+                    tables[step] = 0;
+                }
+            }
+        }
         for (int n = allocated - 1; n >= 0; n--) {
             int slot = order[n];
             if (cells[slot] >= 0) {

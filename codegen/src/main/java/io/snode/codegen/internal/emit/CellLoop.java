@@ -11,4 +11,7 @@ public interface CellLoop {
 
     /** The cells whose bits are set in the snapshot's mask words of the block. */
     void byMask();
+
+    /** The block is one cell, and its base coordinates are the cell's (a hash target's blocks). */
+    void single();
 }

@@ -11,7 +11,8 @@ import org.objectweb.asm.Label;
  * loops over active cells of the snapshot walk and of the struct-for drivers. The emitters
  * choose a unit with {@link #of} and never look at the kind themselves.
  */
-public sealed interface NodeEmitUnit permits DenseEmitUnit, BitmaskedEmitUnit, PointerEmitUnit, DynamicEmitUnit {
+public sealed interface NodeEmitUnit permits DenseEmitUnit, BitmaskedEmitUnit, PointerEmitUnit, HashEmitUnit,
+        DynamicEmitUnit {
 
     /** The unit of {@code kind}; the root has none (it is no step of a path). */
     static NodeEmitUnit of(NodeKind kind) {
@@ -19,6 +20,7 @@ public sealed interface NodeEmitUnit permits DenseEmitUnit, BitmaskedEmitUnit, P
             case DENSE -> DenseEmitUnit.INSTANCE;
             case BITMASKED -> BitmaskedEmitUnit.INSTANCE;
             case POINTER -> PointerEmitUnit.INSTANCE;
+            case HASH -> HashEmitUnit.INSTANCE;
             case DYNAMIC -> DynamicEmitUnit.INSTANCE;
             case ROOT -> throw new AssertionError("the root is no step of a path and no child");
         };

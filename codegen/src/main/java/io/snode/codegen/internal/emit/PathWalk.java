@@ -14,6 +14,7 @@ import io.snode.api.SNode;
 import io.snode.runtime.AxisSplit;
 import io.snode.runtime.PathStep;
 import io.snode.runtime.PointerWord;
+import io.snode.runtime.SNodePlan;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import org.objectweb.asm.Label;
@@ -140,6 +141,23 @@ public final class PathWalk {
         owner.getConstant(mv, cells);
         mv.visitVarInsn(LLOAD, word);
         mv.invoke(RuntimeMethods.CHILD_OFFSET);
+        mv.visitVarInsn(LSTORE, offset);
+    }
+
+    /**
+     * segment, offset := the child cell of the word in {@code word} when it is active, else
+     * {@code node}'s ambient cell (a pointer or hash node's read of an inactive cell).
+     */
+    void childOrAmbient(SNodePlan node) {
+        String cells = PointerEmitUnit.cells(node);
+        owner.getConstant(mv, cells);
+        mv.visitVarInsn(LLOAD, word);
+        owner.getConstant(mv, "AMBIENT_" + node.id());
+        mv.invoke(RuntimeMethods.CHILD_OR_AMBIENT);
+        mv.visitVarInsn(ASTORE, segment);
+        owner.getConstant(mv, cells);
+        mv.visitVarInsn(LLOAD, word);
+        mv.invoke(RuntimeMethods.CHILD_OR_AMBIENT_OFFSET);
         mv.visitVarInsn(LSTORE, offset);
     }
 

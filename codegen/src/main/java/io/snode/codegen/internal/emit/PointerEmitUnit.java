@@ -52,19 +52,9 @@ final class PointerEmitUnit implements NodeEmitUnit {
         if (!ambient) {
             return NodeEmitUnit.super.lookup(walk, step, inactive, false);
         }
-        MethodEmitter mv = walk.mv();
-        String cells = cells(step.node());
         walk.pointerWord(step);
-        mv.visitVarInsn(LSTORE, walk.word());
-        walk.owner().getConstant(mv, cells);
-        mv.visitVarInsn(LLOAD, walk.word());
-        walk.owner().getConstant(mv, "AMBIENT_" + step.node().id());
-        mv.invoke(RuntimeMethods.CHILD_OR_AMBIENT);
-        mv.visitVarInsn(ASTORE, walk.segment());
-        walk.owner().getConstant(mv, cells);
-        mv.visitVarInsn(LLOAD, walk.word());
-        mv.invoke(RuntimeMethods.CHILD_OR_AMBIENT_OFFSET);
-        mv.visitVarInsn(LSTORE, walk.offset());
+        walk.mv().visitVarInsn(LSTORE, walk.word());
+        walk.childOrAmbient(step.node());
         return false;
     }
 

@@ -21,6 +21,8 @@ import io.snode.runtime.internal.Atomics;
 import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.GeneratedCalls;
 import io.snode.runtime.internal.NodeTree;
+import io.snode.runtime.internal.memory.HashTables;
+import io.snode.runtime.internal.node.HashUnit;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -45,6 +47,8 @@ public final class RuntimeMethods {
             CheckedCells.class, long.class);
     public static final RuntimeMethod MASK_BIT = of(GeneratedCalls.class, "maskBit", MemorySegment.class, long.class,
             long.class);
+    public static final RuntimeMethod HASH_WORD = of(HashUnit.class, "word", HashTables.class, MemorySegment.class,
+            long.class, long.class);
     public static final RuntimeMethod LIST_LENGTH = of(GeneratedCalls.class, "listLength", MemorySegment.class, long.class);
     public static final RuntimeMethod CHUNK_REFERENCE = of(GeneratedCalls.class, "chunkReference", MemorySegment.class,
             long.class, long.class, CheckedCells.class, int.class);

@@ -53,6 +53,8 @@ public final class ActiveBlocks {
     final TargetKind activity;
     private final int arity;
     final int maskWords;
+    /** Cells of a block without a length of its own: the container's, or 1 where blocks are cells. */
+    private final long blockCells;
     /** The target's size on each of its index axes (1 where it does not consume the axis). */
     private final int[] sizes;
     private final long[] fieldOffsets;
@@ -91,6 +93,7 @@ public final class ActiveBlocks {
         this.arity = target.indexAxes().size();
         this.activity = TargetKind.of(plan.kind());
         this.maskWords = activity.maskWords(plan);
+        this.blockCells = activity.blocksAreCells() ? 1 : plan.cellCount();
         boolean reuse = spare != null && spare.target == target && spare.segments.length >= capacity;
         this.segments = reuse ? spare.segments : new MemorySegment[capacity];
         this.containers = reuse ? spare.containers : new long[capacity];
@@ -216,9 +219,9 @@ public final class ActiveBlocks {
         return masks;
     }
 
-    /** Cells block {@code b} spans in the visit: a dynamic target's length, else its cell count. */
+    /** Cells block {@code b} spans in the visit: a dynamic target's length, 1 for a hash target's, else its cell count. */
     public long length(int b) {
-        return lengths == null ? plan.cellCount() : lengths[b];
+        return lengths == null ? blockCells : lengths[b];
     }
 
     /** Number of cells of block {@code b} the launch visits. */

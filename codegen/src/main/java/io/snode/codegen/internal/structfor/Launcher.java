@@ -217,7 +217,7 @@ public final class Launcher implements AutoCloseable {
         List<SNode> chain = target.ancestry();
         Object[] cells = new Object[chain.size()];
         for (int level = 1; level < chain.size() - 1; level++) {
-            if (chain.get(level).kind() == NodeKind.POINTER) {
+            if (structure.plan().node(chain.get(level)).hasChildCells()) {
                 cells[level] = structure.cells(chain.get(level));
             }
         }

@@ -49,8 +49,13 @@ final class SnapshotWalk implements ActiveCellVisitor {
     private final long[][] splitStride;
     /** Slot of each of the target's index axes. */
     private final int[] targetSlots;
-    /** Level of the deepest pointer node above the target whose cells hold its blocks, or -1. */
+    /**
+     * Level of the deepest pointer or hash node above the target whose cells hold its blocks,
+     * or -1; the target's own level when its blocks are its cells ({@link #cellBlocks}).
+     */
     private final int keyLevel;
+    /** Whether each block is one active cell of the target (a hash target). */
+    private final boolean cellBlocks;
     /** Level at which the first phase stops and records the cell, or -1 in the second. */
     private int stopLevel;
     private int records;
@@ -86,12 +91,14 @@ final class SnapshotWalk implements ActiveCellVisitor {
             units[level] = level == 0 ? null : structure.unit(chain[level]);
             if (level + 1 < levels) {
                 childOffsets[level] = plans[level].childContainerOffset(chain[level].children().indexOf(chain[level + 1]));
-                if (level > 0 && chain[level].kind() == NodeKind.POINTER) {
+                if (level > 0 && plans[level].hasChildCells()) {
                     deepestPointer = level;
                 }
             }
         }
-        this.keyLevel = deepestPointer;
+        this.cellBlocks = TargetKind.of(target.kind()).blocksAreCells();
+        // blocks that are cells of a hash target are recorded by their own cell index
+        this.keyLevel = cellBlocks ? levels - 1 : deepestPointer;
         int[] slotOf = new int[Axis.MAX_AXES];
         int slots = ActiveBlocks.numberSlots(chain, slotOf);
         this.width = slots;
@@ -165,7 +172,9 @@ final class SnapshotWalk implements ActiveCellVisitor {
             int cell = recordCells[record];
             MemorySegment segment = cells.segment(cell);
             long offset = cells.offset(cell);
-            if (direct) {
+            if (cellBlocks) {
+                snapshot(segment, offset, recordCoordinates, record * width);
+            } else if (direct) {
                 snapshot(segment, offset + childOffset, recordCoordinates, record * width);
             } else {
                 System.arraycopy(recordCoordinates, record * width, level, 0, width);
@@ -343,7 +352,7 @@ final class SnapshotWalk implements ActiveCellVisitor {
     private void visit(int level, MemorySegment segment, long cell) {
         long container = cell + childOffsets[level];
         int childLevel = level + 1;
-        if (childLevel == chain.length - 1) {
+        if (childLevel == chain.length - 1 && !cellBlocks) {
             snapshot(segment, container, at[level], 0);
             return;
         }

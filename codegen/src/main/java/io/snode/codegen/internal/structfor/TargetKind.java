@@ -97,6 +97,22 @@ enum TargetKind {
             return new BlockValues.Pointers(structure.cells(field.snode()), plan, field);
         }
     },
+    /** A block is one active cell of the hash node, with its own coordinates as the base: nothing to record. */
+    HASH(NodeKind.HASH) {
+        @Override
+        boolean blocksAreCells() {
+            return true;
+        }
+
+        @Override
+        void record(ActiveBlocks blocks, int b, MemorySegment segment, long container) {
+        }
+
+        @Override
+        BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field) {
+            return new BlockValues.Leaf(plan, field);
+        }
+    },
     DYNAMIC(NodeKind.DYNAMIC) {
         @Override
         boolean hasLengths() {
@@ -142,6 +158,14 @@ enum TargetKind {
     /** Mask words per block: one bit per cell for bitmasked and pointer targets, else 0. */
     int maskWords(SNodePlan plan) {
         return 0;
+    }
+
+    /**
+     * Whether each block is one cell whose base coordinates are its own (a hash target: its
+     * containers span index spaces too large to be blocks), instead of one container.
+     */
+    boolean blocksAreCells() {
+        return false;
     }
 
     /** Whether a block has a length of its own (a dynamic list's) instead of its cell count. */

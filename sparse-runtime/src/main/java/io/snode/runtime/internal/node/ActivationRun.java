@@ -1,6 +1,8 @@
 package io.snode.runtime.internal.node;
 
+import io.snode.api.SNode;
 import io.snode.runtime.internal.Reservation;
+import io.snode.runtime.internal.memory.HashTables;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -17,6 +19,13 @@ public interface ActivationRun {
 
     /** The first step that the latest plan found inactive: steps above it only read when publishing. */
     int first();
+
+    /**
+     * A new empty table of {@code capacity} entries from {@code tables}, for a step of
+     * {@code owner}, taken as the node managers' cells are (the memory cap and injected faults
+     * refuse here).
+     */
+    long reserveTable(SNode owner, HashTables tables, int capacity);
 
     /** Reserves the chunk and directory blocks that the list step's latest needs name. */
     void reserveList(DynamicUnit list);

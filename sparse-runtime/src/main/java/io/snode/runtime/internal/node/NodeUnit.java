@@ -18,7 +18,7 @@ import java.lang.foreign.MemorySegment;
  * Methods that move a {@link Location} leave it at the cell: {@link Location#segment} changes
  * only where the kind's cells live elsewhere (pointer children, list chunks).
  */
-public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerUnit, DynamicUnit {
+public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerUnit, HashUnit, DynamicUnit {
     /** {@link #activateInline}: the step needs the whole protocol; nothing was stored. */
     public static final int INLINE_REFUSED = -1;
     /** {@link #activateInline}: the step was active already. */
@@ -85,6 +85,13 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
      */
     public CheckedCells reservedCells() {
         return null;
+    }
+
+    /**
+     * Step 2 beyond {@link #reservedCells}, at a step at or below the planned one: what else the
+     * step takes before anything is published (a hash node's table). Nothing by default.
+     */
+    public void reserve(int step, ActivationRun activation) {
     }
 
     /**

@@ -5,6 +5,7 @@ import io.snode.api.SNode;
 import io.snode.runtime.Plan;
 import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.CheckedCells;
+import io.snode.runtime.internal.memory.HashTables;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -23,8 +24,9 @@ public final class NodeUnits {
      * @param cells       per SNode id: the allocator of a pointer's child cells or of a dynamic's
      *                    element chunks; null for other kinds
      * @param directories per SNode id: the allocator of a dynamic's directory blocks, else null
+     * @param tables      per SNode id: a hash node's tables, else null
      */
-    public NodeUnits(Plan plan, CheckedCells[] cells, CheckedCells[] directories) {
+    public NodeUnits(Plan plan, CheckedCells[] cells, CheckedCells[] directories, HashTables[] tables) {
         this.plan = plan;
         List<SNodePlan> nodes = plan.nodes();
         this.byId = new NodeUnit[nodes.size()];
@@ -35,6 +37,7 @@ public final class NodeUnits {
                 case DENSE -> new DenseUnit(node, this);
                 case BITMASKED -> new BitmaskedUnit(node, this);
                 case POINTER -> new PointerUnit(node, this, cells[node.id()]);
+                case HASH -> new HashUnit(node, this, cells[node.id()], tables[node.id()]);
                 case DYNAMIC -> new DynamicUnit(node, this, cells[node.id()], directories[node.id()]);
             };
         }

@@ -1,0 +1,177 @@
+package io.snode.jcstress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+
+import io.snode.api.SNode;
+import io.snode.runtime.SparseRuntime;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.IIIIII_Result;
+import org.openjdk.jcstress.infra.results.IIIII_Result;
+
+/**
+ * The hash node's protocol (see {@code HashUnit}): insertions into one container under its
+ * lock, a resize that copies the live entries into a reserved table while readers probe the
+ * old one without a lock. Layout {@code hash(i,100000).place(i32 v)}: every cell of the hash
+ * node is one entry of the root's table.
+ */
+public final class HashTableTest {
+    static final RuntimePool POOL = new RuntimePool("hash(i,100000).place(i32 v)");
+    static final SNode HASH = POOL.layout().snode(1);
+
+    private HashTableTest() {
+    }
+
+    private static int live(SparseRuntime runtime) {
+        return (int) runtime.memoryStats().of(HASH).tables().liveEntries();
+    }
+
+    /** Two threads insert different cells into a container that has no table yet: both create it. */
+    @JCStressTest
+    @Outcome(id = "1, 2, 2, 2, 0", expect = ACCEPTABLE,
+            desc = "Both writes kept; two cells in use and two live entries; nothing left after reset.")
+    @State
+    public static class InsertionRacingInsertion {
+        final SparseRuntime runtime = POOL.take();
+
+        @Actor
+        public void insertFirst(IIIII_Result r) {
+            try {
+                runtime.setInt("v", 1, 11);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("insertFirst", e);
+            }
+        }
+
+        @Actor
+        public void insertSecond(IIIII_Result r) {
+            try {
+                runtime.setInt("v", 2, 77_777);
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("insertSecond", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIII_Result r) {
+            try {
+                if (r.r1 == 0) {
+                    r.r1 = runtime.getInt("v", 11);
+                }
+                if (r.r2 == 0) {
+                    r.r2 = runtime.getInt("v", 77_777);
+                }
+                r.r3 = RuntimePool.cellsInUse(runtime, HASH);
+                r.r4 = live(runtime);
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            r.r5 = POOL.reset(runtime);
+        }
+    }
+
+    /** Two threads add 1 to the same fresh cell: one entry, one cell, both adds counted. */
+    @JCStressTest
+    @Outcome(id = "0, 1, 2, 1, 0", expect = ACCEPTABLE, desc = "The first add saw 0, the second 1.")
+    @Outcome(id = "1, 0, 2, 1, 0", expect = ACCEPTABLE, desc = "The second add saw 0, the first 1.")
+    @State
+    public static class SameCellInsertions {
+        final SparseRuntime runtime = POOL.take();
+
+        @Actor
+        public void addFirst(IIIII_Result r) {
+            try {
+                r.r1 = runtime.addInt("v", 1, 4242);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("addFirst", e);
+            }
+        }
+
+        @Actor
+        public void addSecond(IIIII_Result r) {
+            try {
+                r.r2 = runtime.addInt("v", 1, 4242);
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("addSecond", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIII_Result r) {
+            try {
+                r.r3 = runtime.getInt("v", 4242);
+                r.r4 = RuntimePool.cellsInUse(runtime, HASH);
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            r.r5 = POOL.reset(runtime);
+        }
+    }
+
+    /**
+     * The table holds 8 of its 16 entries, the most it may: both insertions need a larger table,
+     * and whichever takes the lock first resizes while the other waits and a reader probes for an
+     * entry that was there before. The reader sees that entry's value in the old table or the new
+     * one, never 0 (a half-copied table); both insertions are kept and the table is the grown one.
+     */
+    @JCStressTest
+    @Outcome(id = "1, 2, 42, 10, 64, 0", expect = ACCEPTABLE,
+            desc = "Both insertions kept, the old entry read through the resize; ten live entries in a table of 64.")
+    @State
+    public static class InsertionsRacingAResize {
+        final SparseRuntime runtime = POOL.take();
+
+        public InsertionsRacingAResize() {
+            for (int n = 0; n < 8; n++) {
+                runtime.setInt("v", n == 3 ? 42 : 1000 + n, n * 1009);
+            }
+        }
+
+        @Actor
+        public void insertFirst(IIIIII_Result r) {
+            try {
+                runtime.setInt("v", 1, 50_001);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("insertFirst", e);
+            }
+        }
+
+        @Actor
+        public void insertSecond(IIIIII_Result r) {
+            try {
+                runtime.setInt("v", 2, 50_002);
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("insertSecond", e);
+            }
+        }
+
+        @Actor
+        public void read(IIIIII_Result r) {
+            try {
+                r.r3 = runtime.getInt("v", 3 * 1009);
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("read", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            try {
+                if (r.r1 == 0) {
+                    r.r1 = runtime.getInt("v", 50_001);
+                }
+                if (r.r2 == 0) {
+                    r.r2 = runtime.getInt("v", 50_002);
+                }
+                r.r4 = live(runtime);
+                r.r5 = (int) runtime.memoryStats().of(HASH).tables().entries();
+            } catch (RuntimeException | Error e) {
+                r.r4 = Unexpected.report("check", e);
+            }
+            r.r6 = POOL.reset(runtime);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.snode.runtime;
+
+/**
+ * The container of a hash SNode inside its parent's cell, and the layout of the tables it
+ * refers to. A hash node's cells are allocated from its node manager as a pointer node's are;
+ * what maps a cell index to its cell is an open-addressing table (linear probing) whose size
+ * follows the active cells, so the index space costs nothing until it is used.
+ *
+ * <pre>
+ * header (the container, 16 bytes):
+ *  0        8        16
+ * +--------+--------+
+ * | table  |  lock  |
+ * +--------+--------+
+ *   table   0 none yet, else the id of the current table in the node's table registry
+ *   lock    0 free, 1 held (an insertion, a deactivation, a resize, a release),
+ *           2 retired: the cell holding the header was released (collection zeroes it)
+ *
+ * table (one piece of memory of 32 + 16 * capacity bytes; capacity a power of two):
+ *  0          8      16     24         32      40       48
+ * +----------+------+------+----------+-------+--------+-----+
+ * | capacity | used | live | (unused) | key 0 | word 0 | ... |
+ * +----------+------+------+----------+-------+--------+-----+
+ *   capacity  entries (written once, before the table is published)
+ *   used      entries whose key is set: live ones and inactive ones kept as tombstones
+ *   live      entries whose word is active
+ *   key       0 empty, else the cell index + 1; once set it never changes in that table
+ *   word      a PointerWord: the child cell, or NULL when the cell is inactive (a tombstone)
+ * </pre>
+ *
+ * The home slot of cell index {@code n} is {@link #home}; a probe goes on to the next slot
+ * (wrapping) until it finds the key or an empty key. A table is at most half used
+ * ({@link #maxUsed}); a resize copies the live entries into a table of
+ * {@link #capacityFor} entries and drops the tombstones.
+ */
+public final class HashHeader {
+    public static final int TABLE_OFFSET = 0;
+    public static final int LOCK_OFFSET = 8;
+    public static final int BYTES = 16;
+    /** The lock word's value in a header whose cell was released: no entry may be published. */
+    public static final long LOCK_RETIRED = 2;
+
+    public static final int CAPACITY_OFFSET = 0;
+    public static final int USED_OFFSET = 8;
+    public static final int LIVE_OFFSET = 16;
+    public static final int ENTRIES_OFFSET = 32;
+    public static final int ENTRY_BYTES = 16;
+    /** Offset of the word inside an entry (the key is at 0). */
+    public static final int WORD_OFFSET = 8;
+    /** The smallest table: 16 entries, 288 bytes. */
+    public static final int MIN_CAPACITY = 16;
+    /**
+     * The largest table: 2^22 entries (64 MiB), so that a table is one piece of memory under
+     * {@link io.snode.api.LayoutRule#MAX_CONTAINER_BYTES}; it holds up to 2^21 active cells.
+     */
+    public static final int MAX_CAPACITY = 1 << 22;
+    /** Fibonacci hashing: 2^64 divided by the golden ratio, odd. */
+    public static final long MULTIPLIER = 0x9E3779B97F4A7C15L;
+
+    private HashHeader() {
+    }
+
+    /** Bytes of a table of {@code capacity} entries. */
+    public static long tableBytes(int capacity) {
+        return ENTRIES_OFFSET + (long) capacity * ENTRY_BYTES;
+    }
+
+    /** The first slot a probe for cell {@code index} looks at in a table of {@code capacity} entries. */
+    public static int home(long index, int capacity) {
+        return (int) ((index * MULTIPLIER) >>> (64 - Integer.numberOfTrailingZeros(capacity)));
+    }
+
+    /** Byte offset of entry {@code slot}'s key in a table. */
+    public static long keyOffset(int slot) {
+        return ENTRIES_OFFSET + (long) slot * ENTRY_BYTES;
+    }
+
+    /** The most entries a table of {@code capacity} may use (live and tombstones): half of it. */
+    public static int maxUsed(int capacity) {
+        return capacity >>> 1;
+    }
+
+    /**
+     * The capacity a resize chooses for {@code live} live entries: a quarter used after the copy,
+     * at least {@link #MIN_CAPACITY}; {@link #MAX_CAPACITY} + 1 (a value no table has) when not even
+     * the largest table may hold them.
+     */
+    public static int capacityFor(long live) {
+        if (live > maxUsed(MAX_CAPACITY)) {
+            return MAX_CAPACITY + 1;
+        }
+        long wanted = Math.max(MIN_CAPACITY, 4 * live);
+        return (int) Math.min(MAX_CAPACITY, Long.highestOneBit(wanted - 1) << 1);
+    }
+}
