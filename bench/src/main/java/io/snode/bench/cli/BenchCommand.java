@@ -1,11 +1,13 @@
 package io.snode.bench.cli;
 
+import io.snode.api.LayoutParseException;
 import io.snode.bench.peer.OpenVdbPeer;
 import io.snode.bench.workload.BenchReport;
 import io.snode.bench.workload.ChildRunner;
 import io.snode.bench.workload.Contenders;
 import io.snode.bench.workload.Result;
 import io.snode.bench.workload.Workload;
+import io.snode.bench.workload.WorkloadLayout;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -30,13 +32,27 @@ import picocli.CommandLine.Option;
  * medians, throughput, memory and time ratios, checked checksums, optional JSON and chart.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Runs the reference workloads (W1s build sorted, W1r build shuffled, W2 random reads,",
-                "W3 iterate active, W4 delete half + rewrite, W5 parallel build, W6 particle lists) on",
-                "L1 and L2 and on the Java baselines (hashmap, fastutil, dense), each structure in a JVM",
-                "of its own, and on OpenVDB through its harness (--peers). Whole harness runs alternate",
-                "with whole runs of ours; ratios (ours / theirs, below 1 = faster) are taken within a",
-                "round, then the median over rounds. Every structure's checksums are compared with",
-                "the reference values; the exit code is 1 when one differs or a structure fails."})
+        description = {"Runs the reference workloads (W1s build sorted, W1r build shuffled, W2 random",
+                "reads, W3 iterate active, W4 delete half + rewrite, W5 parallel build, W6",
+                "particle lists) on L1 and L2, on layouts given as text, and on the Java",
+                "baselines (hashmap, fastutil, dense), each structure in a JVM of its own, and",
+                "on OpenVDB through its harness (--peers). Whole harness runs alternate with",
+                "whole runs of ours; ratios (ours / theirs, below 1 = faster) are taken within",
+                "a round, then the median over rounds. Every structure's checksums are",
+                "compared with the reference values; the exit code is 1 when one differs or a",
+                "structure fails.",
+                "",
+                "A layout text (the form ./snode inspect reads) needs an f32 field phi on ijk,",
+                "placed on a dense or bitmasked node and reaching 2048 on each axis. A",
+                "bitmasked leaf activates per voxel (as L2); a dense leaf activates the whole",
+                "cell of the sparse node above it (as L1), which must hold 8^3 voxels: the",
+                "reference checksums count 8^3 blocks. W4 deletes 8^3 blocks, so it needs a",
+                "sparse node with such cells; W6 and W6v (L1's particle lists) do not apply.",
+                "The table names layouts layout#1, layout#2, ... and prints their text below.",
+                "",
+                "Example (a deeper L1):",
+                "  ./snode bench --no-peers --workload W1s,W2,W3 --structure \\",
+                "    'pointer(ijk,64).pointer(ijk,16).dense(ijk,8).place(f32 phi)'"})
 final class BenchCommand implements Callable<Integer> {
     static final List<String> STRUCTURES = Contenders.NAMES;
 
@@ -48,8 +64,10 @@ final class BenchCommand implements Callable<Integer> {
             description = "workloads to run, comma-separated (default: all: W1s,W1r,W2,W3,W4,W5,W6,W6v)")
     List<String> workloads;
 
-    @Option(names = "--structure", split = ",", paramLabel = "NAME",
-            description = "structures to run, comma-separated (default: L1,L2,hashmap,fastutil,dense)")
+    /** Each occurrence's value is split by {@link CommaList}: a layout text has commas inside its parentheses. */
+    @Option(names = "--structure", paramLabel = "NAME|LAYOUT",
+            description = "structures to run, comma-separated (default: L1,L2,hashmap,fastutil,dense): names or"
+                    + " layout texts (quoted; the commas inside their parentheses do not separate); repeatable")
     List<String> structures;
 
     @Option(names = "--rounds", paramLabel = "N", description = "rounds (default: 2, --quick: 1)")
@@ -137,7 +155,8 @@ final class BenchCommand implements Callable<Integer> {
                 }
             }
             for (String name : names) {
-                List<Workload> own = name.equals("dense") ? denseWorkloads(chosen, physical, err) : chosen;
+                List<Workload> own = name.equals("dense") ? denseWorkloads(chosen, physical, err)
+                        : applicable(name, chosen);
                 if (own.isEmpty()) {
                     continue;
                 }
@@ -161,9 +180,9 @@ final class BenchCommand implements Callable<Integer> {
                 }
             }
         }
-        BenchReport report = BenchReport.of(all);
+        BenchReport report = BenchReport.of(all, names);
         out.println();
-        report.printTable(out);
+        report.printTable(out, layoutNotes(names, chosen));
         if (json != null) {
             report.writeJson(json, header);
             out.println("wrote " + json);
@@ -197,20 +216,75 @@ final class BenchCommand implements Callable<Integer> {
         return chosen;
     }
 
+    /**
+     * The structures, in the order given: known names as {@link #STRUCTURES} spells them, layout
+     * texts in their canonical form (so that two spellings of one layout run once), each checked
+     * before any child starts.
+     */
     private List<String> chosenStructures() {
         if (structures == null || structures.isEmpty()) {
             return STRUCTURES;
         }
         List<String> chosen = new ArrayList<>();
-        for (String name : structures) {
-            String canonical = STRUCTURES.stream().filter(s -> s.equalsIgnoreCase(name.strip())).findFirst()
-                    .orElseThrow(() -> new SnodeCli.BadInputException("--structure=" + name + " (known: "
-                            + String.join(", ", STRUCTURES) + "; OpenVDB runs through --peers)"));
-            if (!chosen.contains(canonical)) {
-                chosen.add(canonical);
+        for (String value : structures) {
+            for (String name : CommaList.split(value)) {
+                String canonical;
+                try {
+                    canonical = Contenders.canonical(name);
+                } catch (IllegalArgumentException e) {
+                    String message = e.getMessage();
+                    String hint = e.getCause() instanceof LayoutParseException
+                            ? " (fix the layout text; the grammar is in ./snode inspect --help)" : "";
+                    throw new SnodeCli.BadInputException(message.startsWith("structure=") ? "--" + message
+                            : "--structure: " + message + hint);
+                }
+                if (!chosen.contains(canonical)) {
+                    chosen.add(canonical);
+                }
             }
         }
+        if (chosen.isEmpty()) {
+            throw new SnodeCli.BadInputException("--structure=" + String.join(",", structures)
+                    + " names no structure (known: " + String.join(", ", STRUCTURES) + ", or a layout text)");
+        }
         return chosen;
+    }
+
+    /**
+     * The chosen workloads that {@code structure} takes part in: a layout text takes no part in
+     * W6 and W6v, nor in W4 without 8^3 blocks ({@link WorkloadLayout#notApplicable}).
+     */
+    private static List<Workload> applicable(String structure, List<Workload> chosen) {
+        if (!Contenders.isLayout(structure)) {
+            return chosen;
+        }
+        Map<Workload, String> skipped = WorkloadLayout.parse(structure).notApplicable();
+        return chosen.stream().filter(w -> !skipped.containsKey(w)).toList();
+    }
+
+    /**
+     * The legend's lines for each layout text: what the workloads use of it, and which of the
+     * chosen workloads it takes no part in, and why (one line per reason).
+     */
+    private static Map<String, List<String>> layoutNotes(List<String> names, List<Workload> chosen) {
+        Map<String, List<String>> notes = new LinkedHashMap<>();
+        for (String name : names) {
+            if (!Contenders.isLayout(name)) {
+                continue;
+            }
+            WorkloadLayout layout = WorkloadLayout.parse(name);
+            List<String> lines = new ArrayList<>();
+            lines.add(layout.describe());
+            Map<String, List<String>> byReason = new LinkedHashMap<>();
+            layout.notApplicable().forEach((workload, why) -> {
+                if (chosen.contains(workload)) {
+                    byReason.computeIfAbsent(why, w -> new ArrayList<>()).add(workload.id());
+                }
+            });
+            byReason.forEach((why, ids) -> lines.add("not applicable: " + String.join(", ", ids) + " (" + why + ")"));
+            notes.put(name, lines);
+        }
+        return notes;
     }
 
     private static int positive(String option, Integer value, int fallback) {
@@ -278,6 +352,7 @@ final class BenchCommand implements Callable<Integer> {
         return switch (structure) {
             case "dense" -> (DENSE_HEAP_BYTES >> 30) + "g";
             case "hashmap", "fastutil" -> "4g";
+            // L1, L2 and layout texts: the data set (about 260 MB) on the heap, the grid off it.
             default -> "3g";
         };
     }

@@ -142,7 +142,7 @@ final class PeerRounds {
                 }
                 String group = workload == Workload.W5 ? r.workload() + " T=" + r.threads() : r.workload();
                 String key = group + "|" + r.structure();
-                RatioChart.Bar bar = new RatioChart.Bar(group, r.structure(), ratio.getAsDouble());
+                RatioChart.Bar bar = new RatioChart.Bar(group, report.label(r.structure()), ratio.getAsDouble());
                 best.merge(key, bar, (a, b) -> a.ratio() <= b.ratio() ? a : b);
             }
         }

@@ -8,12 +8,14 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.stream.Stream;
 
 /**
  * The runner's figures over all rounds: one {@link Row} per workload, structure, way and thread
@@ -29,10 +31,20 @@ public final class BenchReport {
     /** The structure the ratios fall back to without OpenVDB. */
     public static final String HASHMAP = "hashmap";
 
-    private final List<Row> rows;
+    /**
+     * The width of the table's structure column. A longer name (a layout text given to
+     * {@code --structure}) is shown as {@code layout#1}, {@code layout#2}, ... in the order the
+     * structures were given, with the full text in a legend below the table.
+     */
+    public static final int STRUCTURE_WIDTH = 9;
 
-    private BenchReport(List<Row> rows) {
+    private final List<Row> rows;
+    /** Structure to label, for the names wider than the column; in order. */
+    private final Map<String, String> labels;
+
+    private BenchReport(List<Row> rows, Map<String, String> labels) {
         this.rows = List.copyOf(rows);
+        this.labels = Collections.unmodifiableMap(labels);
     }
 
     /**
@@ -57,6 +69,19 @@ public final class BenchReport {
 
     /** Aggregates the results of every round (each tagged with its round), OpenVDB's rows among them. */
     public static BenchReport of(List<Result> results) {
+        return of(results, List.of());
+    }
+
+    /**
+     * As {@link #of(List)}, with the structures in the order they were given: the long names
+     * among them are labelled in that order (then any others of the results, in theirs), so
+     * that a structure without a result still has its label.
+     */
+    public static BenchReport of(List<Result> results, List<String> structures) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        Stream.concat(structures.stream(), results.stream().map(Result::structure))
+                .filter(name -> name.length() > STRUCTURE_WIDTH && !labels.containsKey(name))
+                .forEach(name -> labels.put(name, "layout#" + (labels.size() + 1)));
         Map<String, List<Result>> byKey = new LinkedHashMap<>();
         for (Result result : results) {
             byKey.computeIfAbsent(result.key(), key -> new ArrayList<>()).add(result);
@@ -72,11 +97,21 @@ public final class BenchReport {
                     : ratio(rounds, r -> comparableHashmap(r, results));
             rows.add(new Row(first, rounds, median, min, vdb, map));
         }
-        return new BenchReport(rows);
+        return new BenchReport(rows, labels);
     }
 
     public List<Row> rows() {
         return rows;
+    }
+
+    /** How the table names {@code structure}: the name itself, or {@code layout#n} for a long one. */
+    public String label(String structure) {
+        return labels.getOrDefault(structure, structure);
+    }
+
+    /** The long names and their labels, in label order. */
+    public Map<String, String> labels() {
+        return labels;
     }
 
     /** Whether every checksum of every structure in every round equals its reference value. */
@@ -128,6 +163,14 @@ public final class BenchReport {
 
     /** The table: one line per row, grouped by workload in the order of {@link Workload}. */
     public void printTable(PrintWriter out) {
+        printTable(out, Map.of());
+    }
+
+    /**
+     * The table, then a legend line per label ({@code layout#1 = TEXT}) followed by the lines
+     * {@code notes} has for that structure (indented), then W4's memory figures.
+     */
+    public void printTable(PrintWriter out, Map<String, List<String>> notes) {
         String format = "%-4s %-9s %-44s %3s %10s %10s %11s %13s %9s %9s  %s%n";
         out.printf(Locale.ROOT, format, "id", "structure", "way", "T", "median s", "min s", "items/s", "B/voxel h/r",
                 "/OpenVDB", "/hashmap", "checks");
@@ -139,17 +182,21 @@ public final class BenchReport {
                 }
                 String bytes = r.bytesPerVoxel() == null ? "" : String.format(Locale.ROOT, "%.2f/%.2f",
                         r.bytesPerVoxel(), r.reservedBytesPerVoxel() == null ? r.bytesPerVoxel() : r.reservedBytesPerVoxel());
-                out.printf(Locale.ROOT, format, r.workload(), r.structure(), abbreviate(r.api(), 44), r.threads(),
+                out.printf(Locale.ROOT, format, r.workload(), label(r.structure()), abbreviate(r.api(), 44), r.threads(),
                         String.format(Locale.ROOT, "%.4f", row.medianS()), String.format(Locale.ROOT, "%.4f", row.minS()),
                         String.format(Locale.ROOT, "%.3e", r.items() / row.medianS()), bytes, ratio(row.vsOpenVdb()),
                         ratio(row.vsHashmap()), row.checks());
             }
         }
+        labels.forEach((structure, label) -> {
+            out.println(label + " = " + structure);
+            notes.getOrDefault(structure, List.of()).forEach(line -> out.println("  " + line));
+        });
         for (Row row : rows) {
             Result r = row.first();
             if (r.heldBytesBefore() != null) {
                 out.printf(Locale.ROOT, "memory held, W4 %s %s: before %.1f MB, after the delete %.1f MB, after the rewrite %.1f MB%n",
-                        r.structure(), r.api(), r.heldBytesBefore() / 1e6, r.heldBytesAfterDelete() / 1e6,
+                        label(r.structure()), r.api(), r.heldBytesBefore() / 1e6, r.heldBytesAfterDelete() / 1e6,
                         r.heldBytesAfter() / 1e6);
             }
         }
@@ -167,7 +214,8 @@ public final class BenchReport {
     /**
      * Writes one JSON record per row: the fields of {@link Result} (snake_case) with the
      * aggregated {@code median_s} and {@code min_s}, {@code rounds}, each round's median in
-     * {@code round_medians_s}, and {@code ratio_openvdb} / {@code ratio_hashmap} where defined.
+     * {@code round_medians_s}, {@code ratio_openvdb} / {@code ratio_hashmap} where defined, and
+     * the table's {@code label} of a layout text ({@code structure} is the whole text).
      */
     public void writeJson(Path file, Map<String, Object> header) throws IOException {
         ObjectMapper json = WorkloadMain.json();
@@ -176,6 +224,9 @@ public final class BenchReport {
         ArrayNode records = root.putArray("results");
         for (Row row : rows) {
             ObjectNode record = json.valueToTree(row.first());
+            if (labels.containsKey(row.first().structure())) {
+                record.put("label", labels.get(row.first().structure()));
+            }
             record.remove("round");
             record.remove("times_s");
             record.put("median_s", row.medianS());

@@ -56,7 +56,11 @@ public final class ChildRunner {
         }
     }
 
-    /** The command line of a child for {@code structure}. */
+    /**
+     * The command line of a child for {@code structure}, a name or a layout text: it is one
+     * element of the list, and {@link ProcessBuilder} hands it to the child as one argument
+     * (no shell in between), so its parentheses, commas and spaces need no quoting.
+     */
     public List<String> command(String structure, List<Workload> workloads, boolean quick, int warmups, int runs,
             List<Integer> threads, String heap) {
         List<String> command = new ArrayList<>();

@@ -13,11 +13,14 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Our layouts L1 (dense 8^3 leaves) and L2 (bitmasked leaves), and W6's particle lists, through
+ * Our layouts L1 (dense 8^3 leaves) and L2 (bitmasked leaves), any layout text that
+ * {@link WorkloadLayout} accepts (named by its text; the leaf, the activity and W4's blocks
+ * come from there), and W6's particle lists (with L1 only), through
  * the public API a user would write: generated accessors bound to an interface ({@code bind},
  * safe to share between threads) and the caching accessor ({@code accessor}, one per thread,
  * which keeps the last leaf block it resolved); struct-for and reductions for W3; a struct-for
- * over the leaf blocks' parent cells that deactivates for W4; a bound appender for W6.
+ * over the cells that hold the 8^3 leaf blocks (L1, L2: the inner pointer's) that deactivates for
+ * W4; a bound appender for W6.
  *
  * <p>One runtime per layout serves every workload and every run, as in a user's program: the
  * generated classes stay the same, so the JIT's profile does too (a new runtime per run would
@@ -45,25 +48,43 @@ public final class SNodeContender implements Contender, AutoCloseable {
     private static final String ACCESSOR = "caching accessor";
 
     private final String name;
+    private final WorkloadLayout workloadLayout;
     private final Layout layout;
     private final DataSet.Activity activity;
     private SNodeRuntime runtime;
     private SNodeRuntime particles;
 
-    private SNodeContender(String name, Layout layout, DataSet.Activity activity) {
+    private SNodeContender(String name, WorkloadLayout workloadLayout) {
         this.name = name;
-        this.layout = layout;
-        this.activity = activity;
+        this.workloadLayout = workloadLayout;
+        this.layout = workloadLayout.layout();
+        this.activity = workloadLayout.activity();
     }
 
     /** L1 of WORKLOADS.md; it also runs W6 on the particle layout. */
     public static SNodeContender l1() {
-        return new SNodeContender("L1", Layouts.l1(), DataSet.Activity.BLOCK);
+        return new SNodeContender("L1", WorkloadLayout.reference(Layouts.l1(), true));
     }
 
     /** L2 of WORKLOADS.md (W6 is L1's). */
     public static SNodeContender l2() {
-        return new SNodeContender("L2", Layouts.l2(), DataSet.Activity.VOXEL);
+        return new SNodeContender("L2", WorkloadLayout.reference(Layouts.l2(), false));
+    }
+
+    /**
+     * Any layout that {@link WorkloadLayout} accepts, named by its canonical text; it takes no
+     * part in W6 (nor in W4 where it has no 8^3 blocks to delete).
+     *
+     * @throws IllegalArgumentException as {@link WorkloadLayout#parse}
+     */
+    public static SNodeContender of(String layoutText) {
+        WorkloadLayout checked = WorkloadLayout.parse(layoutText);
+        return new SNodeContender(checked.text(), checked);
+    }
+
+    /** What the workloads use of the layout. */
+    public WorkloadLayout workloadLayout() {
+        return workloadLayout;
     }
 
     @Override
@@ -78,6 +99,9 @@ public final class SNodeContender implements Contender, AutoCloseable {
 
     @Override
     public List<Result> run(Workload workload, Context context) {
+        if (workloadLayout.notApplicable().containsKey(workload)) {
+            return List.of();
+        }
         if (runtime == null) {
             runtime = SNodeRuntime.compile(layout);
         }
@@ -91,7 +115,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
             case W3 -> iterate(context);
             case W4 -> List.of(recycle(context));
             case W5 -> parallelBuild(context);
-            case W6, W6V -> name.equals("L1") ? particles(workload, context) : List.of();
+            case W6, W6V -> particles(workload, context);
         };
     }
 
@@ -160,7 +184,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
 
     private List<Result> iterate(Context context) {
         buildSorted(context);
-        SNode leaf = layout.snode(3);
+        SNode leaf = workloadLayout.leaf();
         List<Result> results = new ArrayList<>();
         BlockSum[] block = new BlockSum[1];
         Trials.Timed<SNodeRuntime> blocks = context.trials().time("W3 " + name + " reduceBlocks", () -> runtime,
@@ -211,7 +235,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
 
     private Result recycle(Context context) {
         buildSorted(context);
-        SNode blocks = layout.snode(2);
+        SNode blocks = workloadLayout.blocks().orElseThrow();
         int[] low = context.data().lowBlocks();
         java.util.BitSet lowSet = new java.util.BitSet(1 << 24);
         for (int key : low) {

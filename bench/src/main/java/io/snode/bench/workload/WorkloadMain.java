@@ -16,7 +16,8 @@ import java.util.List;
  * prefixed {@value #ERROR} on stderr.
  *
  * <p>Arguments: {@code --structure NAME --workloads W1s,W2,... [--quick] --warmups W --runs R
- * --threads 1,T}.
+ * --threads 1,T}, where NAME is one of {@link Contenders#NAMES} or a layout text, one argument
+ * whatever its commas, parentheses and spaces (see {@link Contenders#create}).
  */
 public final class WorkloadMain {
     public static final String PROGRESS = "progress: ";

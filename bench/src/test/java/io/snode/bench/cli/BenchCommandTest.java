@@ -2,7 +2,14 @@ package io.snode.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.snode.bench.workload.DataSet;
+import io.snode.bench.workload.WorkloadLayout;
+import io.snode.bench.workload.WorkloadMain;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +24,69 @@ class BenchCommandTest {
         assertThat(structure.code()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(structure.err()).contains("--structure=btree (known: L1, L2, hashmap, fastutil, dense");
         assertThat(structure.out()).doesNotContain("W1s");
+    }
+
+    @Test
+    void layoutTextsAreCheckedBeforeAnyChildStarts() {
+        SnodeCliTest.Result noPhi = SnodeCliTest.run("bench", "--quick", "--structure",
+                "L1,pointer(ijk,16).pointer(ijk,16).dense(ijk,8).place(f32 rho)");
+        assertThat(noPhi.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(noPhi.out()).isEmpty();
+        assertThat(noPhi.err().strip()).doesNotContain("\n").startsWith("snode bench: --structure: layout=")
+                .contains("they need an f32 field phi on i, j, k (3-D)", "it has no field phi; its fields are f32 rho on ijk");
+        SnodeCliTest.Result flat = SnodeCliTest.run("bench", "--quick", "--structure", "pointer(ij,64).dense(ij,32).place(f32 phi)");
+        assertThat(flat.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(flat.err()).contains("its phi is f32 on ij (2-D)");
+        SnodeCliTest.Result garbled = SnodeCliTest.run("bench", "--quick", "--structure", "pointer(ijk,16).dense(ijk 8).place(f32 phi)");
+        assertThat(garbled.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(garbled.err().strip()).doesNotContain("\n").contains("is not a layout: column ", "expected",
+                "(fix the layout text; the grammar is in ./snode inspect --help)");
+        SnodeCliTest.Result nothing = SnodeCliTest.run("bench", "--quick", "--structure", " , ");
+        assertThat(nothing.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(nothing.err()).contains("names no structure");
+    }
+
+    /**
+     * The whole path of a layout text: picocli, the splitter, the child JVM's argument, the
+     * table's label and legend, the JSON's structure, and W1s's checksums on the quick band.
+     */
+    @Test
+    void aLayoutTextRunsInAChildWithTheReferenceChecksums(@TempDir Path dir) throws IOException {
+        String given = "pointer(ijk, 64).pointer(ijk,16).dense(ijk,8).place(f32 phi)";
+        String canonical = "pointer(ijk,64).pointer(ijk,16).dense(ijk,8).place(f32 phi)";
+        Path json = dir.resolve("bench.json");
+        SnodeCliTest.Result result = SnodeCliTest.run("bench", "--quick", "--structure", given + ",", "--structure",
+                canonical, "--workload", "W1s,W6", "--json", json.toString());
+        assertThat(result.code()).as(result.out() + result.err()).isZero();
+        assertThat(result.out()).contains("checksums: all equal their reference values",
+                "layout#1 = " + canonical + System.lineSeparator(),
+                "  whole 8^3 blocks active, the cells of pointer(ijk,16) (as L1); W4 deactivates them",
+                "  not applicable: W6 (W6's particle lists are a layout of their own, run with L1)");
+        assertThat(result.out().lines().filter(line -> line.startsWith("W1s  layout#1 ")))
+                .hasSize(2).allSatisfy(line -> assertThat(line).endsWith(" ok"));
+        assertThat(result.out().lines().filter(line -> line.startsWith("W6"))).isEmpty();
+
+        JsonNode records = WorkloadMain.json().readTree(json.toFile()).get("results");
+        assertThat(records).hasSize(2);
+        for (JsonNode record : records) {
+            assertThat(record.get("structure").asText()).isEqualTo(canonical);
+            assertThat(record.get("label").asText()).isEqualTo("layout#1");
+            assertThat(record.get("workload").asText()).isEqualTo("W1s");
+            assertThat(record.get("checks").asText()).isEqualTo("ok");
+            assertThat(record.get("n").asLong()).isEqualTo(503_092);
+            assertThat(record.get("sum").asDouble()).isEqualTo(9699.728345140815);
+            assertThat(record.get("count").asLong()).isEqualTo(DataSet.quick().references().activeCells(DataSet.Activity.BLOCK));
+        }
+    }
+
+    @Test
+    void helpFitsEightyColumnsAndItsLayoutExampleRuns() {
+        SnodeCliTest.Result help = SnodeCliTest.run("bench", "--help");
+        assertThat(help.code()).isZero();
+        assertThat(help.out().lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(80));
+        Matcher example = Pattern.compile("(?m)^ +'([^'\\n]+)'$").matcher(help.out());
+        assertThat(example.find()).as("a layout example in:%n%s", help.out()).isTrue();
+        assertThat(WorkloadLayout.parse(example.group(1)).activity()).isEqualTo(DataSet.Activity.BLOCK);
     }
 
     @Test

@@ -49,6 +49,29 @@ class SNodeContenderTest {
         assertThat(w3.count()).isEqualTo(context.data().references().voxels());
     }
 
+    /** A layout text runs W1s, W3 and W4 with L1's or L2's checksums, per its leaf, and takes no part in W6. */
+    @Test
+    void layoutTextsRunWithTheChecksumsOfTheirActivity() {
+        for (String text : List.of(ContendersTest.DEEPER_L2,
+                "pointer(ijk,32).pointer(ijk,8).dense(ijk,2).dense(ijk,4).place(f32 phi)")) {
+            List<Result> results = new ArrayList<>();
+            DataSet.Activity activity;
+            try (SNodeContender contender = SNodeContender.of(text)) {
+                activity = contender.activity();
+                for (Workload workload : List.of(Workload.W1S, Workload.W3, Workload.W4, Workload.W6, Workload.W6V)) {
+                    results.addAll(contender.run(workload, context));
+                }
+            }
+            assertThat(results).as(text).allSatisfy(r -> assertThat(r.checks()).as(r.key()).isEqualTo(Result.OK));
+            assertThat(results).extracting(Result::structure).containsOnly(text);
+            assertThat(results).extracting(Result::workload).containsOnly("W1s", "W3", "W4").contains("W1s", "W3", "W4");
+            Result w3 = results.stream().filter(r -> r.workload().equals("W3")).findFirst().orElseThrow();
+            assertThat(w3.count()).isEqualTo(context.data().references().activeCells(activity));
+            Result w4 = results.stream().filter(r -> r.workload().equals("W4")).findFirst().orElseThrow();
+            assertThat(w4.heldBytesAfter()).isLessThanOrEqualTo(w4.heldBytesBefore());
+        }
+    }
+
     @Test
     void aWrongChecksumIsReported() {
         Trials.Timed<Object> timed = new Trials.Timed<>(List.of(1.0), null);
