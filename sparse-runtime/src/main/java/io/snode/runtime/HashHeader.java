@@ -12,7 +12,9 @@ package io.snode.runtime;
  * +--------+--------+
  * | table  |  lock  |
  * +--------+--------+
- *   table   0 none yet, else the id of the current table in the node's table registry
+ *   table   0 none yet, else the current table: its id in the node's table registry in bits
+ *           0-55, log2 of its capacity in bits 56-60 ({@link #tableWord}), so that a probe
+ *           knows the table's size without a load from it
  *   lock    0 free, 1 held (an insertion, a deactivation, a resize, a release),
  *           2 retired: the cell holding the header was released (collection zeroes it)
  *
@@ -60,6 +62,29 @@ public final class HashHeader {
     private HashHeader() {
     }
 
+    /** Bits of the table word that hold the table's id; the bits above hold log2 of its capacity. */
+    public static final long ID_MASK = (1L << 56) - 1;
+    public static final int CAPACITY_SHIFT = 56;
+
+    /** The header's table word naming table {@code id} (below 2^56) of {@code capacity} entries. */
+    public static long tableWord(long id, int capacity) {
+        if (id <= 0 || id > ID_MASK || Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException("id=" + id + " and capacity=" + capacity
+                    + " must be positive, the id below 2^56 and the capacity a power of two");
+        }
+        return id | (long) Integer.numberOfTrailingZeros(capacity) << CAPACITY_SHIFT;
+    }
+
+    /** The table id in a table word that is not 0. */
+    public static long tableId(long word) {
+        return word & ID_MASK;
+    }
+
+    /** log2 of the capacity of the table a table word (not 0) names. */
+    public static int capacityBits(long word) {
+        return (int) (word >>> CAPACITY_SHIFT);
+    }
+
     /** Bytes of a table of {@code capacity} entries. */
     public static long tableBytes(int capacity) {
         return ENTRIES_OFFSET + (long) capacity * ENTRY_BYTES;
@@ -67,7 +92,12 @@ public final class HashHeader {
 
     /** The first slot a probe for cell {@code index} looks at in a table of {@code capacity} entries. */
     public static int home(long index, int capacity) {
-        return (int) ((index * MULTIPLIER) >>> (64 - Integer.numberOfTrailingZeros(capacity)));
+        return homeByBits(index, Integer.numberOfTrailingZeros(capacity));
+    }
+
+    /** {@link #home} for a table of {@code 2^bits} entries: the top {@code bits} bits of {@code index * MULTIPLIER}. */
+    public static int homeByBits(long index, int bits) {
+        return (int) ((index * MULTIPLIER) >>> (64 - bits));
     }
 
     /** Byte offset of entry {@code slot}'s key in a table. */

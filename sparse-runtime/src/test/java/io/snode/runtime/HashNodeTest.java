@@ -166,6 +166,12 @@ class HashNodeTest {
         assertThat(HashHeader.capacityFor(HashHeader.MAX_CAPACITY / 2 + 1)).isGreaterThan(HashHeader.MAX_CAPACITY);
         assertThat(HashHeader.capacityFor(1)).isEqualTo(HashHeader.MIN_CAPACITY);
         assertThat(HashHeader.capacityFor(5)).isEqualTo(32);
+        long word = HashHeader.tableWord(5, 64);
+        assertThat(HashHeader.tableId(word)).isEqualTo(5);
+        assertThat(HashHeader.capacityBits(word)).isEqualTo(6);
+        assertThat(HashHeader.homeByBits(12345, 6)).isEqualTo(HashHeader.home(12345, 64)).isBetween(0, 63);
+        assertThatThrownBy(() -> HashHeader.tableWord(0, 64)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> HashHeader.tableWord(1L << 56, 64)).isInstanceOf(IllegalArgumentException.class);
         assertThat(HashHeader.tableBytes(HashHeader.MAX_CAPACITY)).isLessThanOrEqualTo(io.snode.api.LayoutRule.MAX_CONTAINER_BYTES);
         assertThatThrownBy(() -> new io.snode.runtime.internal.memory.HashTables(
                 new io.snode.runtime.internal.memory.MemoryPool(), "t").reserve(24))

@@ -111,23 +111,77 @@ public final class HashTableTest {
         }
     }
 
+    /** Eight entries in a table of 16: the most it may hold, so the next new cell needs a larger table. */
+    static void fillToTheLoadBound(SparseRuntime runtime) {
+        for (int n = 0; n < 8; n++) {
+            runtime.setInt("v", n == 3 ? 42 : 1000 + n, n * 1009);
+        }
+    }
+
     /**
-     * The table holds 8 of its 16 entries, the most it may: both insertions need a larger table,
-     * and whichever takes the lock first resizes while the other waits and a reader probes for an
-     * entry that was there before. The reader sees that entry's value in the old table or the new
-     * one, never 0 (a half-copied table); both insertions are kept and the table is the grown one.
+     * The table is at its load bound: an insertion resizes it (copies the live entries into a
+     * reserved table of 64 and publishes it) while a reader probes for an entry that was there
+     * before. The reader sees that entry's value in the old table or the new one, never 0 (a
+     * half-copied table).
+     */
+    @JCStressTest
+    @Outcome(id = "1, 42, 9, 64, 0", expect = ACCEPTABLE,
+            desc = "The insertion kept, the old entry read through the resize; nine live entries in a table of 64.")
+    @State
+    public static class ResizeAgainstAReader {
+        final SparseRuntime runtime = POOL.take();
+
+        public ResizeAgainstAReader() {
+            fillToTheLoadBound(runtime);
+        }
+
+        @Actor
+        public void insert(IIIII_Result r) {
+            try {
+                runtime.setInt("v", 1, 50_001);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("insert", e);
+            }
+        }
+
+        @Actor
+        public void read(IIIII_Result r) {
+            try {
+                r.r2 = runtime.getInt("v", 3 * 1009);
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("read", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIII_Result r) {
+            try {
+                if (r.r1 == 0) {
+                    r.r1 = runtime.getInt("v", 50_001);
+                }
+                r.r3 = live(runtime);
+                r.r4 = (int) runtime.memoryStats().of(HASH).tables().entries();
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            r.r5 = POOL.reset(runtime);
+        }
+    }
+
+    /**
+     * The table is at its load bound and two threads insert new cells: both need a larger table;
+     * whichever takes the header's lock first resizes, the other then inserts into the grown table
+     * (or plans again for it). Both insertions and every old entry are kept.
      */
     @JCStressTest
     @Outcome(id = "1, 2, 42, 10, 64, 0", expect = ACCEPTABLE,
-            desc = "Both insertions kept, the old entry read through the resize; ten live entries in a table of 64.")
+            desc = "Both insertions and the old entry kept; ten live entries in a table of 64.")
     @State
-    public static class InsertionsRacingAResize {
+    public static class InsertionsRacingThroughAResize {
         final SparseRuntime runtime = POOL.take();
 
-        public InsertionsRacingAResize() {
-            for (int n = 0; n < 8; n++) {
-                runtime.setInt("v", n == 3 ? 42 : 1000 + n, n * 1009);
-            }
+        public InsertionsRacingThroughAResize() {
+            fillToTheLoadBound(runtime);
         }
 
         @Actor
@@ -148,15 +202,6 @@ public final class HashTableTest {
             }
         }
 
-        @Actor
-        public void read(IIIIII_Result r) {
-            try {
-                r.r3 = runtime.getInt("v", 3 * 1009);
-            } catch (RuntimeException | Error e) {
-                r.r3 = Unexpected.report("read", e);
-            }
-        }
-
         @Arbiter
         public void check(IIIIII_Result r) {
             try {
@@ -166,6 +211,7 @@ public final class HashTableTest {
                 if (r.r2 == 0) {
                     r.r2 = runtime.getInt("v", 50_002);
                 }
+                r.r3 = runtime.getInt("v", 3 * 1009);
                 r.r4 = live(runtime);
                 r.r5 = (int) runtime.memoryStats().of(HASH).tables().entries();
             } catch (RuntimeException | Error e) {

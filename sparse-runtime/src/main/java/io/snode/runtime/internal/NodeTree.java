@@ -169,35 +169,26 @@ public final class NodeTree {
         return units.unit(snode);
     }
 
-    /**
-     * Test seam: sees every cell request an activation or append makes of a node manager, just
-     * before it is made, on the requesting thread. A probe may block (to fix an interleaving with
-     * latches) or throw (an injected allocator fault, as the memory cap would).
-     */
-    @FunctionalInterface
-    public interface AllocationProbe {
-        void beforeAllocate(SNode owner);
-    }
-
     /** Installs {@code probe} (null removes it); for tests only. */
     public void probeAllocations(AllocationProbe probe) {
         this.allocationProbe = probe;
     }
 
     long allocate(SNode owner, CheckedCells manager) {
-        AllocationProbe probe = allocationProbe;
-        if (probe != null) {
-            probe.beforeAllocate(owner);
-        }
+        probe(owner);
         return manager.allocate();
     }
 
     long reserveTable(SNode owner, HashTables tables, int capacity) {
+        probe(owner);
+        return tables.reserve(capacity);
+    }
+
+    private void probe(SNode owner) {
         AllocationProbe probe = allocationProbe;
         if (probe != null) {
             probe.beforeAllocate(owner);
         }
-        return tables.reserve(capacity);
     }
 
     /** The current epoch; it changes whenever a cell may have left its coordinates. */

@@ -1,10 +1,6 @@
 package io.snode.codegen.internal.emit;
 
 import static org.objectweb.asm.Opcodes.ALOAD;
-import static org.objectweb.asm.Opcodes.ASTORE;
-import static org.objectweb.asm.Opcodes.IFLE;
-import static org.objectweb.asm.Opcodes.LCMP;
-import static org.objectweb.asm.Opcodes.LCONST_0;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSTORE;
 
@@ -27,12 +23,8 @@ final class HashEmitUnit implements NodeEmitUnit {
     /** {@code word = HashUnit.word(TABLES, segment, offset + container, index); if (word <= 0) goto inactive} */
     @Override
     public boolean emitActiveTest(PathWalk walk, PathStep step, Label inactive) {
-        MethodEmitter mv = walk.mv();
         storeWord(walk, step);
-        mv.visitVarInsn(LLOAD, walk.word());
-        mv.visitInsn(LCONST_0);
-        mv.visitInsn(LCMP);
-        mv.visitJumpInsn(IFLE, inactive);
+        walk.jumpUnlessActiveWord(inactive);
         return true;
     }
 

@@ -3,8 +3,10 @@ package io.snode.codegen.internal.emit;
 import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.I2L;
+import static org.objectweb.asm.Opcodes.IFLE;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.LADD;
+import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LCONST_0;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSHL;
@@ -134,14 +136,7 @@ public final class PathWalk {
 
     /** segment, offset := the child cell of the active word in {@code word}, a cell of {@code cells}. */
     void child(String cells) {
-        owner.getConstant(mv, cells);
-        mv.visitVarInsn(LLOAD, word);
-        mv.invoke(RuntimeMethods.CHILD);
-        mv.visitVarInsn(ASTORE, segment);
-        owner.getConstant(mv, cells);
-        mv.visitVarInsn(LLOAD, word);
-        mv.invoke(RuntimeMethods.CHILD_OFFSET);
-        mv.visitVarInsn(LSTORE, offset);
+        enterWord(cells, null, RuntimeMethods.CHILD, RuntimeMethods.CHILD_OFFSET);
     }
 
     /**
@@ -149,16 +144,31 @@ public final class PathWalk {
      * {@code node}'s ambient cell (a pointer or hash node's read of an inactive cell).
      */
     void childOrAmbient(SNodePlan node) {
-        String cells = PointerEmitUnit.cells(node);
+        enterWord(PointerEmitUnit.cells(node), "AMBIENT_" + node.id(), RuntimeMethods.CHILD_OR_AMBIENT,
+                RuntimeMethods.CHILD_OR_AMBIENT_OFFSET);
+    }
+
+    /** segment := toSegment(cells, word[, ambient]); offset := toOffset(cells, word). */
+    private void enterWord(String cells, String ambient, RuntimeMethod toSegment, RuntimeMethod toOffset) {
         owner.getConstant(mv, cells);
         mv.visitVarInsn(LLOAD, word);
-        owner.getConstant(mv, "AMBIENT_" + node.id());
-        mv.invoke(RuntimeMethods.CHILD_OR_AMBIENT);
+        if (ambient != null) {
+            owner.getConstant(mv, ambient);
+        }
+        mv.invoke(toSegment);
         mv.visitVarInsn(ASTORE, segment);
         owner.getConstant(mv, cells);
         mv.visitVarInsn(LLOAD, word);
-        mv.invoke(RuntimeMethods.CHILD_OR_AMBIENT_OFFSET);
+        mv.invoke(toOffset);
         mv.visitVarInsn(LSTORE, offset);
+    }
+
+    /** {@code if (word <= 0) goto inactive}: the word in {@code word} is no active pointer word. */
+    void jumpUnlessActiveWord(Label inactive) {
+        mv.visitVarInsn(LLOAD, word);
+        mv.visitInsn(LCONST_0);
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFLE, inactive);
     }
 
     /** Pushes segment, then offset + container + the byte offset of the mask word of the index. */

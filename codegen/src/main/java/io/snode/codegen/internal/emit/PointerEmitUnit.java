@@ -1,6 +1,5 @@
 package io.snode.codegen.internal.emit;
 
-import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.DUP2;
 import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.IFLE;
@@ -31,13 +30,9 @@ final class PointerEmitUnit implements NodeEmitUnit {
     /** {@code word = pointerWord(index); if (word <= 0) goto inactive} */
     @Override
     public boolean emitActiveTest(PathWalk walk, PathStep step, Label inactive) {
-        MethodEmitter mv = walk.mv();
         walk.pointerWord(step);
-        mv.visitVarInsn(LSTORE, walk.word());
-        mv.visitVarInsn(LLOAD, walk.word());
-        mv.visitInsn(LCONST_0);
-        mv.visitInsn(LCMP);
-        mv.visitJumpInsn(IFLE, inactive);
+        walk.mv().visitVarInsn(LSTORE, walk.word());
+        walk.jumpUnlessActiveWord(inactive);
         return true;
     }
 

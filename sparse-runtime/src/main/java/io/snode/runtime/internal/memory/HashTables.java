@@ -52,7 +52,8 @@ public final class HashTables {
      * @throws io.snode.api.MemoryCapExceededException when the pool's cap refuses the memory
      */
     public long reserve(int capacity) {
-        if (Integer.bitCount(capacity) != 1 || capacity < HashHeader.MIN_CAPACITY || capacity > HashHeader.MAX_CAPACITY) {
+        if (Integer.bitCount(capacity) != 1 || capacity < HashHeader.MIN_CAPACITY
+                || capacity > HashHeader.MAX_CAPACITY) {
             throw new IllegalArgumentException("capacity=" + capacity + " must be a power of two between "
                     + HashHeader.MIN_CAPACITY + " and " + HashHeader.MAX_CAPACITY);
         }

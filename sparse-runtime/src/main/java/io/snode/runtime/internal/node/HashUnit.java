@@ -78,13 +78,28 @@ public final class HashUnit extends NodeUnit {
      * {@link PointerWord#NULL} when the cell has no entry. Takes no lock (see the class comment).
      */
     public static long word(HashTables tables, MemorySegment segment, long header, long index) {
-        long id = Atomics.getAcquire(segment, header + HashHeader.TABLE_OFFSET);
-        if (id == 0) {
+        long tableWord = Atomics.getAcquire(segment, header + HashHeader.TABLE_OFFSET);
+        if (tableWord == 0) {
             return PointerWord.NULL;
         }
-        MemorySegment table = tables.segment(id);
-        int slot = slot(table, index);
-        return slot < 0 ? PointerWord.NULL : Atomics.getAcquire(table, HashHeader.keyOffset(slot) + HashHeader.WORD_OFFSET);
+        MemorySegment table = tables.segment(HashHeader.tableId(tableWord));
+        int bits = HashHeader.capacityBits(tableWord);
+        int mask = (1 << bits) - 1;
+        long key = index + 1;
+        int slot = HashHeader.homeByBits(index, bits);
+        for (int probes = 0; probes <= mask; probes++) {
+            // A key never changes once set, so a plain load sees 0 or the key; the word is read
+            // with acquire, so what it leads to was written before it was published.
+            long found = table.get(ValueLayout.JAVA_LONG, HashHeader.keyOffset(slot));
+            if (found == key) {
+                return Atomics.getAcquire(table, HashHeader.keyOffset(slot) + HashHeader.WORD_OFFSET);
+            }
+            if (found == 0) {
+                return PointerWord.NULL;
+            }
+            slot = (slot + 1) & mask;
+        }
+        return PointerWord.NULL; // a full table: the load bound keeps this from happening
     }
 
     /**
@@ -107,6 +122,12 @@ public final class HashUnit extends NodeUnit {
             slot = (slot + 1) & mask;
         }
         throw new IllegalStateException("hash table of capacity " + capacity + " has no empty slot");
+    }
+
+    /** The id of the table the header at {@code container} names (acquire), 0 for none. */
+    private static long tableId(MemorySegment segment, long container) {
+        long word = Atomics.getAcquire(segment, container + HashHeader.TABLE_OFFSET);
+        return word == 0 ? 0 : HashHeader.tableId(word);
     }
 
     private static int capacity(MemorySegment table) {
@@ -152,7 +173,7 @@ public final class HashUnit extends NodeUnit {
      */
     @Override
     public int plan(Location at, long container, long index, ActivationRun activation) {
-        long id = Atomics.getAcquire(at.segment, container + HashHeader.TABLE_OFFSET);
+        long id = tableId(at.segment, container);
         if (id == 0) {
             activation.reservation().needTable(HashHeader.MIN_CAPACITY);
             return PLAN_INACTIVE;
@@ -232,7 +253,7 @@ public final class HashUnit extends NodeUnit {
     private long insert(Location at, MemorySegment segment, long container, long index, int step,
                         ActivationRun activation) {
         Reservation reservation = activation.reservation();
-        long id = Atomics.getAcquire(segment, container + HashHeader.TABLE_OFFSET);
+        long id = tableId(segment, container);
         MemorySegment table = id == 0 ? null : tables.segment(id);
         int slot = table == null ? -1 : slot(table, index);
         if (slot >= 0) {
@@ -252,7 +273,8 @@ public final class HashUnit extends NodeUnit {
             if (table != null) {
                 copyLive(table, grown);
             }
-            Atomics.setRelease(segment, container + HashHeader.TABLE_OFFSET, fresh);
+            Atomics.setRelease(segment, container + HashHeader.TABLE_OFFSET,
+                    HashHeader.tableWord(fresh, capacity(grown)));
             reservation.usedTable(step);
             if (id != 0) {
                 tables.retire(id);
@@ -308,7 +330,8 @@ public final class HashUnit extends NodeUnit {
         reservation.built(table, key + HashHeader.WORD_OFFSET, PointerWord.encode(child));
         reservation.built(table, HashHeader.USED_OFFSET, 1);
         reservation.built(table, HashHeader.LIVE_OFFSET, 1);
-        reservation.built(at.segment, container + HashHeader.TABLE_OFFSET, id);
+        reservation.built(at.segment, container + HashHeader.TABLE_OFFSET,
+                HashHeader.tableWord(id, capacity(table)));
         at.set(cells.segment(child), cells.offset(child));
         return GO_ON;
     }
@@ -322,7 +345,7 @@ public final class HashUnit extends NodeUnit {
             return false; // released: nothing is active in it
         }
         try {
-            long id = Atomics.getAcquire(segment, container + HashHeader.TABLE_OFFSET);
+            long id = tableId(segment, container);
             if (id == 0) {
                 return false;
             }
@@ -360,7 +383,7 @@ public final class HashUnit extends NodeUnit {
             return; // released before
         }
         try {
-            long id = Atomics.getAcquire(segment, container + HashHeader.TABLE_OFFSET);
+            long id = tableId(segment, container);
             if (id != 0) {
                 MemorySegment table = tables.segment(id);
                 try {
@@ -396,7 +419,7 @@ public final class HashUnit extends NodeUnit {
      */
     @Override
     public long forEachActive(MemorySegment segment, long container, ActiveCellVisitor visitor, int level) {
-        long id = Atomics.getAcquire(segment, container + HashHeader.TABLE_OFFSET);
+        long id = tableId(segment, container);
         if (id == 0) {
             return 0;
         }
