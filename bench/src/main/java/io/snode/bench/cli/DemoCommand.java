@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
         description = {"Runs a 3-D sparse particle-in-cell simulation and draws it.",
                 "",
                 "A source puffs particles into per-block dynamic lists. Each step scatters",
-                "their mass and momentum into a pointer -> pointer -> dense grid of 256^3",
+                "their mass and momentum into a hash -> pointer -> dense grid of 256^3",
                 "cells (fixed-point atomic adds; touched cells marked in a bitmasked layer),",
                 "applies a swirl and gravity on the grid, interpolates the velocity back and",
                 "moves the particles into their new blocks' lists. Blocks left empty are",

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.LongAdder;
  * A 3-D sparse particle-in-cell run over one SNode layout that uses every node kind:
  *
  * <pre>
- * pointer(ijk,4).pointer(ijk,8){                        64 top cells of 64^3, 32^3 blocks of 8^3
+ * hash(ijk,4).pointer(ijk,8){                           64 top cells of 64^3, 32^3 blocks of 8^3
  *     dense(ijk,8).place(f32 rho, vx, vy, vz,           the grid: density, velocity, and the
  *                        i64 m, mx, my, mz);            fixed-point mass and momentum sums
  *     bitmasked(ijk,8).place(i32 hits);                 cells touched this step
@@ -57,7 +57,7 @@ public final class ParticleInCell implements AutoCloseable {
     /** Capacity of each block's particle list: at least {@link #MAX_PARTICLES}. */
     static final int LIST_CAPACITY = 1 << 22;
 
-    public static final String LAYOUT = "pointer(ijk,4).pointer(ijk,8){ "
+    public static final String LAYOUT = "hash(ijk,4).pointer(ijk,8){ "
             + "dense(ijk,8).place(f32 rho, f32 vx, f32 vy, f32 vz, i64 m, i64 mx, i64 my, i64 mz); "
             + "bitmasked(ijk,8).place(i32 hits); "
             + "dynamic(l," + LIST_CAPACITY + ",128).place(f32 ax, f32 ay, f32 az, f32 au, f32 av, f32 aw); "

@@ -40,7 +40,7 @@ class DemoCommandTest {
         assertThat(result.err()).isEmpty();
         assertThat(result.out())
                 .contains("snode demo: sparse particle-in-cell in 256^3 cells", "6 steps", "600 particles", "seed 42")
-                .contains("layout pointer(ijk,4).pointer(ijk,8){ dense(ijk,8)", "bitmasked(ijk,8)", "dynamic(l,")
+                .contains("layout hash(ijk,4).pointer(ijk,8){ dense(ijk,8)", "bitmasked(ijk,8)", "dynamic(l,")
                 .contains("compiled the layout", "ran 6 steps in", "time by phase:", "in use: first step")
                 .contains("wrote " + out.resolve("demo.png"), "wrote " + out.resolve("memory.png"))
                 .doesNotContain("\r", "\033");
