@@ -6,9 +6,14 @@ import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.GETFIELD;
 import static org.objectweb.asm.Opcodes.GOTO;
+import static org.objectweb.asm.Opcodes.ICONST_0;
+import static org.objectweb.asm.Opcodes.ICONST_1;
+import static org.objectweb.asm.Opcodes.IFEQ;
 import static org.objectweb.asm.Opcodes.IFNE;
 import static org.objectweb.asm.Opcodes.IF_ICMPNE;
 import static org.objectweb.asm.Opcodes.ILOAD;
+import static org.objectweb.asm.Opcodes.INVOKEVIRTUAL;
+import static org.objectweb.asm.Opcodes.IRETURN;
 import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSTORE;
@@ -39,17 +44,18 @@ import org.objectweb.asm.Type;
 /**
  * Emits the body of an accessor class: it implements an application interface, and its field
  * reads, writes and adds remember the last block they reached (per field: the cell below the
- * deepest pointer on the path) and skip the walk while the coordinates stay in that block and
- * the structure's epoch has not changed, like OpenVDB's {@code ValueAccessor}. Per cached field
+ * deepest pointer or hash node on the path) and skip the walk while the coordinates stay in
+ * that block and the structure's epoch has not changed, like OpenVDB's {@code ValueAccessor}. Per cached field
  * {@code f} the instance holds {@code f$epoch} (-1 until the first walk), {@code f$key0...}
  * (the coordinates divided by the sizes below the cached level), {@code f$segment} and
- * {@code f$offset}. One instance serves one thread.
+ * {@code f$offset}, and has a private method {@code f$fill} that walks to the cached level and
+ * remembers what it found. One instance serves one thread.
  */
 final class AccessorEmitter {
     /**
      * What an accessor remembers for one field: the cell reached after path step {@code level}
-     * (the deepest pointer on the path), keyed by the coordinates divided by {@code divisors}
-     * (the sizes below that level), and the epoch in which it was found.
+     * (the deepest pointer or hash node on the path), keyed by the coordinates divided by
+     * {@code divisors} (the sizes below that level), and the epoch in which it was found.
      */
     private record Cache(String prefix, int level, long[] divisors) {
     }
@@ -87,6 +93,13 @@ final class AccessorEmitter {
         }
         init.visitInsn(RETURN);
         init.end();
+        Set<String> filled = new HashSet<>();
+        for (Binding binding : bindings) {
+            Cache cache = binding.operation() == Operation.APPEND ? null : cacheFor(binding.field());
+            if (cache != null && filled.add(cache.prefix())) {
+                emitFill(binding.field(), cache);
+            }
+        }
         for (Binding binding : bindings) {
             emitMethod(binding);
         }
@@ -111,7 +124,7 @@ final class AccessorEmitter {
         }
     }
 
-    /** The cache for {@code field}'s accesses, or null when its path has no pointer to skip. */
+    /** The cache for {@code field}'s accesses, or null when its path has no pointer or hash node to skip. */
     private Cache cacheFor(PlacedField field) {
         List<PathStep> path = plan.path(field);
         int level = -1;
@@ -137,9 +150,11 @@ final class AccessorEmitter {
     }
 
     /**
-     * Uses the remembered cell when the epoch and the key match; otherwise walks to the cached
-     * level (inactive levels jump to {@code inactive}) and remembers the cell. Then walks the
-     * levels below it.
+     * Uses the remembered cell when the epoch and the key match; otherwise calls the field's
+     * {@code fill} method (inactive levels jump to {@code inactive}). Then walks the levels
+     * below the cached one. The walk to the cached level lives in that method of its own, so
+     * that an access that hits (the common case) stays small enough for the JIT to inline
+     * into its caller.
      */
     private boolean emitCachedWalk(PathWalk walk, PlacedField field, Cache cache, Label inactive) {
         MethodEmitter mv = walk.mv();
@@ -147,15 +162,12 @@ final class AccessorEmitter {
         int dims = field.dimensionality();
         String self = owner.className();
         String prefix = cache.prefix();
-        int epoch = mv.newLocal("epoch", Type.LONG_TYPE);
-        owner.getConstant(mv, "STRUCTURE");
-        mv.invoke(RuntimeMethods.EPOCH);
-        mv.visitVarInsn(LSTORE, epoch);
         Label miss = new Label();
-        Label ready = new Label();
+        Label load = new Label();
         mv.visitVarInsn(ALOAD, 0);
         mv.visitFieldInsn(GETFIELD, self, prefix + "epoch", "J");
-        mv.visitVarInsn(LLOAD, epoch);
+        owner.getConstant(mv, "STRUCTURE");
+        mv.invoke(RuntimeMethods.EPOCH);
         mv.visitInsn(LCMP);
         mv.visitJumpInsn(IFNE, miss);
         for (int n = 0; n < dims; n++) {
@@ -164,16 +176,45 @@ final class AccessorEmitter {
             emitKey(mv, n, cache.divisors()[n]);
             mv.visitJumpInsn(IF_ICMPNE, miss);
         }
+        mv.visitJumpInsn(GOTO, load);
+
+        mv.visitLabel(miss); // if (!fill(coordinates)) goto inactive
+        mv.visitVarInsn(ALOAD, 0);
+        for (int n = 0; n < dims; n++) {
+            mv.visitVarInsn(ILOAD, mv.parameter(n));
+        }
+        mv.visitMethodInsn(INVOKEVIRTUAL, self, fillName(cache), fillDescriptor(dims), false);
+        mv.visitJumpInsn(IFEQ, inactive);
+
+        mv.visitLabel(load);
         mv.visitVarInsn(ALOAD, 0);
         mv.visitFieldInsn(GETFIELD, self, prefix + "segment", segmentDescriptor);
         mv.visitVarInsn(ASTORE, walk.segment());
         mv.visitVarInsn(ALOAD, 0);
         mv.visitFieldInsn(GETFIELD, self, prefix + "offset", "J");
         mv.visitVarInsn(LSTORE, walk.offset());
-        mv.visitJumpInsn(GOTO, ready);
+        walk.walk(path, cache.level() + 1, path.size(), inactive, false);
+        return true;
+    }
 
-        mv.visitLabel(miss);
-        walk.walk(path, 0, cache.level() + 1, inactive, false);
+    /**
+     * {@code private boolean <field>$fill(coordinates)}: reads the epoch, walks from the root to
+     * the cached level and remembers the cell reached, its key and that epoch; false (nothing
+     * remembered) when a level on the way is inactive.
+     */
+    private void emitFill(PlacedField field, Cache cache) {
+        int dims = field.dimensionality();
+        MethodEmitter mv = owner.method(ACC_PRIVATE, fillName(cache), fillDescriptor(dims),
+                FieldBodies.names(field.axes(), null));
+        PathWalk walk = new PathWalk(owner, mv);
+        String self = owner.className();
+        String prefix = cache.prefix();
+        int epoch = mv.newLocal("epoch", Type.LONG_TYPE);
+        owner.getConstant(mv, "STRUCTURE");
+        mv.invoke(RuntimeMethods.EPOCH);
+        mv.visitVarInsn(LSTORE, epoch);
+        Label inactive = new Label();
+        walk.walk(plan.path(field), 0, cache.level() + 1, inactive, false);
         mv.visitVarInsn(ALOAD, 0);
         mv.visitVarInsn(LLOAD, epoch);
         mv.visitFieldInsn(PUTFIELD, self, prefix + "epoch", "J");
@@ -188,10 +229,20 @@ final class AccessorEmitter {
         mv.visitVarInsn(ALOAD, 0);
         mv.visitVarInsn(LLOAD, walk.offset());
         mv.visitFieldInsn(PUTFIELD, self, prefix + "offset", "J");
+        mv.visitInsn(ICONST_1);
+        mv.visitInsn(IRETURN);
+        mv.visitLabel(inactive);
+        mv.visitInsn(ICONST_0);
+        mv.visitInsn(IRETURN);
+        mv.end();
+    }
 
-        mv.visitLabel(ready);
-        walk.walk(path, cache.level() + 1, path.size(), inactive, false);
-        return true;
+    private static String fillName(Cache cache) {
+        return cache.prefix() + "fill";
+    }
+
+    private static String fillDescriptor(int dims) {
+        return "(" + "I".repeat(dims) + ")Z";
     }
 
     /** Pushes coordinate {@code n} divided by {@code divisor}: the block key on that axis. */
