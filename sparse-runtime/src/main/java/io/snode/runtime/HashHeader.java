@@ -12,13 +12,15 @@ package io.snode.runtime;
  * +--------+--------+
  * | table  |  lock  |
  * +--------+--------+
- *   table   0 none yet, else the current table: its id in the node's table registry in bits
- *           0-55, log2 of its capacity in bits 56-60 ({@link #tableWord}), so that a probe
- *           knows the table's size without a load from it
+ *   table   0 none yet, else the current table: where it lives in bits 0-55 (a small
+ *           table's cell index, a large one's registry id), log2 of its capacity in bits
+ *           56-60 ({@link #tableWord}), so that a probe knows the table's size without a load
+ *           from it
  *   lock    0 free, 1 held (an insertion, a deactivation, a resize, a release),
  *           2 retired: the cell holding the header was released (collection zeroes it)
  *
- * table (one piece of memory of 32 + 16 * capacity bytes; capacity a power of two):
+ * table (32 + 16 * capacity bytes, capacity a power of two; up to 2048 entries a cell of a
+ * node manager per capacity, above that a piece of pool memory of its own):
  *  0          8      16     24         32      40       48
  * +----------+------+------+----------+-------+--------+-----+
  * | capacity | used | live | (unused) | key 0 | word 0 | ... |
@@ -66,11 +68,16 @@ public final class HashHeader {
     public static final long ID_MASK = (1L << 56) - 1;
     public static final int CAPACITY_SHIFT = 56;
 
-    /** The header's table word naming table {@code id} (below 2^56) of {@code capacity} entries. */
+    /**
+     * The header's table word naming table {@code id} (a small table's cell index or a large
+     * one's registry id, below 2^56) of {@code capacity} entries; never 0, since a table has at
+     * least {@link #MIN_CAPACITY} entries.
+     */
     public static long tableWord(long id, int capacity) {
-        if (id <= 0 || id > ID_MASK || Integer.bitCount(capacity) != 1) {
+        if (id < 0 || id > ID_MASK || Integer.bitCount(capacity) != 1 || capacity < MIN_CAPACITY) {
             throw new IllegalArgumentException("id=" + id + " and capacity=" + capacity
-                    + " must be positive, the id below 2^56 and the capacity a power of two");
+                    + " must be: the id between 0 and 2^56 - 1, the capacity a power of two of at least "
+                    + MIN_CAPACITY);
         }
         return id | (long) Integer.numberOfTrailingZeros(capacity) << CAPACITY_SHIFT;
     }

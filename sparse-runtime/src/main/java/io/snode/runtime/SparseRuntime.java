@@ -341,6 +341,11 @@ public final class SparseRuntime implements AutoCloseable {
                 }
             }
         }
+        for (HashTables nodeTables : tables) {
+            if (nodeTables != null) {
+                managers.addAll(nodeTables.managers()); // small tables retired since are recycled cells
+            }
+        }
         structure.advanceEpoch();
         collector.collect(managers.stream().map(CheckedCells::manager).toList());
         for (HashTables nodeTables : tables) {

@@ -170,7 +170,9 @@ class HashNodeTest {
         assertThat(HashHeader.tableId(word)).isEqualTo(5);
         assertThat(HashHeader.capacityBits(word)).isEqualTo(6);
         assertThat(HashHeader.homeByBits(12345, 6)).isEqualTo(HashHeader.home(12345, 64)).isBetween(0, 63);
-        assertThatThrownBy(() -> HashHeader.tableWord(0, 64)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(HashHeader.tableWord(0, 16)).as("cell 0 of the smallest tables").isNotZero();
+        assertThatThrownBy(() -> HashHeader.tableWord(-1, 64)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> HashHeader.tableWord(1, 8)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> HashHeader.tableWord(1L << 56, 64)).isInstanceOf(IllegalArgumentException.class);
         assertThat(HashHeader.tableBytes(HashHeader.MAX_CAPACITY)).isLessThanOrEqualTo(io.snode.api.LayoutRule.MAX_CONTAINER_BYTES);
         assertThatThrownBy(() -> new io.snode.runtime.internal.memory.HashTables(

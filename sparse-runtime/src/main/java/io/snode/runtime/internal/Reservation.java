@@ -209,7 +209,9 @@ public final class Reservation {
             used(buildSlots[n]);
         }
         for (int n = 0; n < buildTableCount; n++) {
-            usedTable(buildTables[n]);
+            int step = buildTables[n];
+            tableOwners[step].published(tables[step], 1); // a fresh table holding its one entry
+            usedTable(step);
         }
         buildSlotCount = 0;
         buildTableCount = 0;
@@ -233,7 +235,7 @@ public final class Reservation {
     public void release() {
         RuntimeException first = null;
         if (tables != null) {
-            for (int step = 0; step < steps; step++) {
+            for (int step = steps - 1; step >= 0; step--) { // the reverse of their reservation
                 if (tables[step] != 0) {
                     try {
                         tableOwners[step].unreserve(tables[step]);

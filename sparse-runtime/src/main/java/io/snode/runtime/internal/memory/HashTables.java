@@ -2,46 +2,72 @@ package io.snode.runtime.internal.memory;
 
 import io.snode.runtime.HashHeader;
 import io.snode.runtime.HashTableMetric;
+import io.snode.runtime.internal.CheckedCells;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The tables of one hash SNode (see {@link HashHeader}): each is one piece of memory from the
- * pool, named in a header by an id of this registry, so a header holds a plain {@code long}
- * and a corrupted one gives an exception, never a wild access.
+ * The tables of one hash SNode (see {@link HashHeader}), named in a header by a table word:
+ * log2 of the capacity in the top bits, and below them where the table lives.
+ *
+ * <ul>
+ *   <li><b>Small tables</b> (up to {@link #SMALL_MAX_CAPACITY} entries) are cells of one node
+ *       manager per capacity: the word holds the cell index. They come and go as cells do,
+ *       with the managers' thread caches and free lists, so a layout with a hash node below a
+ *       pointer (one table per pointer cell) pays no memory-pool call per table.</li>
+ *   <li><b>Large tables</b> are one piece of pool memory each, named by an id of a registry:
+ *       the word holds the id.</li>
+ * </ul>
+ * A header holds a plain {@code long} either way, and a corrupted one gives an exception, never
+ * a wild access.
  *
  * <p><b>Life of a table.</b> {@link #reserve} takes the memory (the memory cap refuses here)
- * and gives it an id that nothing refers to yet; {@link #unreserve} gives both back at once.
- * A table published in a header and later replaced by a resize, or dropped when its header's
- * cell is released, is {@link #retire retired}: readers on other threads that loaded its id
- * before it was replaced may still probe it, so its memory is freed only by
+ * and nothing refers to it yet; {@link #unreserve} gives it back at once. A table published in
+ * a header ({@link #published}) and later replaced by a resize, or dropped when its header's
+ * cell is released, is {@link #retire retired}: readers on other threads that loaded its word
+ * before may still probe it, so it is reused or freed only after the next collection: a small
+ * one is recycled into its manager (the collector zeroes it), a large one is freed by
  * {@link #freeRetired}, which the runtime calls at each collection, when nothing else runs.
- * Only then can its id be handed out again.
  *
- * <p><b>Readers</b> ({@link #segment}) take no lock: an id is published (a release store of
- * the header's table word) only after {@link #reserve} stored its segment here, and growth of
- * the registry copies every stored segment into the new array before it is visible. Writers
- * (reserve, unreserve, retire) synchronize on this object.
+ * <p><b>Readers</b> ({@link #segment}, {@link #base}) take no lock: a word is published (a
+ * release store of the header's table word) only after {@link #reserve} stored what it names,
+ * and growth of the registry copies every stored segment into the new array before it is
+ * visible. Registry writers synchronize on this object.
  */
 public final class HashTables {
+    /** The largest small table: 2048 entries (32,800 bytes, one node-manager cell). */
+    public static final int SMALL_MAX_CAPACITY = 2048;
+    private static final int MIN_BITS = Integer.numberOfTrailingZeros(HashHeader.MIN_CAPACITY);
+    private static final int SMALL_MAX_BITS = Integer.numberOfTrailingZeros(SMALL_MAX_CAPACITY);
+
     private final MemoryPool.Owner owner;
     private final MemoryPool pool;
-    /** Segments by id; id 0 is never used (a header's "no table"). */
+    /** Per log2 capacity up to {@link #SMALL_MAX_BITS}: the manager of tables of that size. */
+    private final CheckedCells[] small = new CheckedCells[SMALL_MAX_BITS + 1];
+    /** Large tables by id; id 0 is never used. */
     private volatile MemorySegment[] byId = new MemorySegment[16];
     private int nextId = 1;
     private final List<Long> freeIds = new ArrayList<>();
-    private final List<Long> retired = new ArrayList<>();
-    private long tablesHeld;
-    private long bytesHeld;
+    private final List<Long> retiredLarge = new ArrayList<>();
+    private long tablesInUse;
+    private long bytesInUse;
+    private long entriesInUse;
+    private long retired;
     private long retiredBytes;
-    private long tablesFreed;
+    private long freed;
+    private final LongAdder liveEntries = new LongAdder();
 
     public HashTables(MemoryPool pool, String ownerName) {
         this.pool = pool;
         this.owner = pool.owner(ownerName);
+        for (int bits = MIN_BITS; bits <= SMALL_MAX_BITS; bits++) {
+            small[bits] = new CheckedCells(pool, ownerName + " (" + (1 << bits) + ")",
+                    HashHeader.tableBytes(1 << bits));
+        }
     }
 
     /**
@@ -49,6 +75,7 @@ public final class HashTables {
      * {@link HashHeader#MIN_CAPACITY} and {@link HashHeader#MAX_CAPACITY}), its capacity
      * written; nothing refers to it yet.
      *
+     * @return its table word
      * @throws io.snode.api.MemoryCapExceededException when the pool's cap refuses the memory
      */
     public long reserve(int capacity) {
@@ -57,90 +84,134 @@ public final class HashTables {
             throw new IllegalArgumentException("capacity=" + capacity + " must be a power of two between "
                     + HashHeader.MIN_CAPACITY + " and " + HashHeader.MAX_CAPACITY);
         }
-        long bytes = HashHeader.tableBytes(capacity);
-        MemorySegment table = pool.allocateChunk(owner, bytes);
-        table.set(ValueLayout.JAVA_LONG, HashHeader.CAPACITY_OFFSET, capacity);
-        synchronized (this) {
-            long id = freeIds.isEmpty() ? nextId++ : freeIds.removeLast();
-            if (id >= byId.length) {
-                byId = Arrays.copyOf(byId, (int) Math.max(id + 1, byId.length * 2L));
+        int bits = Integer.numberOfTrailingZeros(capacity);
+        long word;
+        if (bits <= SMALL_MAX_BITS) {
+            word = HashHeader.tableWord(small[bits].allocate(), capacity);
+        } else {
+            MemorySegment table = pool.allocateChunk(owner, HashHeader.tableBytes(capacity));
+            synchronized (this) {
+                long id = freeIds.isEmpty() ? nextId++ : freeIds.removeLast();
+                if (id >= byId.length) {
+                    byId = Arrays.copyOf(byId, (int) Math.max(id + 1, byId.length * 2L));
+                }
+                byId[(int) id] = table;
+                word = HashHeader.tableWord(id, capacity);
             }
-            byId[(int) id] = table;
-            tablesHeld++;
-            bytesHeld += bytes;
-            return id;
         }
+        segment(word).set(ValueLayout.JAVA_LONG, base(word) + HashHeader.CAPACITY_OFFSET, capacity);
+        return word;
     }
 
-    /** Gives back a reserved table that was never published. */
-    public void unreserve(long id) {
+    /** Gives back a reserved table that was never published (its entries may have been written and zeroed). */
+    public void unreserve(long word) {
+        int bits = HashHeader.capacityBits(word);
+        if (bits <= SMALL_MAX_BITS) {
+            small[bits].unallocate(HashHeader.tableId(word));
+            return;
+        }
         MemorySegment table;
         synchronized (this) {
-            table = take(id);
-            freeIds.add(id);
+            table = takeLarge(HashHeader.tableId(word));
         }
         pool.freeChunk(table);
     }
 
-    /** The table named {@code id} in a header. */
-    public MemorySegment segment(long id) {
+    /** The memory holding the table {@code word} names. */
+    public MemorySegment segment(long word) {
+        int bits = HashHeader.capacityBits(word);
+        long id = HashHeader.tableId(word);
+        if (bits <= SMALL_MAX_BITS) {
+            return small[bits].segment(id);
+        }
         MemorySegment[] tables = byId;
         MemorySegment table = id > 0 && id < tables.length ? tables[(int) id] : null;
         if (table == null) {
-            throw new IllegalStateException("table id=" + id + " names no table of " + owner.name());
+            throw new IllegalStateException("table word=" + word + " names no table of " + owner.name());
         }
         return table;
     }
 
-    /** A published table that no header names any more: freed at the next {@link #freeRetired}. */
-    public synchronized void retire(long id) {
-        retired.add(id);
-        retiredBytes += byId[(int) id].byteSize();
+    /** The byte offset of the table {@code word} names in {@link #segment}. */
+    public long base(long word) {
+        int bits = HashHeader.capacityBits(word);
+        return bits <= SMALL_MAX_BITS ? small[bits].offset(HashHeader.tableId(word)) : 0;
+    }
+
+    /** A reserved table is now named by a header (with {@code live} live entries, copied or built in it). */
+    public synchronized void published(long word, long live) {
+        int capacity = 1 << HashHeader.capacityBits(word);
+        tablesInUse++;
+        bytesInUse += HashHeader.tableBytes(capacity);
+        entriesInUse += capacity;
+        liveEntries.add(live);
+    }
+
+    /** A published table that no header names any more: reused or freed after the next collection. */
+    public synchronized void retire(long word, long live) {
+        int capacity = 1 << HashHeader.capacityBits(word);
+        tablesInUse--;
+        bytesInUse -= HashHeader.tableBytes(capacity);
+        entriesInUse -= capacity;
+        liveEntries.add(-live);
+        retired++;
+        retiredBytes += HashHeader.tableBytes(capacity);
+        if (HashHeader.capacityBits(word) <= SMALL_MAX_BITS) {
+            small[HashHeader.capacityBits(word)].recycle(HashHeader.tableId(word));
+        } else {
+            retiredLarge.add(HashHeader.tableId(word));
+        }
+    }
+
+    /** An entry of a published table became live ({@code +1}) or inactive ({@code -1}). */
+    public void liveEntries(int change) {
+        liveEntries.add(change);
+    }
+
+    /** The node managers of the small tables, for the collector (recycled tables are zeroed there). */
+    public List<CheckedCells> managers() {
+        List<CheckedCells> managers = new ArrayList<>();
+        for (CheckedCells manager : small) {
+            if (manager != null) {
+                managers.add(manager);
+            }
+        }
+        return managers;
     }
 
     /**
-     * Frees every retired table. Only while nothing reads or writes this node (a collection).
-     *
-     * @return the bytes freed
+     * After a collection (the small retired tables were recycled cells and are reusable now):
+     * frees every retired large table. Only while nothing reads or writes this node.
      */
-    public long freeRetired() {
+    public void freeRetired() {
         List<MemorySegment> free = new ArrayList<>();
-        long bytes;
         synchronized (this) {
-            for (long id : retired) {
-                free.add(take(id));
-                freeIds.add(id);
+            for (long id : retiredLarge) {
+                free.add(takeLarge(id));
             }
-            tablesFreed += retired.size();
-            retired.clear();
-            bytes = retiredBytes;
+            retiredLarge.clear();
+            freed += retired;
+            retired = 0;
             retiredBytes = 0;
         }
         for (MemorySegment table : free) {
             pool.freeChunk(table);
         }
-        return bytes;
     }
 
-    private MemorySegment take(long id) {
-        MemorySegment table = segment(id);
+    private MemorySegment takeLarge(long id) {
+        MemorySegment table = byId[(int) id];
+        if (table == null) {
+            throw new IllegalStateException("table id=" + id + " names no table of " + owner.name());
+        }
         byId[(int) id] = null;
-        tablesHeld--;
-        bytesHeld -= table.byteSize();
+        freeIds.add(id);
         return table;
     }
 
-    /** What the tables hold now; reads the live count of every table in use. */
+    /** What the tables hold now. */
     public synchronized HashTableMetric metrics() {
-        long entries = 0;
-        long live = 0;
-        MemorySegment[] tables = byId;
-        for (int id = 1; id < tables.length; id++) {
-            if (tables[id] != null && !retired.contains((long) id)) {
-                entries += tables[id].get(ValueLayout.JAVA_LONG, HashHeader.CAPACITY_OFFSET);
-                live += tables[id].get(ValueLayout.JAVA_LONG, HashHeader.LIVE_OFFSET);
-            }
-        }
-        return new HashTableMetric(tablesHeld, bytesHeld, entries, live, retired.size(), retiredBytes, tablesFreed);
+        return new HashTableMetric(tablesInUse + retired, bytesInUse + retiredBytes, entriesInUse, liveEntries.sum(),
+                retired, retiredBytes, freed);
     }
 }

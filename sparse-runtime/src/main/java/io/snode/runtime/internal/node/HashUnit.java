@@ -82,7 +82,8 @@ public final class HashUnit extends NodeUnit {
         if (tableWord == 0) {
             return PointerWord.NULL;
         }
-        MemorySegment table = tables.segment(HashHeader.tableId(tableWord));
+        MemorySegment table = tables.segment(tableWord);
+        long base = tables.base(tableWord);
         int bits = HashHeader.capacityBits(tableWord);
         int mask = (1 << bits) - 1;
         long key = index + 1;
@@ -90,9 +91,9 @@ public final class HashUnit extends NodeUnit {
         for (int probes = 0; probes <= mask; probes++) {
             // A key never changes once set, so a plain load sees 0 or the key; the word is read
             // with acquire, so what it leads to was written before it was published.
-            long found = table.get(ValueLayout.JAVA_LONG, HashHeader.keyOffset(slot));
+            long found = table.get(ValueLayout.JAVA_LONG, base + HashHeader.keyOffset(slot));
             if (found == key) {
-                return Atomics.getAcquire(table, HashHeader.keyOffset(slot) + HashHeader.WORD_OFFSET);
+                return Atomics.getAcquire(table, base + HashHeader.keyOffset(slot) + HashHeader.WORD_OFFSET);
             }
             if (found == 0) {
                 return PointerWord.NULL;
@@ -103,16 +104,16 @@ public final class HashUnit extends NodeUnit {
     }
 
     /**
-     * The slot holding cell {@code index}'s key, or {@code -(empty slot) - 1} where a probe for it
-     * ended: the slot an insertion would take.
+     * The slot holding cell {@code index}'s key in the table at {@code base} of {@code table},
+     * or {@code -(empty slot) - 1} where a probe for it ended: the slot an insertion would take.
      */
-    static int slot(MemorySegment table, long index) {
-        int capacity = capacity(table);
+    static int slot(MemorySegment table, long base, long index) {
+        int capacity = capacity(table, base);
         int mask = capacity - 1;
         long key = index + 1;
         int slot = HashHeader.home(index, capacity);
         for (int probes = 0; probes < capacity; probes++) {
-            long found = Atomics.getAcquire(table, HashHeader.keyOffset(slot));
+            long found = Atomics.getAcquire(table, base + HashHeader.keyOffset(slot));
             if (found == key) {
                 return slot;
             }
@@ -124,18 +125,26 @@ public final class HashUnit extends NodeUnit {
         throw new IllegalStateException("hash table of capacity " + capacity + " has no empty slot");
     }
 
-    /** The id of the table the header at {@code container} names (acquire), 0 for none. */
-    private static long tableId(MemorySegment segment, long container) {
-        long word = Atomics.getAcquire(segment, container + HashHeader.TABLE_OFFSET);
-        return word == 0 ? 0 : HashHeader.tableId(word);
+    /** The table word of the header at {@code container} (acquire): 0 for none. */
+    private static long tableWord(MemorySegment segment, long container) {
+        return Atomics.getAcquire(segment, container + HashHeader.TABLE_OFFSET);
     }
 
-    private static int capacity(MemorySegment table) {
-        return (int) table.get(ValueLayout.JAVA_LONG, HashHeader.CAPACITY_OFFSET);
+    private static int capacity(MemorySegment table, long base) {
+        return (int) table.get(ValueLayout.JAVA_LONG, base + HashHeader.CAPACITY_OFFSET);
     }
 
-    private static long count(MemorySegment table, int offset) {
-        return table.get(ValueLayout.JAVA_LONG, offset);
+    private static long count(MemorySegment table, long base, int offset) {
+        return table.get(ValueLayout.JAVA_LONG, base + offset);
+    }
+
+    private static void setCount(MemorySegment table, long base, int offset, long value) {
+        table.set(ValueLayout.JAVA_LONG, base + offset, value);
+    }
+
+    /** Byte offset of slot {@code slot}'s word in the table at {@code base}. */
+    private static long wordAt(long base, int slot) {
+        return base + HashHeader.keyOffset(slot) + HashHeader.WORD_OFFSET;
     }
 
     @Override
@@ -173,31 +182,32 @@ public final class HashUnit extends NodeUnit {
      */
     @Override
     public int plan(Location at, long container, long index, ActivationRun activation) {
-        long id = tableId(at.segment, container);
-        if (id == 0) {
+        long tableWord = tableWord(at.segment, container);
+        if (tableWord == 0) {
             activation.reservation().needTable(HashHeader.MIN_CAPACITY);
             return PLAN_INACTIVE;
         }
-        MemorySegment table = tables.segment(id);
-        int slot = slot(table, index);
+        MemorySegment table = tables.segment(tableWord);
+        long base = tables.base(tableWord);
+        int slot = slot(table, base, index);
         if (slot >= 0) {
-            long word = Atomics.getAcquire(table, HashHeader.keyOffset(slot) + HashHeader.WORD_OFFSET);
+            long word = Atomics.getAcquire(table, wordAt(base, slot));
             if (PointerWord.isActive(word)) {
                 enter(at, word);
                 return PLAN_ACTIVE;
             }
         }
-        activation.reservation().needTable(slot >= 0 ? 0 : growth(table));
+        activation.reservation().needTable(slot >= 0 ? 0 : growth(table, base));
         return PLAN_INACTIVE;
     }
 
-    /** The capacity a new key needs in {@code table}: 0 when it fits, else the resize's. */
-    private int growth(MemorySegment table) {
-        int capacity = capacity(table);
-        if (count(table, HashHeader.USED_OFFSET) + 1 <= HashHeader.maxUsed(capacity)) {
+    /** The capacity a new key needs in the table at {@code base}: 0 when it fits, else the resize's. */
+    private int growth(MemorySegment table, long base) {
+        int capacity = capacity(table, base);
+        if (count(table, base, HashHeader.USED_OFFSET) + 1 <= HashHeader.maxUsed(capacity)) {
             return 0;
         }
-        long live = count(table, HashHeader.LIVE_OFFSET) + 1;
+        long live = count(table, base, HashHeader.LIVE_OFFSET) + 1;
         int wanted = HashHeader.capacityFor(live);
         if (wanted > HashHeader.MAX_CAPACITY) {
             throw new HashTableFullException(node.snode().path(), HashHeader.maxUsed(HashHeader.MAX_CAPACITY));
@@ -223,7 +233,7 @@ public final class HashUnit extends NodeUnit {
             return;
         }
         long held = reservation.table(step);
-        if (held != 0 && capacity(tables.segment(held)) >= need) {
+        if (held != 0 && 1 << HashHeader.capacityBits(held) >= need) {
             return;
         }
         reservation.putTable(step, tables, activation.reserveTable(node.snode(), tables, need));
@@ -253,85 +263,91 @@ public final class HashUnit extends NodeUnit {
     private long insert(Location at, MemorySegment segment, long container, long index, int step,
                         ActivationRun activation) {
         Reservation reservation = activation.reservation();
-        long id = tableId(segment, container);
-        MemorySegment table = id == 0 ? null : tables.segment(id);
-        int slot = table == null ? -1 : slot(table, index);
+        long tableWord = tableWord(segment, container);
+        MemorySegment table = tableWord == 0 ? null : tables.segment(tableWord);
+        long base = tableWord == 0 ? 0 : tables.base(tableWord);
+        int slot = table == null ? -1 : slot(table, base, index);
         if (slot >= 0) {
-            long word = Atomics.getAcquire(table, HashHeader.keyOffset(slot) + HashHeader.WORD_OFFSET);
+            long word = Atomics.getAcquire(table, wordAt(base, slot));
             if (PointerWord.isActive(word)) {
                 enter(at, word);
                 return GO_ON; // another thread activated it first
             }
         }
-        int need = table == null ? HashHeader.MIN_CAPACITY : slot >= 0 ? 0 : growth(table);
+        int need = table == null ? HashHeader.MIN_CAPACITY : slot >= 0 ? 0 : growth(table, base);
         if (need > 0) {
             long fresh = reservation.table(step);
-            if (fresh == 0 || capacity(tables.segment(fresh)) < need) {
+            if (fresh == 0 || 1 << HashHeader.capacityBits(fresh) < need) {
                 return REPLAN; // the table filled since the plan: reserve a larger one first
             }
             MemorySegment grown = tables.segment(fresh);
-            if (table != null) {
-                copyLive(table, grown);
-            }
-            Atomics.setRelease(segment, container + HashHeader.TABLE_OFFSET,
-                    HashHeader.tableWord(fresh, capacity(grown)));
+            long grownBase = tables.base(fresh);
+            long live = table == null ? 0 : copyLive(table, base, grown, grownBase);
+            Atomics.setRelease(segment, container + HashHeader.TABLE_OFFSET, fresh);
             reservation.usedTable(step);
-            if (id != 0) {
-                tables.retire(id);
+            tables.published(fresh, live);
+            if (tableWord != 0) {
+                tables.retire(tableWord, live);
             }
             reservation.changed = true;
             table = grown;
-            slot = slot(table, index);
+            base = grownBase;
+            slot = slot(table, base, index);
         }
         long mine = reservation.cell(step);
         long result = activation.buildBelow(step, cells.segment(mine), cells.offset(mine));
-        long key = HashHeader.keyOffset(slot >= 0 ? slot : -slot - 1);
+        long key = base + HashHeader.keyOffset(slot >= 0 ? slot : -slot - 1);
         if (slot < 0) {
             Atomics.setRelease(table, key, index + 1);
-            table.set(ValueLayout.JAVA_LONG, HashHeader.USED_OFFSET, count(table, HashHeader.USED_OFFSET) + 1);
+            setCount(table, base, HashHeader.USED_OFFSET, count(table, base, HashHeader.USED_OFFSET) + 1);
         }
         Atomics.setRelease(table, key + HashHeader.WORD_OFFSET, PointerWord.encode(mine));
-        table.set(ValueLayout.JAVA_LONG, HashHeader.LIVE_OFFSET, count(table, HashHeader.LIVE_OFFSET) + 1);
+        setCount(table, base, HashHeader.LIVE_OFFSET, count(table, base, HashHeader.LIVE_OFFSET) + 1);
+        tables.liveEntries(1);
         reservation.used(step);
         reservation.usedBuilt();
         reservation.changed = true;
         return result;
     }
 
-    /** Copies the live entries of {@code from} into the empty table {@code to}, nobody else seeing {@code to} yet. */
-    private static void copyLive(MemorySegment from, MemorySegment to) {
-        int capacity = capacity(from);
+    /**
+     * Copies the live entries of one table into the empty table {@code to}, which nobody else sees
+     * yet; returns how many.
+     */
+    private static long copyLive(MemorySegment from, long fromBase, MemorySegment to, long toBase) {
+        int capacity = capacity(from, fromBase);
         long live = 0;
         for (int slot = 0; slot < capacity; slot++) {
-            long key = from.get(ValueLayout.JAVA_LONG, HashHeader.keyOffset(slot));
-            long word = from.get(ValueLayout.JAVA_LONG, HashHeader.keyOffset(slot) + HashHeader.WORD_OFFSET);
+            long key = from.get(ValueLayout.JAVA_LONG, fromBase + HashHeader.keyOffset(slot));
+            long word = from.get(ValueLayout.JAVA_LONG, wordAt(fromBase, slot));
             if (key != 0 && PointerWord.isActive(word)) {
-                long at = HashHeader.keyOffset(-slot(to, key - 1) - 1);
+                long at = toBase + HashHeader.keyOffset(-slot(to, toBase, key - 1) - 1);
                 to.set(ValueLayout.JAVA_LONG, at, key);
                 to.set(ValueLayout.JAVA_LONG, at + HashHeader.WORD_OFFSET, word);
                 live++;
             }
         }
-        to.set(ValueLayout.JAVA_LONG, HashHeader.USED_OFFSET, live);
-        to.set(ValueLayout.JAVA_LONG, HashHeader.LIVE_OFFSET, live);
+        setCount(to, toBase, HashHeader.USED_OFFSET, live);
+        setCount(to, toBase, HashHeader.LIVE_OFFSET, live);
+        return live;
     }
 
     /** In a fresh reserved cell: the header names the step's reserved table, which holds the one entry. */
     @Override
     public long build(Location at, long container, long index, int step, ActivationRun activation) {
         Reservation reservation = activation.reservation();
-        long id = reservation.table(step);
+        long tableWord = reservation.table(step);
         long child = reservation.cell(step);
-        MemorySegment table = tables.segment(id);
-        long key = HashHeader.keyOffset(HashHeader.home(index, capacity(table)));
+        MemorySegment table = tables.segment(tableWord);
+        long base = tables.base(tableWord);
+        long key = base + HashHeader.keyOffset(HashHeader.homeByBits(index, HashHeader.capacityBits(tableWord)));
         reservation.buildsWith(step);
         reservation.buildsWithTable(step);
         reservation.built(table, key, index + 1);
         reservation.built(table, key + HashHeader.WORD_OFFSET, PointerWord.encode(child));
-        reservation.built(table, HashHeader.USED_OFFSET, 1);
-        reservation.built(table, HashHeader.LIVE_OFFSET, 1);
-        reservation.built(at.segment, container + HashHeader.TABLE_OFFSET,
-                HashHeader.tableWord(id, capacity(table)));
+        reservation.built(table, base + HashHeader.USED_OFFSET, 1);
+        reservation.built(table, base + HashHeader.LIVE_OFFSET, 1);
+        reservation.built(at.segment, container + HashHeader.TABLE_OFFSET, tableWord);
         at.set(cells.segment(child), cells.offset(child));
         return GO_ON;
     }
@@ -345,21 +361,22 @@ public final class HashUnit extends NodeUnit {
             return false; // released: nothing is active in it
         }
         try {
-            long id = tableId(segment, container);
-            if (id == 0) {
+            long tableWord = tableWord(segment, container);
+            if (tableWord == 0) {
                 return false;
             }
-            MemorySegment table = tables.segment(id);
-            int slot = slot(table, index);
-            return slot >= 0 && releaseEntry(table, slot);
+            MemorySegment table = tables.segment(tableWord);
+            long base = tables.base(tableWord);
+            int slot = slot(table, base, index);
+            return slot >= 0 && releaseEntry(table, base, slot);
         } finally {
             Atomics.setRelease(segment, lock, LOCK_FREE);
         }
     }
 
     /** Under the lock: releases the child of an active entry and leaves a tombstone. */
-    private boolean releaseEntry(MemorySegment table, int slot) {
-        long wordOffset = HashHeader.keyOffset(slot) + HashHeader.WORD_OFFSET;
+    private boolean releaseEntry(MemorySegment table, long base, int slot) {
+        long wordOffset = wordAt(base, slot);
         long word = Atomics.getAcquire(table, wordOffset);
         if (!PointerWord.isActive(word)) {
             return false;
@@ -370,7 +387,8 @@ public final class HashUnit extends NodeUnit {
             cells.recycle(cell);
         } finally {
             Atomics.setRelease(table, wordOffset, PointerWord.NULL);
-            table.set(ValueLayout.JAVA_LONG, HashHeader.LIVE_OFFSET, count(table, HashHeader.LIVE_OFFSET) - 1);
+            setCount(table, base, HashHeader.LIVE_OFFSET, count(table, base, HashHeader.LIVE_OFFSET) - 1);
+            tables.liveEntries(-1);
         }
         return true;
     }
@@ -383,16 +401,17 @@ public final class HashUnit extends NodeUnit {
             return; // released before
         }
         try {
-            long id = tableId(segment, container);
-            if (id != 0) {
-                MemorySegment table = tables.segment(id);
+            long tableWord = tableWord(segment, container);
+            if (tableWord != 0) {
+                MemorySegment table = tables.segment(tableWord);
+                long base = tables.base(tableWord);
                 try {
-                    for (int slot = 0; slot < capacity(table); slot++) {
-                        releaseEntry(table, slot);
+                    for (int slot = 0; slot < capacity(table, base); slot++) {
+                        releaseEntry(table, base, slot);
                     }
                 } finally {
                     Atomics.setRelease(segment, container + HashHeader.TABLE_OFFSET, 0);
-                    tables.retire(id);
+                    tables.retire(tableWord, count(table, base, HashHeader.LIVE_OFFSET));
                 }
             }
         } finally {
@@ -419,19 +438,20 @@ public final class HashUnit extends NodeUnit {
      */
     @Override
     public long forEachActive(MemorySegment segment, long container, ActiveCellVisitor visitor, int level) {
-        long id = tableId(segment, container);
-        if (id == 0) {
+        long tableWord = tableWord(segment, container);
+        if (tableWord == 0) {
             return 0;
         }
-        MemorySegment table = tables.segment(id);
-        int capacity = capacity(table);
+        MemorySegment table = tables.segment(tableWord);
+        long base = tables.base(tableWord);
+        int capacity = capacity(table, base);
         long visited = 0;
         for (int slot = 0; slot < capacity; slot++) {
-            long key = Atomics.getAcquire(table, HashHeader.keyOffset(slot));
+            long key = Atomics.getAcquire(table, base + HashHeader.keyOffset(slot));
             if (key == 0) {
                 continue;
             }
-            long word = Atomics.getAcquire(table, HashHeader.keyOffset(slot) + HashHeader.WORD_OFFSET);
+            long word = Atomics.getAcquire(table, wordAt(base, slot));
             if (PointerWord.isActive(word)) {
                 long cell = PointerWord.cellIndex(word);
                 visitor.visit(level, key - 1, cells.segment(cell), cells.offset(cell), cell);
