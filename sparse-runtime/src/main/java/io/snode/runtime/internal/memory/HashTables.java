@@ -117,19 +117,23 @@ public final class HashTables {
         pool.freeChunk(table);
     }
 
-    /** The memory holding the table {@code word} names. */
+    /** The memory holding the table {@code word} names (small: kept small, so that the JIT inlines it into probes). */
     public MemorySegment segment(long word) {
         int bits = HashHeader.capacityBits(word);
-        long id = HashHeader.tableId(word);
-        if (bits <= SMALL_MAX_BITS) {
-            return small[bits].segment(id);
-        }
+        return bits <= SMALL_MAX_BITS ? small[bits].segment(HashHeader.tableId(word)) : large(HashHeader.tableId(word));
+    }
+
+    private MemorySegment large(long id) {
         MemorySegment[] tables = byId;
         MemorySegment table = id > 0 && id < tables.length ? tables[(int) id] : null;
         if (table == null) {
-            throw new IllegalStateException("table word=" + word + " names no table of " + owner.name());
+            throw noTable(id);
         }
         return table;
+    }
+
+    private IllegalStateException noTable(long id) {
+        return new IllegalStateException("table id=" + id + " names no large table of " + owner.name());
     }
 
     /** The byte offset of the table {@code word} names in {@link #segment}. */
@@ -200,10 +204,7 @@ public final class HashTables {
     }
 
     private MemorySegment takeLarge(long id) {
-        MemorySegment table = byId[(int) id];
-        if (table == null) {
-            throw new IllegalStateException("table id=" + id + " names no table of " + owner.name());
-        }
+        MemorySegment table = large(id);
         byId[(int) id] = null;
         freeIds.add(id);
         return table;
