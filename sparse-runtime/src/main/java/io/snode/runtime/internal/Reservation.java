@@ -98,10 +98,6 @@ public final class Reservation {
         return tables == null ? 0 : tables[step];
     }
 
-    public HashTables tableOwner(int step) {
-        return tableOwners[step];
-    }
-
     /** Reserves the table {@code id} of {@code owner} for {@code step}; one held before goes back. */
     public void putTable(int step, HashTables owner, long id) {
         if (tables == null) {
@@ -240,11 +236,7 @@ public final class Reservation {
                     try {
                         tableOwners[step].unreserve(tables[step]);
                     } catch (RuntimeException e) {
-                        if (first == null) {
-                            first = e;
-                        } else {
-                            first.addSuppressed(e);
-                        }
+                        first = chain(first, e);
                     }
                     tables[step] = 0;
                 }
@@ -256,11 +248,7 @@ public final class Reservation {
                 try {
                     managers[slot].unallocate(cells[slot]);
                 } catch (RuntimeException e) {
-                    if (first == null) {
-                        first = e;
-                    } else {
-                        first.addSuppressed(e);
-                    }
+                    first = chain(first, e);
                 }
                 cells[slot] = -1;
             }
@@ -269,6 +257,15 @@ public final class Reservation {
         if (first != null) {
             throw first;
         }
+    }
+
+    /** The first failure of a hand-back, with later ones suppressed in it. */
+    private static RuntimeException chain(RuntimeException first, RuntimeException next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
     }
 
     /** {@link #release()} at the end of a call; a failure there is added to {@code failure} if the call failed. */

@@ -34,11 +34,6 @@ enum TargetKind {
         @Override
         void recordAll(ActiveBlocks blocks) {
         }
-
-        @Override
-        BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field) {
-            return new BlockValues.Leaf(plan, field);
-        }
     },
     BITMASKED(NodeKind.BITMASKED) {
         @Override
@@ -61,11 +56,6 @@ enum TargetKind {
         @Override
         void recordAll(ActiveBlocks blocks) {
             throw new AssertionError("bitmasks are copied while the blocks are emitted");
-        }
-
-        @Override
-        BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field) {
-            return new BlockValues.Leaf(plan, field);
         }
     },
     POINTER(NodeKind.POINTER) {
@@ -106,11 +96,6 @@ enum TargetKind {
 
         @Override
         void record(ActiveBlocks blocks, int b, MemorySegment segment, long container) {
-        }
-
-        @Override
-        BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field) {
-            return new BlockValues.Leaf(plan, field);
         }
     },
     DYNAMIC(NodeKind.DYNAMIC) {
@@ -181,8 +166,14 @@ enum TargetKind {
     /** Records the activity of block {@code b}, whose container is at {@code container} of {@code segment}. */
     abstract void record(ActiveBlocks blocks, int b, MemorySegment segment, long container);
 
-    /** How a reduction over {@code field} (placed on a target of this kind, planned as {@code plan}) reads a block. */
-    abstract BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field);
+    /**
+     * How a reduction over {@code field} (placed on a target of this kind, planned as {@code plan})
+     * reads a block: by default the cells lie in the block (dense, bitmasked, and a hash target's
+     * one-cell blocks).
+     */
+    BlockValues values(NodeTree structure, SNodePlan plan, PlacedField field) {
+        return new BlockValues.Leaf(plan, field);
+    }
 
     /** Records the activity of every block emitted so far, in one pass. */
     void recordAll(ActiveBlocks blocks) {

@@ -61,16 +61,6 @@ public final class HashUnit extends NodeUnit {
         this.tables = tables;
     }
 
-    /** The allocator of this node's child cells. */
-    public CheckedCells cells() {
-        return cells;
-    }
-
-    /** The registry of this node's tables. */
-    public HashTables tables() {
-        return tables;
-    }
-
     // ------------------------------------------------------------------ reading
 
     /**
