@@ -115,7 +115,7 @@ final class AccessorEmitter {
         MethodEmitter mv = bodies.begin(method.getName(), Type.getMethodDescriptor(method), false,
                 FieldBodies.names(binding));
         Cache cache = cacheFor(field);
-        FieldBodies.Walk cached = cache == null ? null : (walk, inactive) -> emitCachedWalk(walk, field, cache, inactive);
+        FieldBodies.Walk cached = cache == null ? null : (walk, inactive, write) -> emitCachedWalk(walk, field, cache, inactive, write);
         switch (binding.operation()) {
             case GET -> bodies.get(mv, field, cached);
             case SET -> bodies.store(mv, field, false, cached);
@@ -156,7 +156,7 @@ final class AccessorEmitter {
      * that an access that hits (the common case) stays small enough for the JIT to inline
      * into its caller.
      */
-    private boolean emitCachedWalk(PathWalk walk, PlacedField field, Cache cache, Label inactive) {
+    private boolean emitCachedWalk(PathWalk walk, PlacedField field, Cache cache, Label inactive, boolean write) {
         MethodEmitter mv = walk.mv();
         List<PathStep> path = plan.path(field);
         int dims = field.dimensionality();
@@ -193,7 +193,11 @@ final class AccessorEmitter {
         mv.visitVarInsn(ALOAD, 0);
         mv.visitFieldInsn(GETFIELD, self, prefix + "offset", "J");
         mv.visitVarInsn(LSTORE, walk.offset());
-        walk.walk(path, cache.level() + 1, path.size(), inactive, false);
+        if (write) {
+            walk.walkToWrite(path, cache.level() + 1, path.size(), inactive);
+        } else {
+            walk.walk(path, cache.level() + 1, path.size(), inactive, false);
+        }
         return true;
     }
 

@@ -46,8 +46,11 @@ import org.objectweb.asm.Type;
 final class FieldBodies {
     /** How a read or write reaches its cell when not by the plain walk from the root: the accessor's cache. */
     interface Walk {
-        /** Leaves the field's cell in the walk's locals, or jumps to {@code inactive}; returns whether it can. */
-        boolean emit(PathWalk walk, Label inactive);
+        /**
+         * Leaves the field's cell in the walk's locals, or jumps to {@code inactive}; returns
+         * whether it can. A {@code write} activates in place where {@link PathWalk#walkToWrite} does.
+         */
+        boolean emit(PathWalk walk, Label inactive, boolean write);
     }
 
     private final Plan plan;
@@ -194,7 +197,11 @@ final class FieldBodies {
     private boolean walkToField(PathWalk walk, PlacedField field, Label inactive, boolean ambient, Walk cached) {
         boundsChecks(walk.mv(), "field=" + field.name(), field.snode());
         List<PathStep> path = plan.path(field);
-        return cached == null ? walk.walk(path, 0, path.size(), inactive, ambient) : cached.emit(walk, inactive);
+        boolean write = !ambient;
+        if (cached != null) {
+            return cached.emit(walk, inactive, write);
+        }
+        return write ? walk.walkToWrite(path, 0, path.size(), inactive) : walk.walk(path, 0, path.size(), inactive, true);
     }
 
     /** Pushes the segment, the value layout and the field's byte offset. */

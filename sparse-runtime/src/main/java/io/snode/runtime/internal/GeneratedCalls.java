@@ -45,6 +45,20 @@ public final class GeneratedCalls {
         return (Atomics.getAcquire(segment, offset) & BitmaskWords.bit(index)) != 0;
     }
 
+    /**
+     * Sets bit {@code index & 63} of the mask word at (segment, offset) with an atomic OR and,
+     * when this call is the one that set it, counts an activation of {@code structure}: the
+     * in-place activation of a write whose path needs no memory from here on (only dense and
+     * bitmasked steps below, every pointer above active), the same store and count that
+     * {@link NodeTree}'s inline activation makes, and nothing that can fail.
+     */
+    public static void activateBit(NodeTree structure, MemorySegment segment, long offset, long index) {
+        long bit = BitmaskWords.bit(index);
+        if ((Atomics.getAndBitwiseOr(segment, offset, bit) & bit) == 0) {
+            structure.countActivation();
+        }
+    }
+
     /** The length of the dynamic list whose header is at (segment, header). */
     public static long listLength(MemorySegment segment, long header) {
         return DynamicUnit.length(segment, header);

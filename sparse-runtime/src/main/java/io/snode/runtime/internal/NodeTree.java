@@ -202,6 +202,15 @@ public final class NodeTree {
     }
 
     /**
+     * Counts an activation that generated code completed by itself (a mask bit set in place,
+     * {@link GeneratedCalls#activateBit}), after its store, as {@link #activateInline} counts
+     * its own.
+     */
+    void countActivation() {
+        activations.increment();
+    }
+
+    /**
      * Makes {@code counter} (or null) count the deactivations made on this thread from now on:
      * every {@link #deactivate} that found an active cell and every {@link #deactivateAll}.
      *

@@ -1,6 +1,7 @@
 package io.snode.codegen.internal.emit;
 
 import static org.objectweb.asm.Opcodes.IFEQ;
+import static org.objectweb.asm.Opcodes.IFNE;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.LLOAD;
 
@@ -21,11 +22,38 @@ final class BitmaskedEmitUnit implements NodeEmitUnit {
     /** {@code if (!maskBit(segment, mask word address, index)) goto inactive} */
     @Override
     public boolean emitActiveTest(PathWalk walk, PathStep step, Label inactive) {
+        emitActiveTest(walk, step, inactive, IFEQ);
+        return true;
+    }
+
+    /** Tests the cell's bit and jumps to {@code target} when it is clear ({@code IFEQ}) or set ({@code IFNE}). */
+    private static void emitActiveTest(PathWalk walk, PathStep step, Label target, int jump) {
         walk.maskWordAddress(step);
         walk.mv().visitVarInsn(LLOAD, walk.index());
         walk.mv().invoke(RuntimeMethods.MASK_BIT);
-        walk.mv().visitJumpInsn(IFEQ, inactive);
+        walk.mv().visitJumpInsn(jump, target);
+    }
+
+    @Override
+    public boolean activatesInPlace() {
         return true;
+    }
+
+    /**
+     * {@code if (!maskBit(...)) activateBit(STRUCTURE, segment, mask word address, index)}, then
+     * into the cell: the atomic OR and the change count of the runtime's inline activation,
+     * without a call into it.
+     */
+    @Override
+    public void activateInPlace(PathWalk walk, PathStep step) {
+        Label active = new Label();
+        emitActiveTest(walk, step, active, IFNE);
+        walk.owner().getConstant(walk.mv(), "STRUCTURE");
+        walk.maskWordAddress(step);
+        walk.mv().visitVarInsn(LLOAD, walk.index());
+        walk.mv().invoke(RuntimeMethods.ACTIVATE_BIT);
+        walk.mv().visitLabel(active);
+        emitEnter(walk, step, null);
     }
 
     @Override

@@ -19,6 +19,17 @@ final class DenseEmitUnit implements NodeEmitUnit {
     }
 
     @Override
+    public boolean activatesInPlace() {
+        return true;
+    }
+
+    /** Always active: into the cell. */
+    @Override
+    public void activateInPlace(PathWalk walk, PathStep step) {
+        emitEnter(walk, step, null);
+    }
+
+    @Override
     public void emitEnter(PathWalk walk, PathStep step, Label inactive) {
         walk.advance(step.containerOffset(), step.node().cellBytes());
     }

@@ -50,6 +50,24 @@ public sealed interface NodeEmitUnit permits DenseEmitUnit, BitmaskedEmitUnit, P
         return jumps;
     }
 
+    /**
+     * Whether a write may activate a cell of this kind in the generated method itself: the
+     * activation needs no memory and cannot fail (dense: always active; bitmasked: one atomic
+     * OR). The runtime's {@code NodeUnit.activatesInPlace} says the same of its units.
+     */
+    default boolean activatesInPlace() {
+        return false;
+    }
+
+    /**
+     * One step of a write's walk where every later step also activates in place
+     * ({@link PathWalk#inPlaceTail}): an inactive cell is activated here instead of jumping to
+     * the runtime. Only kinds that {@link #activatesInPlace} are asked.
+     */
+    default void activateInPlace(PathWalk walk, PathStep step) {
+        throw new AssertionError(getClass().getSimpleName() + " does not activate in place");
+    }
+
     /** The loop of a snapshot walk over the active cells of {@code child}'s container; exits to {@code done}. */
     void emitChildLoop(ChildLoop loop, SNodePlan child, Label done);
 

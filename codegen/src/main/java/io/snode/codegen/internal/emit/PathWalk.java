@@ -80,6 +80,36 @@ public final class PathWalk {
      * @return whether any level can jump to {@code inactive}
      */
     public boolean walk(List<PathStep> steps, int from, int to, Label inactive, boolean ambient) {
+        return walk(steps, from, to, inactive, ambient, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Steps {@code [from, to)} of a write's walk: as {@link #walk}, except that the steps from
+     * the path's {@link #inPlaceTail} on activate an inactive cell in place (a clear mask bit is
+     * set with an atomic OR, counted as the runtime's inline activation counts it) rather than
+     * jump to {@code inactive}, since nothing after them can fail. Every earlier step (a pointer,
+     * hash or list step, or a bitmasked step above one) still jumps, to the runtime's protocol.
+     *
+     * @return whether any level can jump to {@code inactive}
+     */
+    public boolean walkToWrite(List<PathStep> steps, int from, int to, Label inactive) {
+        return walk(steps, from, to, inactive, false, inPlaceTail(steps));
+    }
+
+    /**
+     * The first step from which every step of {@code steps} activates in place (dense and
+     * bitmasked only), as the runtime's {@code NodeTree.inlineTail} computes it; the path's length
+     * when the last step does not.
+     */
+    public static int inPlaceTail(List<PathStep> steps) {
+        int tail = steps.size();
+        while (tail > 0 && NodeEmitUnit.of(steps.get(tail - 1).node().kind()).activatesInPlace()) {
+            tail--;
+        }
+        return tail;
+    }
+
+    private boolean walk(List<PathStep> steps, int from, int to, Label inactive, boolean ambient, int inPlaceFrom) {
         if (from == 0) {
             owner.getConstant(mv, "ROOT");
             mv.visitVarInsn(ASTORE, segment);
@@ -92,7 +122,12 @@ public final class PathWalk {
             PathStep step = steps.get(level);
             mv.markLevel(level + 1);
             storeCellIndex(step, target);
-            jumps |= NodeEmitUnit.of(step.node().kind()).lookup(this, step, inactive, ambient);
+            NodeEmitUnit unit = NodeEmitUnit.of(step.node().kind());
+            if (level >= inPlaceFrom) {
+                unit.activateInPlace(this, step);
+            } else {
+                jumps |= unit.lookup(this, step, inactive, ambient);
+            }
         }
         return jumps;
     }

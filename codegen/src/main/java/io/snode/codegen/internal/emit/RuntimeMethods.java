@@ -47,6 +47,8 @@ public final class RuntimeMethods {
             CheckedCells.class, long.class);
     public static final RuntimeMethod MASK_BIT = of(GeneratedCalls.class, "maskBit", MemorySegment.class, long.class,
             long.class);
+    public static final RuntimeMethod ACTIVATE_BIT = of(GeneratedCalls.class, "activateBit", NodeTree.class,
+            MemorySegment.class, long.class, long.class);
     public static final RuntimeMethod HASH_WORD = of(HashUnit.class, "word", HashTables.class, MemorySegment.class,
             long.class, long.class);
     public static final RuntimeMethod LIST_LENGTH = of(GeneratedCalls.class, "listLength", MemorySegment.class, long.class);
