@@ -164,12 +164,34 @@ final class FieldBodies {
         end(mv);
     }
 
-    /** {@code append(listCoordinates..., value)}: appends an element holding {@code value}, returns its index. */
+    /**
+     * {@code append(listCoordinates..., value)}: appends an element holding {@code value}, returns
+     * its index. Where the list's axis is the last of its index axes (so the parameters are the
+     * parent levels' coordinates), the walk to the list and an append to an existing chunk run in
+     * the method ({@link PathWalk#tryAppend}); an inactive level on the way, a missing chunk or a
+     * full list go to the runtime's append.
+     */
     void append(MethodEmitter mv, PlacedField field) {
         ValueType value = ValueType.of(field.type());
         SNode list = field.snode();
         int dims = list.parent().indexAxes().size();
+        int listAxis = list.indexAxes().indexOf(list.axes().get(0));
         boundsChecks(mv, "snode=" + list.parent().path(), list.parent());
+        if (listAxis == dims) {
+            List<PathStep> path = plan.path(field);
+            PathWalk walk = new PathWalk(owner, mv);
+            Label slow = new Label();
+            Label emptied = new Label();
+            walk.walk(path, 0, path.size() - 1, slow, false);
+            walk.tryAppend(path.getLast(), slow, emptied);
+            fieldAddress(walk, field, value);
+            mv.visitVarInsn(value.load(), mv.parameter(dims));
+            mv.invoke(value.set);
+            mv.visitLabel(emptied); // a racing deactivation emptied the list: the element is gone with it
+            mv.visitVarInsn(LLOAD, walk.index());
+            mv.visitInsn(LRETURN);
+            mv.visitLabel(slow);
+        }
         int location = mv.newLocal("location", Type.getType(Location.class));
         String locationClass = Type.getInternalName(Location.class);
         String segment = Type.getDescriptor(MemorySegment.class);

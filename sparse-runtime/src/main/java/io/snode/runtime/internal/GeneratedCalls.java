@@ -59,6 +59,19 @@ public final class GeneratedCalls {
         }
     }
 
+    /**
+     * An append that needs no memory ({@link DynamicUnit#tryAppend}): the element's index, its
+     * activation counted, or {@code -1} with nothing changed when the runtime's append must run.
+     */
+    public static long tryAppend(NodeTree structure, MemorySegment segment, long header, int chunkSize, int capacity,
+                                 CheckedCells blocks, int leafFanout) {
+        long element = DynamicUnit.tryAppend(segment, header, chunkSize, capacity, blocks, leafFanout);
+        if (element >= 0) {
+            structure.countActivation();
+        }
+        return element;
+    }
+
     /** The length of the dynamic list whose header is at (segment, header). */
     public static long listLength(MemorySegment segment, long header) {
         return DynamicUnit.length(segment, header);

@@ -4,6 +4,7 @@ import static org.objectweb.asm.Opcodes.ACONST_NULL;
 import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.IFEQ;
 import static org.objectweb.asm.Opcodes.IFGE;
+import static org.objectweb.asm.Opcodes.IFLT;
 import static org.objectweb.asm.Opcodes.LADD;
 import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LCONST_0;
@@ -47,12 +48,7 @@ final class DynamicEmitUnit implements NodeEmitUnit {
         walk.containerOffset(step);
         mv.visitVarInsn(LLOAD, walk.index());
         mv.divide(node.chunkSize());
-        if (node.directoryLeafFanout() > 0) {
-            walk.owner().getConstant(mv, "DIRECTORY_" + node.id());
-        } else {
-            mv.visitInsn(ACONST_NULL);
-        }
-        mv.pushInt(node.directoryLeafFanout());
+        pushDirectory(walk, node);
         mv.invoke(RuntimeMethods.CHUNK_REFERENCE);
         mv.visitVarInsn(LSTORE, walk.word());
         mv.visitVarInsn(LLOAD, walk.word());
@@ -66,6 +62,40 @@ final class DynamicEmitUnit implements NodeEmitUnit {
         mv.multiply(node.cellBytes());
         mv.visitInsn(LADD);
         mv.visitVarInsn(LSTORE, walk.offset());
+    }
+
+    /**
+     * index := tryAppend(STRUCTURE, segment, header, chunk, capacity, directory, fanout); if
+     * (index < 0) goto slow; then into the element as {@link #emitEnter} (to {@code emptied} when
+     * its chunk is gone: a deactivation raced the append).
+     */
+    void emitTryAppend(PathWalk walk, PathStep step, Label slow, Label emptied) {
+        MethodEmitter mv = walk.mv();
+        SNodePlan node = step.node();
+        walk.owner().getConstant(mv, "STRUCTURE");
+        mv.visitVarInsn(ALOAD, walk.segment());
+        walk.containerOffset(step);
+        mv.pushInt(node.chunkSize());
+        mv.pushInt(node.capacity());
+        pushDirectory(walk, node);
+        mv.invoke(RuntimeMethods.TRY_APPEND);
+        mv.visitVarInsn(LSTORE, walk.index());
+        mv.visitVarInsn(LLOAD, walk.index());
+        mv.visitInsn(LCONST_0);
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFLT, slow);
+        emitEnter(walk, step, emptied);
+    }
+
+    /** Pushes the node's directory manager (null when the inline references cover the capacity) and the directory fan-out. */
+    private static void pushDirectory(PathWalk walk, SNodePlan node) {
+        MethodEmitter mv = walk.mv();
+        if (node.directoryLeafFanout() > 0) {
+            walk.owner().getConstant(mv, "DIRECTORY_" + node.id());
+        } else {
+            mv.visitInsn(ACONST_NULL);
+        }
+        mv.pushInt(node.directoryLeafFanout());
     }
 
     @Override

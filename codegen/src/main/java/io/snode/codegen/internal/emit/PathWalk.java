@@ -159,6 +159,16 @@ public final class PathWalk {
         mv.visitVarInsn(LSTORE, index);
     }
 
+    /**
+     * The append of generated code at the list of {@code step} (the walk stands in the list's
+     * parent cell): index := the element taken without the runtime, segment and offset := its
+     * cell; jumps to {@code slow} when the runtime's append must run (nothing changed), to
+     * {@code emptied} when the element's chunk went away after its index was taken.
+     */
+    public void tryAppend(PathStep step, Label slow, Label emptied) {
+        DynamicEmitUnit.INSTANCE.emitTryAppend(this, step, slow, emptied);
+    }
+
     /** offset := offset + base + index * cellBytes. */
     void advance(long base, long cellBytes) {
         mv.visitVarInsn(LLOAD, offset);

@@ -84,6 +84,28 @@ public final class DynamicUnit extends NodeUnit {
         return Atomics.getAcquire(blocks.segment(leafCell), blocks.offset(leafCell) + (extra % leafFanout) * Long.BYTES);
     }
 
+    /**
+     * The append of generated code to an existing list whose next element's chunk exists: takes
+     * the next index with a compare-and-set on the length, as {@link #publish} does once that
+     * chunk exists, and returns it; {@code -1}, having changed nothing, when the protocol must
+     * run instead (the chunk is missing, or the list is full: the protocol throws). Never locks
+     * and allocates nothing; a lost compare-and-set reads the length again.
+     */
+    public static long tryAppend(MemorySegment segment, long header, int chunkSize, int capacity, CheckedCells blocks,
+                                 int leafFanout) {
+        long lengthOffset = header + DynamicHeader.LENGTH_OFFSET;
+        while (true) {
+            long element = Atomics.getVolatile(segment, lengthOffset);
+            if (element >= capacity
+                    || chunkReference(segment, header, element / chunkSize, blocks, leafFanout) == PointerWord.NULL) {
+                return -1;
+            }
+            if (Atomics.compareAndSet(segment, lengthOffset, element, element + 1)) {
+                return element;
+            }
+        }
+    }
+
     private long chunkReference(MemorySegment segment, long header, long chunk) {
         return chunkReference(segment, header, chunk, blocks, node.directoryLeafFanout());
     }
