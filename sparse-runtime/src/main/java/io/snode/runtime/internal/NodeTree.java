@@ -53,7 +53,13 @@ import java.util.concurrent.atomic.LongAdder;
  * walks are one {@link Activation}; this class runs the retry loop around them and the undo. A
  * write whose path needs no memory (every pointer word active, no list step, clear mask bits
  * only where nothing below can fail) skips the protocol: {@link NodeUnit#activateInline} at
- * each step, one walk, the same stores as the publish step would make.
+ * each step, one walk, the same stores as the publish step would make. Generated code makes
+ * two such activations without calling here: a write sets a clear mask bit where only dense
+ * and bitmasked steps follow ({@link GeneratedCalls#activateBit}), and an append to an existing
+ * list whose next chunk exists takes its index ({@link GeneratedCalls#tryAppend}); each is one
+ * atomic store that cannot fail halfway, counted in {@link #activations()} after it, and
+ * anything else (an inactive pointer, a missing chunk, a full list) comes here with nothing
+ * stored.
  *
  * <p><b>Assumptions:</b> no collection runs while any method here runs (the runtime's phase
  * lock or the caller guarantee it). <b>Guarantees:</b>

@@ -21,7 +21,9 @@ import java.lang.foreign.MemorySegment;
  * is held and a call that fails for lack of memory has published nothing. An index is taken
  * with a compare-and-set on the length after its chunk exists, so a reader that sees an index
  * below the length finds its chunk (or, after a write past the length, a missing chunk that
- * reads zero). An append that finds the list full throws with nothing of its own published in
+ * reads zero). Generated appends take that last step alone when the chunk exists
+ * ({@link #tryAppend}): it either takes an index or changes nothing, and a missing chunk or a
+ * full list sends them to the protocol before anything is stored. An append that finds the list full throws with nothing of its own published in
  * the list; chunks it published before (while others took the indices) hold their elements.
  * Clearing the list takes the lock, recycles every chunk and block and empties the header;
  * when the enclosing cell is being released it leaves the lock {@link DynamicHeader#LOCK_RETIRED}
