@@ -313,6 +313,9 @@ class ConcurrentFailureTest {
             try (SparseRuntime rt = SparseRuntime.create(layout)) {
                 CyclicBarrier start = new CyclicBarrier(writers + 1);
                 java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+                // Halfway, each writer waits for the deactivator's first round, so that the two
+                // race whatever the scheduler does.
+                java.util.concurrent.CountDownLatch deactivated = new java.util.concurrent.CountDownLatch(1);
                 List<Future<?>> done = new ArrayList<>();
                 for (int t = 0; t < writers; t++) {
                     int seed = round * 10 + t;
@@ -320,6 +323,9 @@ class ConcurrentFailureTest {
                         Random random = new Random(seed);
                         start.await(10, TimeUnit.SECONDS);
                         for (int n = 0; n < 20_000; n++) {
+                            if (n == 10_000) {
+                                assertThat(deactivated.await(10, TimeUnit.SECONDS)).isTrue();
+                            }
                             int x = random.nextInt(32);
                             int y = random.nextInt(32);
                             if (random.nextBoolean()) {
@@ -342,6 +348,7 @@ class ConcurrentFailureTest {
                         rt.deactivate(upper, 0, 0);
                         rt.deactivate(layout.snode(1), 0, 0);
                         rounds++;
+                        deactivated.countDown();
                     }
                     return rounds;
                 });
