@@ -36,11 +36,13 @@ public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Col
     };
 
     /**
-     * Cap: {@link MemoryPool#defaultCapBytes()}; one shared arena per chunk; the runtime's default
+     * Cap: {@link MemoryPool#defaultCapBytes()}; a reserved region of address space per node
+     * manager where the platform has one, else one shared arena per chunk
+     * ({@link MemoryAllocator#regionsWherePossible()}); the runtime's default
      * collector ({@link #DEFAULT_COLLECTOR}).
      */
     public static final RuntimeOptions DEFAULT =
-            new RuntimeOptions(MemoryPool.defaultCapBytes(), MemoryAllocator.arenaPerChunk(), DEFAULT_COLLECTOR);
+            new RuntimeOptions(MemoryPool.defaultCapBytes(), MemoryAllocator.regionsWherePossible(), DEFAULT_COLLECTOR);
 
     public RuntimeOptions {
         if (memoryCapBytes <= 0) {

@@ -65,13 +65,13 @@ public final class SparseRuntime implements AutoCloseable {
                     ambient[node.id()] = pool.allocateChunk(node.snode().path() + " ambient", node.cellBytes());
                 }
                 if (node.hasChildCells()) {
-                    cells[node.id()] = new CheckedCells(pool, node.snode().path(), node.cellBytes());
+                    cells[node.id()] = new CheckedCells(pool, node.snode().path(), node.cellBytes(), indexSpace(node));
                 }
                 if (node.kind() == NodeKind.HASH) {
                     tables[node.id()] = new HashTables(pool, node.snode().path() + " tables");
                 } else if (node.kind() == NodeKind.DYNAMIC) {
                     cells[node.id()] = new CheckedCells(pool, node.snode().path(),
-                            node.cellBytes() * node.chunkSize());
+                            node.cellBytes() * node.chunkSize(), times(containers(node), node.maxChunks()));
                     if (node.directoryLeafFanout() > 0) {
                         int blockWords = Math.max(node.directoryLeafFanout(), node.directoryTopFanout());
                         directories[node.id()] = new CheckedCells(pool, node.snode().path() + " directory",
@@ -86,6 +86,29 @@ public final class SparseRuntime implements AutoCloseable {
                 pool.close();
             }
         }
+    }
+
+    /**
+     * How many cells of {@code node} can be active at once: its containers times the cells of one
+     * (saturating at {@link Long#MAX_VALUE}); the node manager of its children sizes its region by it.
+     */
+    private long indexSpace(SNodePlan node) {
+        return times(containers(node), node.cellCount());
+    }
+
+    /** How many containers of {@code node} can exist at once: the product of the cell counts above it. */
+    private long containers(SNodePlan node) {
+        long containers = 1;
+        for (SNode level : node.snode().ancestry()) {
+            if (level != node.snode()) {
+                containers = times(containers, plan.node(level).cellCount());
+            }
+        }
+        return containers;
+    }
+
+    private static long times(long a, long b) {
+        return b > 0 && a > Long.MAX_VALUE / b ? Long.MAX_VALUE : a * Math.max(1, b);
     }
 
     /** A runtime with the default options (memory cap: see {@link RuntimeOptions#DEFAULT}). */

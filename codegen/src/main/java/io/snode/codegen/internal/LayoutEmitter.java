@@ -228,6 +228,14 @@ public final class LayoutEmitter {
             owner.constant("SNODE_" + snode.id(), SNode.class, snode);
             if (node.hasNodeManager()) {
                 owner.constant("CELLS_" + snode.id(), CheckedCells.class, objects.cells(snode));
+                if (objects.cells(snode) instanceof CheckedCells cells && cells.region() != null) {
+                    // The manager's cells lie in one region: cell c at c * the plan's cell bytes.
+                    if (cells.cellStride() != PathWalk.managedCellBytes(node)) {
+                        throw new AssertionError("cell stride " + cells.cellStride() + " of " + snode.path()
+                                + " is not the plan's " + PathWalk.managedCellBytes(node));
+                    }
+                    owner.constant("REGION_" + snode.id(), MemorySegment.class, cells.region());
+                }
                 owner.constant("AMBIENT_" + snode.id(), MemorySegment.class, objects.ambient(snode));
             }
             if (node.kind() == NodeKind.DYNAMIC && node.directoryLeafFanout() > 0) {

@@ -12,9 +12,35 @@ import java.lang.foreign.MemorySegment;
  */
 public final class CheckedCells {
     private final NodeManager manager;
+    private final MemorySegment region;
 
     public CheckedCells(MemoryPool pool, String ownerName, long cellBytes) {
-        this.manager = new NodeManager(pool, ownerName, cellBytes, Math.min(8, Long.lowestOneBit(cellBytes)));
+        this(pool, ownerName, cellBytes, 0);
+    }
+
+    /**
+     * Cells of {@code cellBytes} for at most {@code indexSpace} cells active at once, in one
+     * reserved region where the pool has regions ({@link NodeManager}'s constructor); 0 for
+     * chunks of their own.
+     */
+    public CheckedCells(MemoryPool pool, String ownerName, long cellBytes, long indexSpace) {
+        this.manager = new NodeManager(pool, ownerName, cellBytes, Math.min(8, Long.lowestOneBit(cellBytes)), -1,
+                indexSpace);
+        this.region = manager.region();
+    }
+
+    /**
+     * The region holding every cell, cell {@code c} at byte {@code c * cellStride()}, or null when
+     * the cells live in chunks: generated code then takes the region as a constant and skips the
+     * chunk lookup of {@link #segment(long)}.
+     */
+    public MemorySegment region() {
+        return region;
+    }
+
+    /** {@code cellIndex(word) * stride}: the offset in {@link #region()} of the cell an active word refers to, checked. */
+    public static long regionOffset(long cell, long stride) {
+        return (long) index(cell) * stride;
     }
 
     public NodeManager manager() {
@@ -36,7 +62,10 @@ public final class CheckedCells {
         manager.recycle(index(cell));
     }
 
-    /** The chunk holding {@code cell}; throws for an index never allocated. */
+    /**
+     * The chunk holding {@code cell} (the whole {@link #region()} when there is one); throws for
+     * an index never allocated in chunks, and for one past the region in a region.
+     */
     public MemorySegment segment(long cell) {
         return manager.cellChunk(index(cell));
     }

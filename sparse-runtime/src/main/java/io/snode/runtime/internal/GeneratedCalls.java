@@ -30,6 +30,21 @@ public final class GeneratedCalls {
         return PointerWord.isActive(word) ? cells.offset(PointerWord.cellIndex(word)) : 0;
     }
 
+    /** The offset in its manager's region of the child an active word refers to ({@code cellIndex * stride}), checked. */
+    public static long regionOffset(long word, long stride) {
+        return CheckedCells.regionOffset(PointerWord.cellIndex(word), stride);
+    }
+
+    /** The region for an active word, the SNode's ambient cell for any other word. */
+    public static MemorySegment regionOrAmbient(long word, MemorySegment region, MemorySegment ambient) {
+        return PointerWord.isActive(word) ? region : ambient;
+    }
+
+    /** The child's offset in the region for an active word, 0 (the ambient cell) otherwise. */
+    public static long regionOrAmbientOffset(long word, long stride) {
+        return PointerWord.isActive(word) ? regionOffset(word, stride) : 0;
+    }
+
     /** The chunk of the child an active word refers to. */
     public static MemorySegment child(CheckedCells cells, long word) {
         return cells.segment(PointerWord.cellIndex(word));

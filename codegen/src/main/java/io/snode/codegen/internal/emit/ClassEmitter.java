@@ -70,6 +70,11 @@ public final class ClassEmitter {
         classData.add(value);
     }
 
+    /** Whether constant {@code name} was declared. */
+    public boolean hasConstant(String name) {
+        return constants.containsKey(name);
+    }
+
     /** Pushes constant {@code name}. */
     public void getConstant(MethodVisitor mv, String name) {
         Type type = constants.get(name);

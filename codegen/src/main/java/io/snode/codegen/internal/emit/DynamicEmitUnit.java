@@ -55,7 +55,7 @@ final class DynamicEmitUnit implements NodeEmitUnit {
         mv.visitInsn(LCONST_0);
         mv.visitInsn(LCMP);
         mv.visitJumpInsn(IFEQ, inactive);
-        walk.child(PointerEmitUnit.cells(node));
+        walk.child(node);
         mv.visitVarInsn(LLOAD, walk.offset());
         mv.visitVarInsn(LLOAD, walk.index());
         mv.remainder(node.chunkSize());

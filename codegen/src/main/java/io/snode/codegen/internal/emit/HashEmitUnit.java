@@ -30,7 +30,7 @@ final class HashEmitUnit implements NodeEmitUnit {
 
     @Override
     public void emitEnter(PathWalk walk, PathStep step, Label inactive) {
-        walk.child(PointerEmitUnit.cells(step.node()));
+        walk.child(step.node());
     }
 
     /** A read steps through an absent or inactive entry into the ambient cell: it never jumps. */

@@ -179,9 +179,20 @@ public final class PathWalk {
         mv.visitVarInsn(LSTORE, offset);
     }
 
-    /** segment, offset := the child cell of the active word in {@code word}, a cell of {@code cells}. */
-    void child(String cells) {
-        enterWord(cells, null, RuntimeMethods.CHILD, RuntimeMethods.CHILD_OFFSET);
+    /**
+     * segment, offset := the child cell of the active word in {@code word}, a cell of
+     * {@code node}'s cell manager: in the manager's region ({@code REGION_<id>}, the cell at
+     * {@code cellIndex(word) * stride}) when it has one, else through the manager's chunk lookup.
+     */
+    void child(SNodePlan node) {
+        String region = region(node);
+        if (region != null) {
+            owner.getConstant(mv, region);
+            mv.visitVarInsn(ASTORE, segment);
+            regionOffset(node, RuntimeMethods.REGION_OFFSET);
+            return;
+        }
+        enterWord(PointerEmitUnit.cells(node), null, RuntimeMethods.CHILD, RuntimeMethods.CHILD_OFFSET);
     }
 
     /**
@@ -189,8 +200,40 @@ public final class PathWalk {
      * {@code node}'s ambient cell (a pointer or hash node's read of an inactive cell).
      */
     void childOrAmbient(SNodePlan node) {
+        String region = region(node);
+        if (region != null) {
+            mv.visitVarInsn(LLOAD, word);
+            owner.getConstant(mv, region);
+            owner.getConstant(mv, "AMBIENT_" + node.id());
+            mv.invoke(RuntimeMethods.REGION_OR_AMBIENT);
+            mv.visitVarInsn(ASTORE, segment);
+            regionOffset(node, RuntimeMethods.REGION_OR_AMBIENT_OFFSET);
+            return;
+        }
         enterWord(PointerEmitUnit.cells(node), "AMBIENT_" + node.id(), RuntimeMethods.CHILD_OR_AMBIENT,
                 RuntimeMethods.CHILD_OR_AMBIENT_OFFSET);
+    }
+
+    /**
+     * Bytes of one cell of {@code node}'s cell manager, which is also the stride of its region:
+     * the node's cell (pointer, hash) or one list chunk (dynamic).
+     */
+    public static long managedCellBytes(SNodePlan node) {
+        return node.chunkBytes() > 0 ? node.chunkBytes() : node.cellBytes();
+    }
+
+    /** The constant naming {@code node}'s cell region, or null when its cells live in chunks. */
+    private String region(SNodePlan node) {
+        String name = "REGION_" + node.id();
+        return owner.hasConstant(name) ? name : null;
+    }
+
+    /** offset := toOffset(word, the cell stride), the stride being the plan's bytes per cell of the manager. */
+    private void regionOffset(SNodePlan node, RuntimeMethod toOffset) {
+        mv.visitVarInsn(LLOAD, word);
+        mv.pushLong(managedCellBytes(node));
+        mv.invoke(toOffset);
+        mv.visitVarInsn(LSTORE, offset);
     }
 
     /** segment := toSegment(cells, word[, ambient]); offset := toOffset(cells, word). */

@@ -38,7 +38,7 @@ final class PointerEmitUnit implements NodeEmitUnit {
 
     @Override
     public void emitEnter(PathWalk walk, PathStep step, Label inactive) {
-        walk.child(cells(step.node()));
+        walk.child(step.node());
     }
 
     /** A read steps through an inactive pointer into the ambient cell: it never jumps. */

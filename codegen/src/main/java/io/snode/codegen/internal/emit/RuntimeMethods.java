@@ -40,6 +40,11 @@ public final class RuntimeMethods {
     // The path walk and the per-node operations of the layout class (io.snode.runtime.internal.GeneratedCalls).
     public static final RuntimeMethod POINTER_WORD = of(GeneratedCalls.class, "pointerWord", MemorySegment.class, long.class);
     public static final RuntimeMethod CHILD = of(GeneratedCalls.class, "child", CheckedCells.class, long.class);
+    public static final RuntimeMethod REGION_OFFSET = of(GeneratedCalls.class, "regionOffset", long.class, long.class);
+    public static final RuntimeMethod REGION_OR_AMBIENT = of(GeneratedCalls.class, "regionOrAmbient", long.class,
+            MemorySegment.class, MemorySegment.class);
+    public static final RuntimeMethod REGION_OR_AMBIENT_OFFSET = of(GeneratedCalls.class, "regionOrAmbientOffset",
+            long.class, long.class);
     public static final RuntimeMethod CHILD_OFFSET = of(GeneratedCalls.class, "childOffset", CheckedCells.class, long.class);
     public static final RuntimeMethod CHILD_OR_AMBIENT = of(GeneratedCalls.class, "childOrAmbient", CheckedCells.class,
             long.class, MemorySegment.class);

@@ -6,7 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The default {@link MemoryAllocator}: every request gets its own {@link Arena#ofShared() shared
- * arena}; {@link #free} closes that arena.
+ * arena}; {@link #free} closes that arena. With regions ({@link MemoryAllocator#regionsWherePossible()}),
+ * it also reserves address space through {@link NativeRegions}.
  *
  * <p>Promises: the segment is zeroed and committed ({@link Arena#allocate} zeroes it); it is
  * accessible from every thread; after {@link #free} every access through it, from any thread,
@@ -20,6 +21,54 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ArenaPerChunkAllocator implements MemoryAllocator {
 
     private final ConcurrentHashMap<Long, Arena> arenas = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Arena> regions = new ConcurrentHashMap<>();
+    private final boolean reservesRegions;
+
+    /** Without regions (tests wrap this one to inject faults). */
+    ArenaPerChunkAllocator() {
+        this(false);
+    }
+
+    /** With {@code reservesRegions}, regions through {@link NativeRegions} where the platform has them. */
+    ArenaPerChunkAllocator(boolean reservesRegions) {
+        this.reservesRegions = reservesRegions && NativeRegions.AVAILABLE;
+    }
+
+    @Override
+    public MemorySegment reserveRegion(long byteSize) {
+        if (!reservesRegions) {
+            return null;
+        }
+        NativeRegions.Mapping mapping = NativeRegions.reserve(byteSize);
+        if (mapping == null) {
+            return null;
+        }
+        regions.put(mapping.segment().address(), mapping.arena());
+        return mapping.segment();
+    }
+
+    /** Gives back the whole pages of the range ({@code madvise}) and zeroes the bytes of the pages it shares. */
+    @Override
+    public void decommit(MemorySegment region, long offset, long byteSize) {
+        long start = (offset + NativeRegions.PAGE - 1) & -NativeRegions.PAGE;
+        long end = (offset + byteSize) & -NativeRegions.PAGE;
+        if (end <= start) {
+            region.asSlice(offset, byteSize).fill((byte) 0);
+            return;
+        }
+        region.asSlice(offset, start - offset).fill((byte) 0);
+        NativeRegions.decommit(region, start, end - start);
+        region.asSlice(end, offset + byteSize - end).fill((byte) 0);
+    }
+
+    @Override
+    public void releaseRegion(MemorySegment region) {
+        Arena arena = regions.remove(region.address());
+        if (arena == null) {
+            throw new IllegalArgumentException("region=" + region + " was not reserved by this allocator or is released");
+        }
+        arena.close();
+    }
 
     @Override
     public MemorySegment allocate(long byteSize, long byteAlignment) {

@@ -48,6 +48,8 @@ public final class ChunkGeometry {
     public static final long LARGEST_CHUNK_BYTES = LayoutRule.MAX_CONTAINER_BYTES;
     /** The first chunk holds as many elements as fit this many bytes (a power of two, at least one). */
     public static final long FIRST_CHUNK_BYTES = 4096;
+    /** The largest chunk of a list in a region ({@link #inRegion}). */
+    public static final long REGION_LARGEST_CHUNK_BYTES = 1L << 20;
     /** Most chunks of the largest size a list may have. */
     public static final int MAX_CHUNKS = 1 << 24;
     /** Most elements any list may have. */
@@ -65,12 +67,12 @@ public final class ChunkGeometry {
     private final int geometricChunks;
     private final long maxElements;
 
-    private ChunkGeometry(long elementSize, long elementAlignment) {
+    private ChunkGeometry(long elementSize, long elementAlignment, long largestChunkBytes) {
         this.elementSize = elementSize;
         this.elementAlignment = elementAlignment;
         this.stride = ListChunkDescriptor.elementStride(elementSize, elementAlignment);
         int shift = LARGEST_CHUNK_ELEMENTS_SHIFT;
-        while (shift > 0 && stride > (LARGEST_CHUNK_BYTES >>> shift)) {
+        while (shift > 0 && stride > (largestChunkBytes >>> shift)) {
             shift--;
         }
         this.m = shift;
@@ -101,7 +103,19 @@ public final class ChunkGeometry {
         if (elementSize > Long.MAX_VALUE / 4 - elementAlignment) {
             throw new IllegalArgumentException("elementSize=" + elementSize + " (too large)");
         }
-        return new ChunkGeometry(elementSize, elementAlignment);
+        return new ChunkGeometry(elementSize, elementAlignment, LARGEST_CHUNK_BYTES);
+    }
+
+    /**
+     * The geometry of a list inside a reserved region: as {@link #of}, but chunks stop doubling
+     * at {@link #REGION_LARGEST_CHUNK_BYTES}. The chunks lie one after the other in the region, so
+     * element {@code i} is at byte {@code i * stride} whatever their sizes; they are only the unit
+     * in which the cap counts memory and pages are given back, and a smaller largest chunk keeps
+     * the memory counted close to the memory used.
+     */
+    public static ChunkGeometry inRegion(long elementSize, long elementAlignment) {
+        ChunkGeometry checked = of(elementSize, elementAlignment);
+        return new ChunkGeometry(checked.elementSize, checked.elementAlignment, REGION_LARGEST_CHUNK_BYTES);
     }
 
     public long elementSize() {

@@ -67,6 +67,7 @@ public final class ListManager implements AutoCloseable {
     private final MemoryPool.Owner owner;
     private final ChunkGeometry geometry;
     private final long maxElements;
+    private final MemoryPool.Region region;
     /** Held while chunks are created or freed; never held while reading. */
     private final ReentrantLock growthLock = new ReentrantLock();
 
@@ -93,11 +94,35 @@ public final class ListManager implements AutoCloseable {
      * @param elementAlignment power of two, at most 4096
      */
     public ListManager(MemoryPool.Owner owner, long elementSize, long elementAlignment) {
+        this(owner, elementSize, elementAlignment, null);
+    }
+
+    /**
+     * A list in {@code region} (or in chunks of its own when null): its chunks are the parts of
+     * the region one after the other ({@link ChunkGeometry#inRegion}), so that
+     * element {@code i} lies at byte {@code i * stride} of {@link #region()}; the list holds as
+     * many elements as whole chunks fit the region.
+     */
+    public ListManager(MemoryPool.Owner owner, long elementSize, long elementAlignment, MemoryPool.Region region) {
         this.owner = Objects.requireNonNull(owner, "owner");
         this.pool = owner.pool();
-        this.geometry = ChunkGeometry.of(elementSize, elementAlignment);
-        this.maxElements = geometry.maxElements();
+        this.region = region;
+        if (region == null) {
+            this.geometry = ChunkGeometry.of(elementSize, elementAlignment);
+            this.maxElements = geometry.maxElements();
+        } else {
+            this.geometry = ChunkGeometry.inRegion(elementSize, elementAlignment);
+            long fit = region.segment().byteSize() / geometry.elementStride();
+            // Whole chunks only: those before the chunk that holds index `fit` end within the region.
+            this.maxElements = fit >= geometry.maxElements() ? geometry.maxElements()
+                    : geometry.chunkStart(geometry.chunkIndex(fit));
+        }
         pool.checkOpen();
+    }
+
+    /** The region the chunks lie in (element {@code i} at {@code i * stride}), or null for separate chunks. */
+    public MemorySegment region() {
+        return region == null ? null : region.segment();
     }
 
     public ChunkGeometry geometry() {
@@ -196,7 +221,8 @@ public final class ListManager implements AutoCloseable {
             int have = (int) CHUNK_COUNT.getAcquire(this);
             MemorySegment[] dir = (MemorySegment[]) DIRECTORY.getAcquire(this);
             for (int k = have; k < wanted; k++) {
-                MemorySegment chunk = pool.allocateChunk(owner, geometry.chunkBytes(k));
+                MemorySegment chunk = region == null ? pool.allocateChunk(owner, geometry.chunkBytes(k))
+                        : pool.commitChunk(region, geometry.chunkStart(k) * geometry.elementStride(), geometry.chunkBytes(k));
                 if (k >= dir.length) {
                     dir = Arrays.copyOf(dir, Math.max(8, Math.max(k + 1, dir.length * 2)));
                     DIRECTORY.setRelease(this, dir);

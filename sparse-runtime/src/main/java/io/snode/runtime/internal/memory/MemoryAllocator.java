@@ -51,11 +51,54 @@ public interface MemoryAllocator {
     }
 
     /**
-     * The default allocator: one {@link java.lang.foreign.Arena#ofShared() shared arena} per
-     * request, so that each chunk can be freed on its own and an access to a freed chunk throws
-     * {@link IllegalStateException}.
+     * Reserves a <em>region</em>: {@code byteSize} bytes (a multiple of {@link #CHUNK_ALIGNMENT})
+     * of address space whose pages commit on first touch and read zero, for one node manager's
+     * cells; null (the default) where this allocator reserves none, and the pool then allocates
+     * that manager's chunks one by one. The pool hands out parts of a region as chunks only after
+     * the cap accepted them ({@link #commit}), so no page the cap has not counted is touched.
+     */
+    default MemorySegment reserveRegion(long byteSize) {
+        return null;
+    }
+
+    /**
+     * Called when the pool hands out {@code [offset, offset + byteSize)} of {@code region} as a
+     * chunk, after the cap accepted it; a throw refuses the chunk with nothing changed (tests inject
+     * faults here). Those bytes read zero: fresh, or given back by {@link #decommit}.
+     */
+    default void commit(MemorySegment region, long offset, long byteSize) {
+    }
+
+    /**
+     * Gives the whole pages inside {@code [offset, offset + byteSize)} of {@code region} back to
+     * the system when the pool frees that chunk; afterwards every byte of the range reads zero
+     * (pages shared with a neighbouring chunk are zeroed instead of given back).
+     */
+    default void decommit(MemorySegment region, long offset, long byteSize) {
+        region.asSlice(offset, byteSize).fill((byte) 0);
+    }
+
+    /** Releases a region {@link #reserveRegion} returned; accesses through it throw afterwards. */
+    default void releaseRegion(MemorySegment region) {
+        throw new IllegalArgumentException("region=" + region + " was not reserved by " + this);
+    }
+
+    /**
+     * One {@link java.lang.foreign.Arena#ofShared() shared arena} per request, so that each chunk
+     * can be freed on its own and an access to a freed chunk throws
+     * {@link IllegalStateException}; no regions.
      */
     static MemoryAllocator arenaPerChunk() {
-        return new ArenaPerChunkAllocator();
+        return new ArenaPerChunkAllocator(false);
+    }
+
+    /**
+     * The runtime's default: chunks as {@link #arenaPerChunk()}, and regions of address space
+     * reserved with {@code mmap} ({@code NativeRegions}) where the platform has it (Linux on
+     * x86-64 and AArch64); where it has not, or the kernel refuses a mapping, the node managers
+     * fall back to chunks.
+     */
+    static MemoryAllocator regionsWherePossible() {
+        return new ArenaPerChunkAllocator(true);
     }
 }

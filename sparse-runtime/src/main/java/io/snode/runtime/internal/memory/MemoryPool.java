@@ -73,6 +73,8 @@ public final class MemoryPool implements AutoCloseable {
     /** Chunks held, by base address. */
     private final ConcurrentHashMap<Long, Chunk> chunks = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Owner> owners = new ConcurrentHashMap<>();
+    /** Regions reserved; released at close. */
+    private final java.util.Queue<Region> regions = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /** A pool over the default allocator with the {@link #defaultCapBytes() default cap}. */
     public MemoryPool() {
@@ -183,6 +185,78 @@ public final class MemoryPool implements AutoCloseable {
         }
     }
 
+    /**
+     * Reserves a region of at least {@code byteSize} bytes of address space for {@code owner}'s
+     * cells ({@link MemoryAllocator#reserveRegion}), or returns null where the allocator has
+     * none. A region counts nothing against the cap: its parts do, when {@link #commitChunk}
+     * hands them out. It is released when the pool closes.
+     *
+     * @throws IllegalStateException if the pool is closed
+     */
+    public Region reserveRegion(Owner owner, long byteSize) {
+        Objects.requireNonNull(owner, "owner");
+        long rounded = (byteSize + MemoryAllocator.CHUNK_ALIGNMENT - 1) & -MemoryAllocator.CHUNK_ALIGNMENT;
+        lifecycle.readLock().lock();
+        try {
+            checkOpen();
+            MemorySegment segment = allocator.reserveRegion(rounded);
+            if (segment == null) {
+                return null;
+            }
+            Region region = new Region(owner, segment);
+            regions.add(region);
+            return region;
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /**
+     * Hands out {@code [offset, offset + byteSize)} of {@code region} as a chunk: the bytes are
+     * counted against the cap (reserved and committed) first, then the allocator's
+     * {@link MemoryAllocator#commit} hook runs; a refusal by either changes nothing. The chunk
+     * reads zero. {@link #freeChunk} gives its pages back.
+     *
+     * @throws MemoryCapExceededException if it would take the pool over its cap; nothing changed
+     */
+    public MemorySegment commitChunk(Region region, long offset, long byteSize) {
+        Objects.requireNonNull(region, "region");
+        if (byteSize <= 0) {
+            throw new IllegalArgumentException("byteSize=" + byteSize + " (must be positive)");
+        }
+        Owner owner = region.owner;
+        lifecycle.readLock().lock();
+        try {
+            checkOpen();
+            MemorySegment chunk = region.segment.asSlice(offset, byteSize);
+            reserveOrThrow(owner, byteSize);
+            try {
+                allocator.commit(region.segment, offset, byteSize);
+            } catch (Throwable t) {
+                bytesReserved.addAndGet(-byteSize);
+                throw t;
+            }
+            chunks.put(chunk.address(), new Chunk(owner, chunk, byteSize, region, offset));
+            bytesCommitted.addAndGet(byteSize);
+            chunksHeld.incrementAndGet();
+            owner.bytesReserved.addAndGet(byteSize);
+            owner.chunksHeld.incrementAndGet();
+            ChunkAllocationEvent.emit(owner.name, byteSize, bytesReserved.get(), chunksHeld.get());
+            return chunk;
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /** Bytes of address space reserved by regions (not counted against the cap). */
+    public long regionBytes() {
+        long total = 0;
+        for (Region region : regions) {
+            total += region.segment.byteSize();
+        }
+        return total;
+    }
+
     private void reserveOrThrow(Owner owner, long byteSize) {
         long held;
         do {
@@ -219,10 +293,14 @@ public final class MemoryPool implements AutoCloseable {
     /** Frees a chunk removed from the table; the counters drop even if the allocator throws. */
     private void release(Chunk held) {
         try {
-            allocator.free(held.segment);
+            if (held.region == null) {
+                allocator.free(held.segment);
+            } else if (!closed) {
+                allocator.decommit(held.region.segment, held.regionOffset, held.byteSize);
+            }
         } finally {
             bytesReserved.addAndGet(-held.byteSize);
-            if (commitsOnAllocate) {
+            if (commitsOnAllocate || held.region != null) {
                 bytesCommitted.addAndGet(-held.byteSize);
             }
             chunksHeld.decrementAndGet();
@@ -299,6 +377,18 @@ public final class MemoryPool implements AutoCloseable {
                     }
                 }
             }
+            for (Region region : regions) {
+                try {
+                    allocator.releaseRegion(region.segment);
+                } catch (Throwable t) {
+                    if (first == null) {
+                        first = t;
+                    } else {
+                        first.addSuppressed(t);
+                    }
+                }
+            }
+            regions.clear();
             if (first instanceof RuntimeException re) {
                 throw re;
             } else if (first instanceof Error e) {
@@ -363,7 +453,39 @@ public final class MemoryPool implements AutoCloseable {
         }
     }
 
-    private record Chunk(Owner owner, MemorySegment segment, long byteSize) {
+    /** A chunk: from the allocator ({@code region} null) or a part of a region at {@code regionOffset}. */
+    private record Chunk(Owner owner, MemorySegment segment, long byteSize, Region region, long regionOffset) {
+        Chunk(Owner owner, MemorySegment segment, long byteSize) {
+            this(owner, segment, byteSize, null, 0);
+        }
+    }
+
+    /**
+     * Address space reserved for one owner's cells ({@link #reserveRegion}): its parts become
+     * chunks through {@link #commitChunk}; unmapped when the pool closes.
+     */
+    public static final class Region {
+        private final Owner owner;
+        private final MemorySegment segment;
+
+        private Region(Owner owner, MemorySegment segment) {
+            this.owner = owner;
+            this.segment = segment;
+        }
+
+        /** The whole region: its cells lie at {@code index * stride}. */
+        public MemorySegment segment() {
+            return segment;
+        }
+
+        public Owner owner() {
+            return owner;
+        }
+
+        @Override
+        public String toString() {
+            return "Region[" + owner.name + ", " + segment.byteSize() + " bytes]";
+        }
     }
 
     /**

@@ -109,6 +109,12 @@ public final class NodeManager implements AutoCloseable {
     public static final long CACHE_BATCH_BYTES = 16 * 1024;
     /** Cell indices are non-negative {@code int}s. */
     public static final long MAX_CELLS = Integer.MAX_VALUE;
+    /** A region has room for this many cells per cell of the index space (see the constructor). */
+    public static final long REGION_CELLS_PER_INDEX = 4;
+    /** The least address space a manager with a region reserves: 4 GiB (room for churn between collections). */
+    public static final long REGION_MIN_BYTES = 4L << 30;
+    /** The largest region a manager reserves: 256 GiB of address space. */
+    public static final long REGION_LIMIT_BYTES = 256L << 30;
 
     private final MemoryPool pool;
     private final MemoryPool.Owner owner;
@@ -116,6 +122,8 @@ public final class NodeManager implements AutoCloseable {
     private final ListManager freeList;
     private final ListManager recycled;
     private final long cellStride;
+    /** The data list's region, or null. */
+    private final MemorySegment region;
     private final int cacheBatch;
     private final int growthBatch;
     private final Growth growth;
@@ -146,6 +154,20 @@ public final class NodeManager implements AutoCloseable {
      *                      then move exactly like Taichi's); -1 for {@link #defaultCacheBatch}
      */
     public NodeManager(MemoryPool pool, String ownerName, long cellSize, long cellAlignment, int cacheBatch) {
+        this(pool, ownerName, cellSize, cellAlignment, cacheBatch, 0);
+    }
+
+    /**
+     * A manager as above whose cells lie in one reserved region ({@link MemoryPool#reserveRegion})
+     * when {@code indexSpace > 0} and the pool's allocator has regions: room for
+     * {@link #REGION_CELLS_PER_INDEX} times the {@code indexSpace} cells that can be active at once
+     * (cells recycled and not yet collected take room too), and at least {@link #REGION_MIN_BYTES}
+     * of address space (never more than {@link #MAX_CELLS} cells), unless that is more than
+     * {@link #REGION_LIMIT_BYTES}, in which case the cells live in chunks of their own as without a
+     * region. In a region, cell {@code i} is at byte {@code i * cellStride()} of {@link #region()}.
+     */
+    public NodeManager(MemoryPool pool, String ownerName, long cellSize, long cellAlignment, int cacheBatch,
+                       long indexSpace) {
         Objects.requireNonNull(pool, "pool");
         Objects.requireNonNull(ownerName, "ownerName");
         ChunkGeometry cells = ChunkGeometry.of(cellSize, cellAlignment);
@@ -157,15 +179,32 @@ public final class NodeManager implements AutoCloseable {
         }
         this.pool = pool;
         this.owner = pool.owner(ownerName);
-        this.data = new ListManager(owner, cellSize, cellAlignment);
+        this.data = new ListManager(owner, cellSize, cellAlignment, region(pool, owner, cellSize, cellAlignment, indexSpace));
+        this.region = data.region();
         this.freeList = new ListManager(owner, IndexListDescriptor.ELEMENT_SIZE, IndexListDescriptor.ELEMENT_ALIGNMENT);
         this.recycled = new ListManager(owner, IndexListDescriptor.ELEMENT_SIZE, IndexListDescriptor.ELEMENT_ALIGNMENT);
         this.cellStride = cells.elementStride();
         this.cacheBatch = cacheBatch;
         this.growthBatch = (int) Math.min(cacheBatch, cells.firstChunkElements());
-        long maxCells = Math.min(MAX_CELLS, Math.min(cells.maxElements(), freeList.maxElements()));
+        long maxCells = Math.min(MAX_CELLS, Math.min(data.maxElements(), freeList.maxElements()));
         this.growth = new Growth(this, data, freeList, recycled, maxCells, growthBatch);
         this.caches = new ThreadCaches(Math.max(2, 2 * cacheBatch));
+    }
+
+    /** The region for {@code indexSpace} cells (see the constructor), or null. */
+    private static MemoryPool.Region region(MemoryPool pool, MemoryPool.Owner owner, long cellSize, long cellAlignment,
+                                            long indexSpace) {
+        if (indexSpace <= 0) {
+            return null;
+        }
+        ChunkGeometry geometry = ChunkGeometry.inRegion(cellSize, cellAlignment);
+        long cells = indexSpace > MAX_CELLS / REGION_CELLS_PER_INDEX ? MAX_CELLS : indexSpace * REGION_CELLS_PER_INDEX;
+        cells = Math.min(MAX_CELLS, Math.max(cells, REGION_MIN_BYTES / geometry.elementStride()));
+        long bytes = geometry.bytesOfChunks(geometry.chunksFor(cells));
+        if (bytes > REGION_LIMIT_BYTES) {
+            return null;
+        }
+        return pool.reserveRegion(owner, bytes);
     }
 
     /**
@@ -272,12 +311,17 @@ public final class NodeManager implements AutoCloseable {
 
     /** The chunk holding cell {@code index}: O(1), no allocation. */
     public MemorySegment cellChunk(int index) {
-        return data.chunkFor(index);
+        return region != null ? region : data.chunkFor(index);
     }
 
     /** Byte offset of cell {@code index} in {@link #cellChunk}: O(1) arithmetic, no checks. */
     public long cellOffset(int index) {
-        return data.offsetFor(index);
+        return region != null ? index * cellStride : data.offsetFor(index);
+    }
+
+    /** The region holding every cell (cell {@code i} at {@code i * cellStride()}), or null when cells live in chunks. */
+    public MemorySegment region() {
+        return region;
     }
 
     /** Sets every byte of cell {@code index} (its whole stride) to zero. */

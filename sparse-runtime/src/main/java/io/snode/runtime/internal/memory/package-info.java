@@ -20,8 +20,17 @@
  *       {@link io.snode.runtime.internal.memory.NodeManagerMetrics}.</li>
  * </ul>
  *
+ * <p><b>Regions.</b> Where native access is enabled and the platform has {@code mmap}
+ * ({@link io.snode.runtime.internal.memory.NativeRegions}, the only class with restricted FFM
+ * calls: {@code Linker} and one {@code reinterpret} that bounds the mapping), a node manager keeps
+ * its cells in one reserved region of address space: cell {@code i} at {@code i * stride}, pages
+ * committed on first touch. The region's parts still become chunks one at a time (up to 1 MiB,
+ * {@link io.snode.runtime.internal.memory.ChunkGeometry#inRegion}), counted against the cap before
+ * any byte of them is touched, so a page the kernel could not commit is never touched; a freed
+ * chunk's pages are given back with {@code madvise}. Elsewhere cells live in chunks of their own.
+ *
  * <p>Every access to node memory goes through a {@link java.lang.foreign.MemorySegment} with its
  * bounds and liveness checks: a wrong index or a closed pool gives a Java exception, never a crash.
- * No {@code sun.misc.Unsafe}, no {@code reinterpret}.
+ * No {@code sun.misc.Unsafe}.
  */
 package io.snode.runtime.internal.memory;

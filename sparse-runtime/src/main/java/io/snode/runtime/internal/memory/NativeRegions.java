@@ -1,0 +1,151 @@
+package io.snode.runtime.internal.memory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Locale;
+
+/**
+ * The one class that makes restricted FFM calls: reserving address space with {@code mmap},
+ * giving pages back with {@code madvise(MADV_DONTNEED)} and unmapping with {@code munmap}, on
+ * Linux on x86-64 and AArch64 (where those constants hold), and only where native access is
+ * enabled for this class's module ({@code --enable-native-access}), so that the JVM never warns
+ * about a restricted call. Elsewhere, or without that flag (one {@link System.Logger} warning,
+ * logger {@value #LOGGER}, names it), or where the native linker or the symbols are missing,
+ * {@link #AVAILABLE} is false and the pool allocates chunks one by one.
+ *
+ * <p>A region is mapped {@code PROT_READ | PROT_WRITE}, private, anonymous and
+ * {@code MAP_NORESERVE}: no physical page and no swap is committed until a page is first touched,
+ * and an untouched or given-back page reads zero. The segment returned is bounded by the
+ * region's size and belongs to a shared arena whose close unmaps it, so an access after that
+ * close throws {@link IllegalStateException} as for any closed segment; FFM's bounds
+ * checks stay on for every access. The kernel cannot refuse a page at first touch with an
+ * exception (it would end the process), which is why the pool counts every byte of a region it
+ * hands out against the cap <em>before</em> any of it is touched.
+ */
+final class NativeRegions {
+    private static final int PROT_READ_WRITE = 0x1 | 0x2;
+    private static final int MAP_PRIVATE = 0x02;
+    private static final int MAP_ANONYMOUS = 0x20;
+    private static final int MAP_NORESERVE = 0x4000;
+    private static final int MADV_DONTNEED = 4;
+    private static final long MAP_FAILED = -1L;
+    /** The {@link System.Logger} of the one warning when native access is not enabled. */
+    static final String LOGGER = "io.snode.runtime.internal.memory.regions";
+    /** The page size every offset and size given here is a multiple of (Linux's base page). */
+    static final long PAGE = 4096;
+
+    private static final MethodHandle MMAP;
+    private static final MethodHandle MUNMAP;
+    private static final MethodHandle MADVISE;
+    /** Whether regions can be reserved on this platform. */
+    static final boolean AVAILABLE;
+
+    static {
+        MethodHandle mmap = null;
+        MethodHandle munmap = null;
+        MethodHandle madvise = null;
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        boolean platform = os.startsWith("linux")
+                && (arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"));
+        boolean nativeAccess = NativeRegions.class.getModule().isNativeAccessEnabled();
+        if (platform && !nativeAccess) {
+            System.getLogger(LOGGER).log(System.Logger.Level.WARNING, "SNode keeps each SNode's cells in chunks "
+                    + "(a chunk lookup per pointer level): native access is not enabled for "
+                    + describe(NativeRegions.class.getModule()) + ", so it reserves no region of address space with mmap. "
+                    + "Add '--enable-native-access=" + flagValue(NativeRegions.class.getModule())
+                    + "' to the java command line to use regions.");
+        }
+        if (platform && nativeAccess) {
+            try {
+                Linker linker = Linker.nativeLinker();
+                SymbolLookup libc = linker.defaultLookup();
+                mmap = linker.downcallHandle(libc.find("mmap").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+                munmap = linker.downcallHandle(libc.find("munmap").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+                madvise = linker.downcallHandle(libc.find("madvise").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                                ValueLayout.JAVA_INT));
+            } catch (RuntimeException | LinkageError unavailable) {
+                mmap = null;
+            }
+        }
+        MMAP = mmap;
+        MUNMAP = munmap;
+        MADVISE = madvise;
+        AVAILABLE = mmap != null;
+    }
+
+    private NativeRegions() {
+    }
+
+    private static String describe(Module module) {
+        return module.isNamed() ? "module " + module.getName() : "the unnamed module (the class path)";
+    }
+
+    private static String flagValue(Module module) {
+        return module.isNamed() ? module.getName() : "ALL-UNNAMED";
+    }
+
+    /**
+     * Reserves {@code byteSize} bytes (a multiple of {@link #PAGE}) of address space; null when
+     * the platform has no regions or the kernel refuses the mapping (address space exhausted,
+     * strict overcommit): the caller then allocates chunks.
+     */
+    /** A reserved region: its segment, and the arena whose close unmaps it. */
+    record Mapping(MemorySegment segment, Arena arena) {
+    }
+
+    static Mapping reserve(long byteSize) {
+        if (!AVAILABLE || byteSize <= 0 || byteSize % PAGE != 0) {
+            return null;
+        }
+        long address;
+        try {
+            address = (long) MMAP.invokeExact(0L, byteSize, PROT_READ_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                    -1, 0L);
+        } catch (Throwable t) {
+            throw new IllegalStateException("mmap of " + byteSize + " bytes failed", t);
+        }
+        if (address == MAP_FAILED || address == 0) {
+            return null;
+        }
+        Arena arena = Arena.ofShared();
+        return new Mapping(MemorySegment.ofAddress(address).reinterpret(byteSize, arena, segment -> unmap(address, byteSize)),
+                arena);
+    }
+
+    /** Gives the pages of {@code [offset, offset + byteSize)} of {@code region} back; they read zero afterwards. */
+    static void decommit(MemorySegment region, long offset, long byteSize) {
+        if (byteSize <= 0) {
+            return;
+        }
+        MemorySegment range = region.asSlice(offset, byteSize); // bounds- and liveness-checked
+        int result;
+        try {
+            result = (int) MADVISE.invokeExact(range.address(), byteSize, MADV_DONTNEED);
+        } catch (Throwable t) {
+            throw new IllegalStateException("madvise of " + byteSize + " bytes failed", t);
+        }
+        if (result != 0) {
+            // Only with an invalid range, which the slice above rules out; the pages stay
+            // committed and read what they held, which the zeroing of recycled cells covers.
+            throw new IllegalStateException("madvise(MADV_DONTNEED) returned " + result + " for " + range);
+        }
+    }
+
+    private static void unmap(long address, long byteSize) {
+        try {
+            int ignored = (int) MUNMAP.invokeExact(address, byteSize);
+        } catch (Throwable t) {
+            throw new IllegalStateException("munmap of " + byteSize + " bytes failed", t);
+        }
+    }
+}

@@ -1,0 +1,210 @@
+package io.snode.runtime.internal.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.snode.api.Layout;
+import io.snode.api.MemoryCapExceededException;
+import io.snode.runtime.RuntimeOptions;
+import io.snode.runtime.SparseRuntime;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Node managers whose cells lie in one reserved region ({@link NativeRegions}, the tests run with
+ * native access enabled): cell {@code i} at {@code i * stride} of one segment, zeroed, counted
+ * against the cap before it is handed out, refused (cap, injected fault at the commit) with
+ * nothing changed, pages given back when a chunk is freed, and the region unmapped at close.
+ */
+class RegionTest {
+    private static final long CELL = 2112; // L2's bitmasked leaf
+
+    @BeforeAll
+    static void regionsAreAvailableHere() {
+        assertThat(NativeRegions.AVAILABLE).as("Linux x86-64/AArch64 with --enable-native-access (the test flags)").isTrue();
+    }
+
+    /** Regions as the default allocator reserves them, and a fault at the {@code failAt}-th commit (0: never). */
+    private static final class FaultAtCommit implements MemoryAllocator {
+        private final MemoryAllocator delegate = MemoryAllocator.regionsWherePossible();
+        private final AtomicLong commits = new AtomicLong();
+        private volatile long failAt;
+
+        @Override
+        public MemorySegment allocate(long byteSize, long byteAlignment) {
+            return delegate.allocate(byteSize, byteAlignment);
+        }
+
+        @Override
+        public void free(MemorySegment segment) {
+            delegate.free(segment);
+        }
+
+        @Override
+        public MemorySegment reserveRegion(long byteSize) {
+            return delegate.reserveRegion(byteSize);
+        }
+
+        @Override
+        public void commit(MemorySegment region, long offset, long byteSize) {
+            if (commits.incrementAndGet() == failAt) {
+                throw new IllegalStateException("injected fault at commit " + failAt);
+            }
+        }
+
+        @Override
+        public void decommit(MemorySegment region, long offset, long byteSize) {
+            delegate.decommit(region, offset, byteSize);
+        }
+
+        @Override
+        public void releaseRegion(MemorySegment region) {
+            delegate.releaseRegion(region);
+        }
+    }
+
+    @Test
+    void cellsLieInOneRegionAtIndexTimesStrideZeroedAndCountedAsTheyAreHandedOut() {
+        try (MemoryPool pool = new MemoryPool(MemoryAllocator.regionsWherePossible(), MemoryPool.UNLIMITED);
+             NodeManager cells = new NodeManager(pool, "leaf", CELL, 8, -1, 4096)) {
+            MemorySegment region = cells.region();
+            assertThat(region).isNotNull();
+            assertThat(region.byteSize()).isGreaterThanOrEqualTo(4 * 4096 * CELL);
+            assertThat(pool.regionBytes()).isEqualTo(region.byteSize());
+            assertThat(pool.bytesReserved()).as("a region counts nothing against the cap").isZero();
+            Set<Integer> seen = new HashSet<>();
+            for (int n = 0; n < 3000; n++) {
+                int cell = cells.allocate();
+                assertThat(seen.add(cell)).isTrue();
+                assertThat(cells.cellChunk(cell)).isSameAs(region);
+                assertThat(cells.cellOffset(cell)).isEqualTo(cell * CELL);
+                assertThat(region.asSlice(cell * CELL, CELL).toArray(ValueLayout.JAVA_BYTE)).containsOnly(0);
+                region.set(ValueLayout.JAVA_INT, cell * CELL, n + 1);
+            }
+            long counted = pool.bytesReserved();
+            assertThat(counted).as("the cells handed out, in chunks of at most 1 MiB, plus the index lists")
+                    .isBetween(3000 * CELL, 3000 * CELL + (2 << 20));
+            assertThat(pool.bytesCommitted()).isEqualTo(counted);
+        }
+    }
+
+    @Test
+    void aGrowthTheCapOrACommitFaultRefusesChangesNothing() {
+        FaultAtCommit allocator = new FaultAtCommit();
+        try (MemoryPool pool = new MemoryPool(allocator, 1 << 20);
+             NodeManager cells = new NodeManager(pool, "leaf", CELL, 8, 1, 4096)) {
+            List<Integer> taken = new ArrayList<>();
+            while (true) {
+                long before = pool.bytesReserved();
+                long allocated = cells.metrics().cellsAllocated();
+                try {
+                    taken.add(cells.allocate());
+                } catch (MemoryCapExceededException refused) {
+                    assertThat(pool.bytesReserved()).isEqualTo(before);
+                    assertThat(cells.metrics().cellsAllocated()).isEqualTo(allocated);
+                    break;
+                }
+            }
+            assertThat(taken).hasSizeGreaterThan(100);
+            for (int cell : taken) {
+                cells.recycle(cell);
+            }
+            cells.collect();
+            long before = pool.bytesReserved();
+            allocator.failAt = allocator.commits.get() + 1;
+            int cell = cells.allocate(); // a freed cell: no commit
+            assertThat(pool.bytesReserved()).isEqualTo(before);
+            assertThat(cells.cellChunk(cell).asSlice(cells.cellOffset(cell), CELL).toArray(ValueLayout.JAVA_BYTE))
+                    .as("a recycled cell is zeroed by the collection").containsOnly(0);
+        }
+        FaultAtCommit faulty = new FaultAtCommit();
+        faulty.failAt = 1;
+        try (MemoryPool pool = new MemoryPool(faulty, MemoryPool.UNLIMITED);
+             NodeManager cells = new NodeManager(pool, "leaf", CELL, 8, -1, 4096)) {
+            assertThatThrownBy(cells::allocate).hasMessageContaining("injected fault at commit 1");
+            assertThat(pool.bytesReserved()).isZero();
+            assertThat(pool.chunksHeld()).as("index-list chunks of the refused growth are freed too").isZero();
+            assertThat(cells.metrics().cellsAllocated()).isZero();
+            int cell = cells.allocate(); // the next commit works
+            assertThat(cells.cellOffset(cell)).isEqualTo(cell * CELL);
+        }
+    }
+
+    @Test
+    void aFreedChunkReadsZeroAndTheRegionIsUnmappedAtClose() {
+        MemoryPool pool = new MemoryPool(MemoryAllocator.regionsWherePossible(), MemoryPool.UNLIMITED);
+        MemoryPool.Region region = pool.reserveRegion(pool.owner("list"), 64 << 20);
+        ListManager list = new ListManager(pool.owner("list"), CELL, 8, region);
+        list.ensureCapacity(2000);
+        MemorySegment whole = list.region();
+        whole.asSlice(0, 2000 * CELL).fill((byte) 7);
+        int chunks = list.chunkCount();
+        assertThat(chunks).isGreaterThan(1);
+        list.trimChunks(1);
+        long kept = list.capacity();
+        assertThat(whole.asSlice(kept * CELL, (2000 - kept) * CELL).toArray(ValueLayout.JAVA_BYTE))
+                .as("freed chunks read zero").containsOnly(0);
+        assertThat(whole.get(ValueLayout.JAVA_BYTE, 0)).as("the kept chunk keeps its bytes").isEqualTo((byte) 7);
+        assertThat(pool.bytesReserved()).isEqualTo(list.bytesReserved());
+        pool.close();
+        assertThatThrownBy(() -> whole.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+        assertThat(pool.bytesReserved()).isZero();
+    }
+
+    /**
+     * Eight threads write into a runtime under a cap that refuses part of their activations; the
+     * region's chunks are counted before they are touched: every write that returned is there,
+     * and the memory counted never passes the cap.
+     */
+    @Test
+    void threadsGrowingRegionsUnderTheCapKeepEveryWriteThatReturned() throws Exception {
+        Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)");
+        long cap = 8 << 20;
+        try (SparseRuntime rt = SparseRuntime.create(layout, RuntimeOptions.DEFAULT.withMemoryCap(cap));
+             ExecutorService pool = Executors.newFixedThreadPool(8)) {
+            CyclicBarrier start = new CyclicBarrier(8);
+            List<Future<List<int[]>>> done = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    List<int[]> written = new ArrayList<>();
+                    start.await(10, TimeUnit.SECONDS);
+                    for (int n = 0; n < 2000; n++) {
+                        int i = (n * 8 + thread) % 2048;
+                        int j = (n * 37) % 2048;
+                        int k = (thread * 256 + n) % 2048;
+                        try {
+                            rt.setFloat("phi", i + j + k, i, j, k);
+                            written.add(new int[] {i, j, k});
+                        } catch (MemoryCapExceededException refused) {
+                            assertThat(refused.getMessage()).contains(String.valueOf(cap));
+                        }
+                        assertThat(rt.memoryStats().pool().bytesReserved()).isLessThanOrEqualTo(cap);
+                    }
+                    return written;
+                }));
+            }
+            int kept = 0;
+            for (Future<List<int[]>> future : done) {
+                for (int[] at : future.get(60, TimeUnit.SECONDS)) {
+                    assertThat(rt.getFloat("phi", at[0], at[1], at[2])).isEqualTo((float) (at[0] + at[1] + at[2]));
+                    kept++;
+                }
+            }
+            assertThat(kept).isPositive();
+            assertThat(rt.memoryStats().pool().bytesReserved()).isLessThanOrEqualTo(cap);
+        }
+    }
+}
