@@ -222,6 +222,18 @@ public final class SNodeRuntime implements AutoCloseable {
     }
 
     /**
+     * Deactivates in one call every cell of {@code snode} that lies wholly in the box
+     * {@code [low, high)}, with everything below, and the cells of sparse nodes above it that lie
+     * wholly in the box with their whole subtrees, as {@link SparseRuntime#deactivateBox} does.
+     * Launch rules as for {@link #deactivate}.
+     *
+     * @return the cells deactivated
+     */
+    public long deactivateBox(SNode snode, int[] low, int[] high) {
+        return structFor.inLaunch(() -> runtime.deactivateBox(snode, low, high));
+    }
+
+    /**
      * Deactivates every cell of {@code snode} and everything below (Taichi's
      * {@code deactivate_all}); on the root, every sparse node, so that only the values of dense
      * cells above every sparse node stay. Launch rules as for {@link #deactivate}.

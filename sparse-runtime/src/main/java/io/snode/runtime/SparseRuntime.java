@@ -275,6 +275,49 @@ public final class SparseRuntime implements AutoCloseable {
     }
 
     /**
+     * Deactivates, in one call, every cell of {@code snode} whose coordinates all lie in the box
+     * from {@code low} (inclusive) to {@code high} (exclusive), in {@code snode}'s index space,
+     * with everything below them; a cell the box cuts stays. A cell of a pointer, hash or
+     * bitmasked node above {@code snode} that lies wholly in the box is deactivated too, at once
+     * with its whole subtree (so the box's memory goes back in whole upper cells, and that upper
+     * node reads inactive there afterwards). Dynamic nodes: deactivate their parent's cells.
+     *
+     * @return the cells deactivated, of {@code snode} and of the nodes above it
+     * @throws IllegalArgumentException for a dense node or the root, a dynamic node, a corner of
+     *                                  the wrong length, or {@code low[n] > high[n]}
+     * @throws IndexOutOfBoundsException for a corner outside the index space ({@code high} may equal its extent)
+     */
+    public long deactivateBox(SNode snode, int[] low, int[] high) {
+        checkOpen();
+        checkOwned(snode);
+        if (snode.kind() == NodeKind.DYNAMIC) {
+            throw new IllegalArgumentException("snode=" + snode.path()
+                    + " is a dynamic node: deactivate a box of its parent's cells, which clears their lists");
+        }
+        Objects.requireNonNull(low, "low");
+        Objects.requireNonNull(high, "high");
+        List<Axis> axes = snode.indexAxes();
+        int[] shape = snode.indexShape();
+        if (low.length != axes.size() || high.length != axes.size()) {
+            throw new IllegalArgumentException("snode=" + snode.path() + " takes corners of " + axes.size()
+                    + " coordinates " + axes + "; got " + low.length + " and " + high.length);
+        }
+        for (int n = 0; n < shape.length; n++) {
+            if (low[n] < 0 || low[n] > shape[n]) {
+                throw GeneratedCalls.outside("snode=" + snode.path() + " low", axes.get(n).letter(), low[n], shape[n] + 1);
+            }
+            if (high[n] < 0 || high[n] > shape[n]) {
+                throw GeneratedCalls.outside("snode=" + snode.path() + " high", axes.get(n).letter(), high[n], shape[n] + 1);
+            }
+            if (low[n] > high[n]) {
+                throw new IllegalArgumentException("snode=" + snode.path() + ": low=" + low[n] + " > high=" + high[n]
+                        + " on axis " + axes.get(n).letter());
+            }
+        }
+        return structure.deactivateBox(snode, low.clone(), high.clone());
+    }
+
+    /**
      * Deactivates every cell of {@code snode} and everything below them (Taichi's
      * {@code deactivate_all}). On the root or a dense node, whose cells are always active, it
      * deactivates every pointer, bitmasked and dynamic node below: {@code deactivateAll(root)}

@@ -113,7 +113,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     build(workload, context, context.data().shuffled(), ACCESSOR));
             case W2 -> List.of(read(context, BIND), read(context, ACCESSOR));
             case W3 -> iterate(context);
-            case W4 -> List.of(recycle(context));
+            case W4 -> List.of(recycle(context), recycleBox(context));
             case W5 -> parallelBuild(context);
             case W6, W6V -> particles(workload, context);
         };
@@ -267,6 +267,44 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 .checksums((long) sorted.size(), readBack(grid, sorted), runtime.count("phi"))
                 .held(held[0], held[1], held[2])
                 .note("deactivations inside one launch (the collection runs after it); items = voxels rewritten")
+                .check(context.data().references(), activity);
+    }
+
+    /**
+     * W4 through one region deactivation: the box of the blocks whose lowest i is below
+     * {@link DataSet#W4_SPLIT} (in the blocks' index space, {@link DataSet#BLOCK} voxels a cell),
+     * deactivated in one call, which releases whole upper pointer cells at once; then the same
+     * rewrite through a caching accessor.
+     */
+    private Result recycleBox(Context context) {
+        buildSorted(context);
+        SNode blocks = workloadLayout.blocks().orElseThrow();
+        int[] shape = blocks.indexShape();
+        int[] high = shape.clone();
+        high[blocks.indexAxes().indexOf(io.snode.api.Axis.of('i'))] = DataSet.W4_SPLIT / DataSet.BLOCK;
+        int rewrite = context.data().lowVoxels();
+        NarrowBand sorted = context.data().sorted();
+        Grid grid = runtime.accessor(Grid.class);
+        long[] held = new long[3];
+        long[] deactivated = new long[1];
+        Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W4 " + name + " box delete + rewrite",
+                () -> runtime, rt -> {
+                    held[0] = rt.memoryStats().bytesCommitted();
+                    long start = System.nanoTime();
+                    deactivated[0] = rt.deactivateBox(blocks, new int[shape.length], high); // collects after it
+                    long deleted = System.nanoTime();
+                    held[1] = rt.memoryStats().bytesCommitted();
+                    long rewriteStart = System.nanoTime();
+                    write(grid, sorted, 0, rewrite);
+                    long end = System.nanoTime();
+                    held[2] = rt.memoryStats().bytesCommitted();
+                    return (deleted - start) + (end - rewriteStart);
+                });
+        return Row.of(Workload.W4, this, 1, "region deactivation + " + ACCESSOR, context.trials(), timed, rewrite)
+                .checksums((long) sorted.size(), readBack(grid, sorted), runtime.count("phi"))
+                .held(held[0], held[1], held[2])
+                .note("one deactivateBox call (" + deactivated[0] + " cells, whole upper cells at once; the collection"
+                        + " runs after it); items = voxels rewritten")
                 .check(context.data().references(), activity);
     }
 

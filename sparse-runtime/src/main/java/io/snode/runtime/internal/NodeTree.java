@@ -8,6 +8,7 @@ import io.snode.runtime.PathStep;
 import io.snode.runtime.Plan;
 import io.snode.runtime.PointerWord;
 import io.snode.runtime.internal.memory.HashTables;
+import io.snode.runtime.internal.node.BoxDeactivation;
 import io.snode.runtime.internal.node.DynamicUnit;
 import io.snode.runtime.internal.node.NodeUnit;
 import io.snode.runtime.internal.node.NodeUnits;
@@ -462,6 +463,28 @@ public final class NodeTree {
                 countDeactivation();
             }
             return wasActive;
+        } finally {
+            advanceEpoch();
+        }
+    }
+
+    /**
+     * Deactivates every cell of {@code target} whose coordinate range lies wholly in the box
+     * {@code [low, high)} of its index space, with everything below, in one walk; a cell of a
+     * sparse node above it that lies wholly in the box goes at once with its subtree
+     * ({@link BoxDeactivation}). Counted as one deactivation when it deactivated anything.
+     *
+     * @return the cells deactivated (of {@code target} and of the nodes above it)
+     */
+    public long deactivateBox(SNode target, int[] low, int[] high) {
+        requireSparse(target);
+        advanceEpoch();
+        try {
+            long deactivated = new BoxDeactivation(pathSteps[target.id()], pathUnits[target.id()], low, high).run(root);
+            if (deactivated > 0) {
+                countDeactivation();
+            }
+            return deactivated;
         } finally {
             advanceEpoch();
         }
