@@ -420,8 +420,8 @@ public final class SNodeRuntime implements AutoCloseable {
      * depends only on the active cells, so the result is the same, to the bit, for any
      * parallelism, on any CPU, with or without the Vector API. The order: every range of blocks
      * of the launch's split (the same ranges as {@link #reduceBlocks}) keeps 32 partial sums; cell
-     * {@code n} of a block (in its cell order; a list's index {@code n}) is added to partial sum
-     * {@code n % 32}, the blocks in memory order; the ranges' partial sums are added lane by lane
+     * {@code n} of a block (in its cell order; a list's index {@code n}; 0 for a hash node's blocks,
+     * which are single cells) is added to partial sum {@code n % 32}, the blocks in memory order; the ranges' partial sums are added lane by lane
      * in the split's tree, and the 32 are then added pairwise (lane {@code k} and {@code k + 16},
      * then {@code k + 8}, ..., then lanes 0 and 1). This is not the order of a sequential loop over
      * the cells: expect differences in the last bits from one. Inactive cells add nothing (a list
