@@ -425,7 +425,9 @@ public final class SNodeRuntime implements AutoCloseable {
      * in the split's tree, and the 32 are then added pairwise (lane {@code k} and {@code k + 16},
      * then {@code k + 8}, ..., then lanes 0 and 1). This is not the order of a sequential loop over
      * the cells: expect differences in the last bits from one. Inactive cells add nothing (a list
-     * element never written adds zero); 0 when no cell is active.
+     * element never written adds zero); 0 when no cell is active. A bitmasked block is read
+     * whole, as a block reducer may read it (its inactive cells hold zero), so a cell that another
+     * thread activates and writes while the sum runs may be included, unlike in a launch's visit.
      */
     public double sum(String field) {
         return structFor.reduce(field, Reductions::sum);

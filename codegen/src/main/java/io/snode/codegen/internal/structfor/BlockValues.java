@@ -45,10 +45,14 @@ abstract sealed class BlockValues {
             super(plan, field);
         }
 
+        /**
+         * Every cell of the block, a bitmasked one's too: its inactive cells hold zero (the runtime
+         * zeroes a cell when it deactivates it, as {@code LeafBlock} promises), which adds nothing
+         * ({@link ReductionKernels}), so no mask is tested.
+         */
         @Override
         void sum(ActiveBlocks blocks, int b, double[] lanes) {
-            KERNELS.sum(type, blocks.segment(b), first(blocks, b), plan.cellBytes(), blocks.length(b), blocks.masks(),
-                    b * blocks.maskWords(), 0, lanes);
+            KERNELS.sum(type, blocks.segment(b), first(blocks, b), plan.cellBytes(), blocks.length(b), 0, lanes);
         }
 
         @Override
@@ -147,8 +151,8 @@ abstract sealed class BlockValues {
                 if (reference != PointerWord.NULL) { // an unallocated chunk's zeros add nothing
                     long cell = PointerWord.cellIndex(reference);
                     KERNELS.sum(type, cells.segment(cell), cells.offset(cell) + fieldOffset, plan.cellBytes(),
-                            Math.min(length, start + chunkSize) - start, null, 0,
-                            (int) (start & (ReductionKernels.LANES - 1)), lanes);
+                            Math.min(length, start + chunkSize) - start, (int) (start & (ReductionKernels.LANES - 1)),
+                            lanes);
                 }
             }
         }

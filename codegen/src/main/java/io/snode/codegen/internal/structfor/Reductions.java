@@ -27,6 +27,13 @@ import io.snode.runtime.internal.vectorization.VectorizationProvider;
  * as a sequential one, and the vector loops the same as the scalar ones. Minimum and maximum are
  * {@code Math.min}/{@code Math.max}, exact in any order; the count is a sum of the snapshot's
  * per-block counts, exact.
+ *
+ * <p>A sum reads a bitmasked block whole, as the fastest block reducer does: its inactive cells
+ * hold zero, and a zero adds nothing, so the result is the sum over the active cells. Minimum and
+ * maximum test the snapshot's mask (a zero would be a value). The two differ only where a cell
+ * inactive in the snapshot holds something else: one activated and written by another thread
+ * while the sum runs, or a store that raced a deactivation of the same cell (the caller's race,
+ * {@code NodeTree}); a sum may then include it.
  */
 public final class Reductions {
     /** The reductions' loops, chosen once per JVM ({@code static final}: C2 inlines them). */

@@ -21,13 +21,13 @@ import jdk.incubator.vector.VectorSpecies;
  * registers, one double lane per partial sum, so the loop adds exactly what the scalar loop adds:
  * with 512-bit vectors ({@link #WIDE}) four accumulators of eight doubles, each fed by eight
  * floats widened with one conversion ({@code FloatVector} of 256 bits to {@code DoubleVector} of
- * 512); with 256-bit vectors eight accumulators of four. A mask word's bits become a lane mask
- * ({@link VectorMask#fromLong}), and a masked add leaves the partial sum of an inactive cell as it
- * is. The lanes are reduced by the caller ({@link ReductionKernels#foldLanes}), never with
+ * 512); with 256-bit vectors eight accumulators of four. The lanes are reduced by the caller ({@link ReductionKernels#foldLanes}), never with
  * {@code reduceLanes}, whose order of additions is unspecified.
  *
- * <p><b>Minimum and maximum</b> use the preferred species, masked lane-wise {@code MIN}/{@code MAX}
- * (Math.min/max semantics) and one {@code reduceLanes} per run, which is exact in any order.
+ * <p><b>Minimum and maximum</b> use the preferred species, lane-wise {@code MIN}/{@code MAX}
+ * (Math.min/max semantics; with a mask, a mask word's bits become a lane mask,
+ * {@link VectorMask#fromLong}, and the masked operation leaves the lane of an inactive cell as it
+ * is) and one {@code reduceLanes} per run, which is exact in any order.
  */
 public final class PanamaReductionKernels implements ReductionKernels {
 
@@ -74,9 +74,9 @@ public final class PanamaReductionKernels implements ReductionKernels {
     }
 
     @Override
-    public void sum(FieldType type, MemorySegment segment, long offset, long stride, long count, long[] mask,
-                    int maskAt, int firstLane, double[] lanes) {
-        sum(WIDE, type, segment, offset, stride, count, mask, maskAt, firstLane, lanes);
+    public void sum(FieldType type, MemorySegment segment, long offset, long stride, long count, int firstLane,
+                    double[] lanes) {
+        sum(WIDE, type, segment, offset, stride, count, firstLane, lanes);
     }
 
     /**
@@ -84,39 +84,35 @@ public final class PanamaReductionKernels implements ReductionKernels {
      * {@link #WIDE}; tests run the other too (slowly where the CPU lacks its vectors).
      */
     static void sum(boolean wide, FieldType type, MemorySegment segment, long offset, long stride, long count,
-                    long[] mask, int maskAt, int firstLane, double[] lanes) {
-        if (!contiguousFloats(type, stride) || (mask != null && firstLane != 0)) {
-            ScalarReductionKernels.sumFrom(type, segment, offset, stride, 0, count, mask, maskAt, firstLane, lanes);
+                    int firstLane, double[] lanes) {
+        if (!contiguousFloats(type, stride)) {
+            ScalarReductionKernels.sumFrom(type, segment, offset, stride, 0, count, firstLane, lanes);
             return;
         }
         // Up to the first cell of partial sum 0 a cell at a time (a list's chunk may start anywhere).
         long head = Math.min(count, (LANES - firstLane) & (LANES - 1));
-        ScalarReductionKernels.sumFrom(type, segment, offset, stride, 0, head, null, 0, firstLane, lanes);
+        ScalarReductionKernels.sumFrom(type, segment, offset, stride, 0, head, firstLane, lanes);
         MemorySegment cells = segment.asSlice(offset + head * stride, (count - head) * stride);
         boolean f32 = type == FieldType.F32;
-        long done = head + (wide ? sumWide(f32, cells, count - head, mask, maskAt, lanes)
-                : sumNarrow(f32, cells, count - head, mask, maskAt, lanes));
-        ScalarReductionKernels.sumFrom(type, segment, offset, stride, done, count, mask, maskAt, firstLane, lanes);
+        long done = head + (wide ? sumWide(f32, cells, count - head, lanes) : sumNarrow(f32, cells, count - head, lanes));
+        ScalarReductionKernels.sumFrom(type, segment, offset, stride, done, count, firstLane, lanes);
     }
 
     /**
      * Whole groups of {@link #LANES} cells from cell 0 of {@code cells} (of partial sum 0), with
-     * four accumulators of eight lanes; returns the cells added. {@code mask} (or null) is
-     * indexed from cell 0 of {@code cells}.
+     * four accumulators of eight lanes; returns the cells added.
      */
-    private static long sumWide(boolean f32, MemorySegment cells, long count, long[] mask, int maskAt,
-                                double[] lanes) {
+    private static long sumWide(boolean f32, MemorySegment cells, long count, double[] lanes) {
         DoubleVector a0 = DoubleVector.fromArray(D512, lanes, 0);
         DoubleVector a1 = DoubleVector.fromArray(D512, lanes, 8);
         DoubleVector a2 = DoubleVector.fromArray(D512, lanes, 16);
         DoubleVector a3 = DoubleVector.fromArray(D512, lanes, 24);
         long n = 0;
         for (; n + LANES <= count; n += LANES) {
-            long bits = mask == null ? -1L : mask[maskAt + (int) (n >>> 6)] >>> (n & 63);
-            a0 = a0.add(wide(f32, cells, n), VectorMask.fromLong(D512, bits));
-            a1 = a1.add(wide(f32, cells, n + 8), VectorMask.fromLong(D512, bits >>> 8));
-            a2 = a2.add(wide(f32, cells, n + 16), VectorMask.fromLong(D512, bits >>> 16));
-            a3 = a3.add(wide(f32, cells, n + 24), VectorMask.fromLong(D512, bits >>> 24));
+            a0 = a0.add(wide(f32, cells, n));
+            a1 = a1.add(wide(f32, cells, n + 8));
+            a2 = a2.add(wide(f32, cells, n + 16));
+            a3 = a3.add(wide(f32, cells, n + 24));
         }
         a0.intoArray(lanes, 0);
         a1.intoArray(lanes, 8);
@@ -132,8 +128,7 @@ public final class PanamaReductionKernels implements ReductionKernels {
     }
 
     /** {@link #sumWide} with eight accumulators of four lanes. */
-    private static long sumNarrow(boolean f32, MemorySegment cells, long count, long[] mask, int maskAt,
-                                  double[] lanes) {
+    private static long sumNarrow(boolean f32, MemorySegment cells, long count, double[] lanes) {
         DoubleVector a0 = DoubleVector.fromArray(D256, lanes, 0);
         DoubleVector a1 = DoubleVector.fromArray(D256, lanes, 4);
         DoubleVector a2 = DoubleVector.fromArray(D256, lanes, 8);
@@ -144,15 +139,14 @@ public final class PanamaReductionKernels implements ReductionKernels {
         DoubleVector a7 = DoubleVector.fromArray(D256, lanes, 28);
         long n = 0;
         for (; n + LANES <= count; n += LANES) {
-            long bits = mask == null ? -1L : mask[maskAt + (int) (n >>> 6)] >>> (n & 63);
-            a0 = a0.add(narrow(f32, cells, n), VectorMask.fromLong(D256, bits));
-            a1 = a1.add(narrow(f32, cells, n + 4), VectorMask.fromLong(D256, bits >>> 4));
-            a2 = a2.add(narrow(f32, cells, n + 8), VectorMask.fromLong(D256, bits >>> 8));
-            a3 = a3.add(narrow(f32, cells, n + 12), VectorMask.fromLong(D256, bits >>> 12));
-            a4 = a4.add(narrow(f32, cells, n + 16), VectorMask.fromLong(D256, bits >>> 16));
-            a5 = a5.add(narrow(f32, cells, n + 20), VectorMask.fromLong(D256, bits >>> 20));
-            a6 = a6.add(narrow(f32, cells, n + 24), VectorMask.fromLong(D256, bits >>> 24));
-            a7 = a7.add(narrow(f32, cells, n + 28), VectorMask.fromLong(D256, bits >>> 28));
+            a0 = a0.add(narrow(f32, cells, n));
+            a1 = a1.add(narrow(f32, cells, n + 4));
+            a2 = a2.add(narrow(f32, cells, n + 8));
+            a3 = a3.add(narrow(f32, cells, n + 12));
+            a4 = a4.add(narrow(f32, cells, n + 16));
+            a5 = a5.add(narrow(f32, cells, n + 20));
+            a6 = a6.add(narrow(f32, cells, n + 24));
+            a7 = a7.add(narrow(f32, cells, n + 28));
         }
         a0.intoArray(lanes, 0);
         a1.intoArray(lanes, 4);

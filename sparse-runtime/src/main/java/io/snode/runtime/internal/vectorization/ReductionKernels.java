@@ -6,9 +6,12 @@ import java.lang.foreign.MemorySegment;
 /**
  * The loops of the built-in reductions ({@code sum}, {@code min}, {@code max}) over a run of
  * cells of one block: {@code count} values of one field, the {@code n}-th at byte
- * {@code offset + n * stride} of {@code segment}, optionally filtered by mask bits (bit {@code n}
- * of {@code mask[maskAt ...]}: word {@code n / 64}, bit {@code n % 64}; a null mask takes every
- * cell). Two implementations share this interface: {@link ScalarReductionKernels}, a cell at a
+ * {@code offset + n * stride} of {@code segment}; {@code min} and {@code max} optionally filtered
+ * by mask bits (bit {@code n} of {@code mask[maskAt ...]}: word {@code n / 64}, bit
+ * {@code n % 64}; a null mask takes every cell). A sum takes every cell of the run: the callers
+ * pass whole bitmasked blocks, whose inactive cells hold zero, and adding {@code +0.0} leaves a
+ * partial sum as it is (a partial sum that starts at {@code +0.0} is never {@code -0.0}), so
+ * the result is the sum over the active cells without a mask test per cell. Two implementations share this interface: {@link ScalarReductionKernels}, a cell at a
  * time, always available; and {@code PanamaReductionKernels}, Vector API loops for contiguous
  * {@code f32} and {@code f64} fields, loaded by {@link VectorizationProvider} only when
  * {@code jdk.incubator.vector} is in the module graph ({@link VectorizationProvider#reductionKernels()}).
@@ -18,8 +21,8 @@ import java.lang.foreign.MemorySegment;
  * of the contract, and it is the same for both implementations on every CPU: values are widened
  * to {@code double} (exact for {@code f32} and {@code i32}, rounded to nearest for {@code i64}
  * beyond 2^53) and added into {@link #LANES} partial sums, {@code lanes[(firstLane + n) % LANES]
- * += value(n)} for {@code n} ascending, each partial sum a plain IEEE {@code double} addition;
- * a cell whose mask bit is clear adds nothing. The number of partial sums is fixed, never the
+ * += value(n)} for {@code n} ascending, each partial sum a plain IEEE {@code double} addition.
+ * The number of partial sums is fixed, never the
  * CPU's vector width: a vector loop of any width adds the same numbers into the same partial sums
  * in the same order (one vector lane per partial sum), and so does the scalar loop. How the
  * callers combine partial sums (lane by lane, then across lanes) is theirs to fix
@@ -50,14 +53,14 @@ public interface ReductionKernels {
     boolean vectorized();
 
     /**
-     * Adds the values of the run's cells whose mask bit is set into {@code lanes}, in the order
-     * of the class comment: cell {@code n} into {@code lanes[(firstLane + n) % LANES]}.
+     * Adds the values of the run's cells into {@code lanes}, in the order of the class comment:
+     * cell {@code n} into {@code lanes[(firstLane + n) % LANES]}.
      *
      * @param lanes     {@link #LANES} partial sums, updated in place
      * @param firstLane the partial sum of cell 0, in {@code [0, LANES)}
      */
-    void sum(FieldType type, MemorySegment segment, long offset, long stride, long count, long[] mask, int maskAt,
-             int firstLane, double[] lanes);
+    void sum(FieldType type, MemorySegment segment, long offset, long stride, long count, int firstLane,
+             double[] lanes);
 
     /** {@code Math.min} of {@code start} and the values of the run's cells whose mask bit is set. */
     double min(FieldType type, MemorySegment segment, long offset, long stride, long count, long[] mask, int maskAt,

@@ -28,18 +28,16 @@ public final class ScalarReductionKernels implements ReductionKernels {
     }
 
     @Override
-    public void sum(FieldType type, MemorySegment segment, long offset, long stride, long count, long[] mask,
-                    int maskAt, int firstLane, double[] lanes) {
-        sumFrom(type, segment, offset, stride, 0, count, mask, maskAt, firstLane, lanes);
+    public void sum(FieldType type, MemorySegment segment, long offset, long stride, long count, int firstLane,
+                    double[] lanes) {
+        sumFrom(type, segment, offset, stride, 0, count, firstLane, lanes);
     }
 
-    /** {@link #sum} over cells {@code [from, count)} of the run only: the vector loops' tail. */
+    /** {@link #sum} over cells {@code [from, count)} of the run only: the vector loops' head and tail. */
     static void sumFrom(FieldType type, MemorySegment segment, long offset, long stride, long from, long count,
-                        long[] mask, int maskAt, int firstLane, double[] lanes) {
+                        int firstLane, double[] lanes) {
         for (long n = from; n < count; n++) {
-            if (mask == null || BitmaskWords.isSet(mask, maskAt, n)) {
-                lanes[(int) ((firstLane + n) & (LANES - 1))] += load(type, segment, offset + n * stride);
-            }
+            lanes[(int) ((firstLane + n) & (LANES - 1))] += load(type, segment, offset + n * stride);
         }
     }
 
