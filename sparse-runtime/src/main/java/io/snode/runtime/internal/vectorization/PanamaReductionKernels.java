@@ -21,8 +21,9 @@ import jdk.incubator.vector.VectorSpecies;
  * registers, one double lane per partial sum, so the loop adds exactly what the scalar loop adds:
  * with 512-bit vectors ({@link #WIDE}) four accumulators of eight doubles, each fed by eight
  * floats widened with one conversion ({@code FloatVector} of 256 bits to {@code DoubleVector} of
- * 512); with 256-bit vectors eight accumulators of four. The lanes are reduced by the caller ({@link ReductionKernels#foldLanes}), never with
- * {@code reduceLanes}, whose order of additions is unspecified.
+ * 512); with 256-bit vectors eight accumulators of four. The lanes are reduced by the caller
+ * ({@link ReductionKernels#foldLanes}), never with {@code reduceLanes}, whose order of additions
+ * is unspecified.
  *
  * <p><b>Minimum and maximum</b> use the preferred species, lane-wise {@code MIN}/{@code MAX}
  * (Math.min/max semantics; with a mask, a mask word's bits become a lane mask,

@@ -10,23 +10,25 @@ import java.lang.foreign.MemorySegment;
  * by mask bits (bit {@code n} of {@code mask[maskAt ...]}: word {@code n / 64}, bit
  * {@code n % 64}; a null mask takes every cell). A sum takes every cell of the run: the callers
  * pass whole bitmasked blocks, whose inactive cells hold zero, and adding {@code +0.0} leaves a
- * partial sum as it is (a partial sum that starts at {@code +0.0} is never {@code -0.0}), so
- * the result is the sum over the active cells without a mask test per cell. Two implementations share this interface: {@link ScalarReductionKernels}, a cell at a
- * time, always available; and {@code PanamaReductionKernels}, Vector API loops for contiguous
+ * partial sum as it is (a partial sum that starts at {@code +0.0} is never {@code -0.0}), so the
+ * result is the sum over the active cells without a mask test per cell.
+ *
+ * <p>Two implementations share this interface: {@link ScalarReductionKernels}, a cell at a time,
+ * always available; and {@code PanamaReductionKernels}, Vector API loops for contiguous
  * {@code f32} and {@code f64} fields, loaded by {@link VectorizationProvider} only when
- * {@code jdk.incubator.vector} is in the module graph ({@link VectorizationProvider#reductionKernels()}).
- * Both give bit-identical results; tests run them against each other.
+ * {@code jdk.incubator.vector} is in the module graph
+ * ({@link VectorizationProvider#reductionKernels()}). Both give bit-identical results; tests run
+ * them against each other.
  *
  * <p><b>The order of a sum.</b> Floating-point addition is not associative, so the order is part
  * of the contract, and it is the same for both implementations on every CPU: values are widened
  * to {@code double} (exact for {@code f32} and {@code i32}, rounded to nearest for {@code i64}
  * beyond 2^53) and added into {@link #LANES} partial sums, {@code lanes[(firstLane + n) % LANES]
  * += value(n)} for {@code n} ascending, each partial sum a plain IEEE {@code double} addition.
- * The number of partial sums is fixed, never the
- * CPU's vector width: a vector loop of any width adds the same numbers into the same partial sums
- * in the same order (one vector lane per partial sum), and so does the scalar loop. How the
- * callers combine partial sums (lane by lane, then across lanes) is theirs to fix
- * ({@link #foldLanes}).
+ * The number of partial sums is fixed, never the CPU's vector width: a vector loop of any width
+ * adds the same numbers into the same partial sums in the same order (one vector lane per
+ * partial sum), and so does the scalar loop. How the callers combine partial sums (lane by lane,
+ * then across lanes) is theirs to fix ({@link #foldLanes}).
  *
  * <p><b>Minimum and maximum</b> are those of {@link Math#min(double, double)} and
  * {@link Math#max(double, double)} over the values widened to {@code double}: a NaN wins, and
@@ -34,7 +36,7 @@ import java.lang.foreign.MemorySegment;
  * any order, and any vector width, gives the same result.
  *
  * <p>Implementations are stateless and thread-safe. The segments check the bounds
- * ({@link IndexOutOfBoundsException}) and the lifetime ({@link IllegalStateException}); the mask
+ * ({@link IndexOutOfBoundsException}) and the lifetime ({@link IllegalStateException}); a mask
  * array must hold the bits of every cell of the run.
  */
 public interface ReductionKernels {
