@@ -425,28 +425,45 @@ public final class SNodeRuntime implements AutoCloseable {
         return structFor.epoch();
     }
 
-    /** Sum of {@code field} over the active cells, in double; the same for any parallelism. */
+    /**
+     * Sum of {@code field} over the active cells (the cells a {@code forEach} over its SNode
+     * visits), in {@code double}: each value widened to {@code double} (exact for {@code f32} and
+     * {@code i32}; an {@code i64} beyond 2^53 rounds to nearest) and added in one fixed order that
+     * depends only on the active cells, so the result is the same, to the bit, for any
+     * parallelism, on any CPU, with or without the Vector API. The order: every range of blocks
+     * of the launch's split (the same ranges as {@link #reduceBlocks}) keeps 32 partial sums; cell
+     * {@code n} of a block (in its cell order; a list's index {@code n}; 0 for a hash node's blocks,
+     * which are single cells) is added to partial sum {@code n % 32}, the blocks in memory order; the ranges' partial sums are added lane by lane
+     * in the split's tree, and the 32 are then added pairwise (lane {@code k} and {@code k + 16},
+     * then {@code k + 8}, ..., then lanes 0 and 1). This is not the order of a sequential loop over
+     * the cells: expect differences in the last bits from one. Inactive cells add nothing (a list
+     * element never written adds zero); 0 when no cell is active. A bitmasked block is read
+     * whole, as a block reducer may read it (its inactive cells hold zero), so a cell that another
+     * thread activates and writes while the sum runs may be included, unlike in a launch's visit.
+     */
     public double sum(String field) {
-        return summarize(field).sum();
+        return structFor.reduce(field, Reductions::sum);
     }
 
-    /** Smallest value of {@code field} over the active cells; +infinity when none is active. */
+    /**
+     * Smallest value of {@code field} over the active cells, as {@link Math#min(double, double)}
+     * (a NaN wins; {@code -0.0} is below {@code 0.0}); +infinity when none is active.
+     */
     public double min(String field) {
-        return summarize(field).min();
+        return structFor.reduce(field, Reductions::min);
     }
 
-    /** Largest value of {@code field} over the active cells; -infinity when none is active. */
+    /**
+     * Largest value of {@code field} over the active cells, as {@link Math#max(double, double)};
+     * -infinity when none is active.
+     */
     public double max(String field) {
-        return summarize(field).max();
+        return structFor.reduce(field, Reductions::max);
     }
 
-    /** Number of active cells of {@code field}'s SNode. */
+    /** Number of active cells of {@code field}'s SNode: the cells a {@code forEach} over it visits (1 for a root field). */
     public long count(String field) {
-        return summarize(field).count();
-    }
-
-    private Reductions.Summary summarize(String field) {
-        return structFor.summarize(field);
+        return structFor.reduce(field, Reductions::count);
     }
 
     /**

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * No class of the library that is loaded without {@code jdk.incubator.vector} names it: in the
- * class files of api, sparse-runtime, gc and codegen, only the two Panama kernel classes refer to
+ * class files of api, sparse-runtime, gc and codegen, only the three Panama kernel classes refer to
  * the incubator package, and only they and the Panama provider (which the provider loads by name,
  * after its module check) refer to a Panama class. A reference anywhere else would be resolved,
  * and throw {@code NoClassDefFoundError}, in a JVM without the module.
@@ -40,9 +40,10 @@ class VectorApiConfinementTest {
         assertThat(classes).containsKeys("io/snode/api/Layout", "io/snode/codegen/internal/PointerScan",
                 "io/snode/codegen/internal/MaskCopy", "io/snode/gc/ParallelCollector");
         assertThat(classes.entrySet().stream().filter(e -> e.getValue().contains(VECTOR_PACKAGE)).map(Map.Entry::getKey))
-                .containsExactlyInAnyOrder(PANAMA + "GcKernels", PANAMA + "ScanKernels");
+                .containsExactlyInAnyOrder(PANAMA + "GcKernels", PANAMA + "ScanKernels", PANAMA + "ReductionKernels");
         assertThat(classes.entrySet().stream().filter(e -> e.getValue().contains(PANAMA)).map(Map.Entry::getKey))
-                .containsExactlyInAnyOrder(PANAMA + "GcKernels", PANAMA + "ScanKernels", PANAMA + "VectorizationProvider");
+                .containsExactlyInAnyOrder(PANAMA + "GcKernels", PANAMA + "ScanKernels", PANAMA + "ReductionKernels",
+                        PANAMA + "VectorizationProvider");
     }
 
     /** Class name to the class file's bytes as Latin-1 text (constant pool names appear verbatim). */

@@ -151,12 +151,15 @@ public final class StructFor {
         return inLaunch(() -> launcher.reduceBlocks(kept.get(), identity, reducer, combiner));
     }
 
-    /** Sum, min, max and count of {@code field} over its SNode's active cells ({@link Reductions}). */
-    public Reductions.Summary summarize(String field) {
+    /**
+     * One of {@link Reductions}' reductions ({@code Reductions::sum}, {@code ::min}, {@code ::max},
+     * {@code ::count}) of {@code field} over its SNode's active cells, as a launch.
+     */
+    public <T> T reduce(String field, Reductions.Over<T> reduction) {
         PlacedField placed = layout.field(field);
         return inLaunch(() -> {
             Launcher current = launcher;
-            return Reductions.summarize(structure, placed, current.snapshots(), current.ranges());
+            return reduction.reduce(structure, placed, current.snapshots(), current.ranges());
         });
     }
 

@@ -8,6 +8,7 @@ import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.LeafBlock;
 import io.snode.runtime.internal.NodeTree;
+import io.snode.runtime.internal.vectorization.ReductionKernels;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,8 +81,9 @@ class SnapshotCacheTest {
     /**
      * Sums of values that do not add exactly, over enough blocks for several ranges: the same
      * bits with 1, 2 and 3 threads and run after run, and the same bits as a block reducer that
-     * adds the cells in block order and combines in the launch's order, since both run on the
-     * launch's split.
+     * adds the cells in sum's documented order (cell n of a block into partial sum n % 32, the
+     * partial sums combined lane by lane in the launch's order, then folded), since both run on
+     * the launch's split.
      */
     @Test
     void reductionsRunOnTheLaunchSplitWhateverTheParallelism() {
@@ -100,12 +102,14 @@ class SnapshotCacheTest {
             for (int threads : new int[] {1, 2, 3, 1}) {
                 rt.parallelism(threads);
                 sums.add(Double.doubleToRawLongBits(rt.sum("phi")));
-                double[] block = rt.reduceBlocks(leaf, () -> new double[1], (sum, b) -> addCells(sum, b, phi),
-                        (left, right) -> {
-                            left[0] += right[0];
+                double[] lanes = rt.reduceBlocks(leaf, () -> new double[ReductionKernels.LANES],
+                        (sum, b) -> addCells(sum, b, phi), (left, right) -> {
+                            for (int lane = 0; lane < left.length; lane++) {
+                                left[lane] += right[lane];
+                            }
                             return left;
                         });
-                reduced.add(Double.doubleToRawLongBits(block[0]));
+                reduced.add(Double.doubleToRawLongBits(ReductionKernels.foldLanes(lanes)));
             }
             assertThat(sums).as("sum per parallelism").containsOnly(sums.getFirst());
             assertThat(reduced).as("the block reducer's, on the same split").containsOnly(sums.getFirst());
@@ -115,7 +119,8 @@ class SnapshotCacheTest {
     private static void addCells(double[] sum, LeafBlock block, PlacedField field) {
         long offset = block.fieldOffset(field);
         for (long n = 0; n < block.cellCount(); n++) {
-            sum[0] += block.cells().get(ValueLayout.JAVA_DOUBLE, offset + n * block.cellBytes());
+            sum[(int) (n % ReductionKernels.LANES)] += block.cells().get(ValueLayout.JAVA_DOUBLE,
+                    offset + n * block.cellBytes());
         }
     }
 }

@@ -27,4 +27,9 @@ final class DefaultVectorizationProvider extends VectorizationProvider {
     public ScanKernels scanKernels() {
         return ScalarScanKernels.INSTANCE;
     }
+
+    @Override
+    public ReductionKernels reductionKernels() {
+        return ScalarReductionKernels.INSTANCE;
+    }
 }

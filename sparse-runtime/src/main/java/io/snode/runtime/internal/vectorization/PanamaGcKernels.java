@@ -8,8 +8,9 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The collector's Vector API kernels. With {@link PanamaScanKernels} one of the two classes of the
- * project that name {@code jdk.incubator.vector}; {@link PanamaVectorizationProvider} links them,
+ * The collector's Vector API kernels. With {@link PanamaScanKernels} and
+ * {@link PanamaReductionKernels} one of the three classes of the project that name
+ * {@code jdk.incubator.vector}; {@link PanamaVectorizationProvider} links them,
  * and {@link VectorizationProvider} loads that reflectively, after checking that the module is in
  * the boot layer, so that the rest of the library runs without the module.
  *

@@ -9,9 +9,9 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The scans a vector of words at a time. With {@link PanamaGcKernels} one of the two classes of
- * the project that name {@code jdk.incubator.vector}; made only by
- * {@link PanamaVectorizationProvider}.
+ * The scans a vector of words at a time. With {@link PanamaGcKernels} and
+ * {@link PanamaReductionKernels} one of the three classes of the project that name
+ * {@code jdk.incubator.vector}; made only by {@link PanamaVectorizationProvider}.
  *
  * <p>Most words of a sparse pointer container are null: one compare per {@link #LANES} words
  * skips them without a branch per word. Mask copies move a vector of words and count their bits

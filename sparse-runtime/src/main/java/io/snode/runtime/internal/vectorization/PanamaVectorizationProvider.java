@@ -9,6 +9,8 @@ final class PanamaVectorizationProvider extends VectorizationProvider {
 
     private final PanamaGcKernels gcKernels;
     private final PanamaScanKernels scanKernels;
+    /** The Panama reductions, or the scalar ones where vectors hold fewer than four doubles. */
+    private final ReductionKernels reductionKernels;
 
     /**
      * @throws UnsupportedOperationException if the preferred vectors are narrower than 128 bits
@@ -17,6 +19,8 @@ final class PanamaVectorizationProvider extends VectorizationProvider {
     PanamaVectorizationProvider() {
         this.gcKernels = new PanamaGcKernels();
         this.scanKernels = new PanamaScanKernels();
+        this.reductionKernels = PanamaReductionKernels.supported() ? new PanamaReductionKernels()
+                : ScalarReductionKernels.INSTANCE;
     }
 
     @Override
@@ -37,5 +41,10 @@ final class PanamaVectorizationProvider extends VectorizationProvider {
     @Override
     public ScanKernels scanKernels() {
         return scanKernels;
+    }
+
+    @Override
+    public ReductionKernels reductionKernels() {
+        return reductionKernels;
     }
 }

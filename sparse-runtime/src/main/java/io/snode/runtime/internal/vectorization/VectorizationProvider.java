@@ -10,7 +10,8 @@ import java.util.function.Consumer;
  * (Lucene's {@code VectorizationProvider}, which serves all of Lucene the same way). Every SIMD
  * user of the project gets its kernels here: the collector's zeroing and copying
  * ({@link #gcKernels()}), the generated walks' pointer scans and the snapshots' mask copies
- * ({@link #scanKernels()}). Each family has a scalar twin with the same contract.
+ * ({@link #scanKernels()}), the built-in reductions' loops ({@link #reductionKernels()}). Each
+ * family has a scalar twin with the same contract.
  *
  * <p>Detection: if {@code ModuleLayer.boot().findModule("jdk.incubator.vector")} is present, the
  * Panama provider is loaded reflectively, so that no class that is always loaded names the
@@ -64,7 +65,7 @@ public abstract class VectorizationProvider {
 
     /** The warning a user sees when the vector kernels cannot be used for {@code reason}. */
     public static String warning(String reason) {
-        return "SNode runs without the Vector API (scalar pointer scans, mask copies and GC zeroing): " + reason
+        return "SNode runs without the Vector API (scalar pointer scans, mask copies, reductions and GC zeroing): " + reason
                 + ". Add '" + ENABLE_FLAG + "' to the java command line to use it.";
     }
 
@@ -109,6 +110,9 @@ public abstract class VectorizationProvider {
 
     /** The pointer scans of the generated walks and the snapshots' mask copies. */
     public abstract ScanKernels scanKernels();
+
+    /** The loops of the built-in reductions ({@code sum}, {@code min}, {@code max}). */
+    public abstract ReductionKernels reductionKernels();
 
     @Override
     public String toString() {

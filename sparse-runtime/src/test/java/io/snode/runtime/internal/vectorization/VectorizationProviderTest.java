@@ -30,13 +30,17 @@ class VectorizationProviderTest {
         assertThat(VectorizationProvider.getInstance()).isSameAs(provider);
         assertThat(VectorizationProvider.vectorUnavailableReason().isEmpty()).isEqualTo(EXPECT_VECTOR);
         assertThat(VectorizationProvider.vector().isPresent()).isEqualTo(EXPECT_VECTOR);
-        // Both kernel families come from the same choice.
+        // The kernel families come from the same choice.
         assertThat(provider.gcKernels().vectorized()).isEqualTo(EXPECT_VECTOR);
         assertThat(provider.scanKernels().lanes() > 1).isEqualTo(EXPECT_VECTOR);
         assertThat(provider.gcKernels().name()).isEqualTo(provider.name());
         assertThat(provider.scanKernels().name()).isEqualTo(provider.name());
-        if (!EXPECT_VECTOR) {
+        if (EXPECT_VECTOR) {
+            // Vector reductions wherever the CPU's vectors hold four doubles, else the scalar ones.
+            assertThat(provider.reductionKernels().vectorized()).isEqualTo(PanamaReductionKernels.supported());
+        } else {
             assertThat(provider).isSameAs(VectorizationProvider.scalar());
+            assertThat(provider.reductionKernels().vectorized()).isFalse();
         }
     }
 
@@ -46,6 +50,7 @@ class VectorizationProviderTest {
         assertThat(scalar.vectorized()).isFalse();
         assertThat(scalar.gcKernels()).isSameAs(ScalarGcKernels.INSTANCE);
         assertThat(scalar.scanKernels()).isSameAs(ScalarScanKernels.INSTANCE);
+        assertThat(scalar.reductionKernels()).isSameAs(ScalarReductionKernels.INSTANCE);
     }
 
     @Test
