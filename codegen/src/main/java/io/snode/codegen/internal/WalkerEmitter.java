@@ -73,8 +73,9 @@ import org.objectweb.asm.Type;
  * it records cell {@code c} (if below {@code capacity}): coordinates into
  * {@code byCell[c * W ...]} ({@code W} coordinate slots: the axes the chain uses, in order of
  * first use) and bit {@code c} of {@code present}. Returns the number of cells recorded. The
- * root segment and the cell managers of the pointer levels are static finals loaded from the
- * class data.
+ * root segment and the cell managers of the pointer levels (and their regions, where they have
+ * one: a child is then at {@code cell * cellBytes} of {@code REGION_<id>}) are static finals
+ * loaded from the class data.
  */
 public final class WalkerEmitter {
     private static final Type SEGMENT = Type.getType(MemorySegment.class);
@@ -148,6 +149,10 @@ public final class WalkerEmitter {
         for (int level = 1; level <= keyLevel; level++) {
             if (chain[level].kind() == NodeKind.POINTER) {
                 owner.constant("CELLS_" + chain[level].id(), CheckedCells.class, cells[level]);
+                if (cells[level] instanceof CheckedCells managed && managed.region() != null) {
+                    // The level's cells lie in one region: cell c at c * the plan's cell bytes.
+                    owner.constant("REGION_" + chain[level].id(), MemorySegment.class, managed.region());
+                }
             }
         }
         classData = owner.classData();
@@ -332,6 +337,15 @@ public final class WalkerEmitter {
 
         @Override
         public void visitChild() {
+            String region = "REGION_" + chain[childLevel].id();
+            if (owner.hasConstant(region)) { // segment := REGION; offset := regionOffset(child, cell bytes)
+                owner.getConstant(mv, region);
+                mv.visitVarInsn(LLOAD, child);
+                mv.pushLong(plans[childLevel].cellBytes());
+                mv.invoke(RuntimeMethods.CELL_REGION_OFFSET);
+                descend();
+                return;
+            }
             String cells = "CELLS_" + chain[childLevel].id();
             owner.getConstant(mv, cells);
             mv.visitVarInsn(LLOAD, child);

@@ -108,6 +108,7 @@ public final class RuntimeMethods {
             long.class);
     public static final RuntimeMethod CELL_SEGMENT = of(CheckedCells.class, "segment", long.class);
     public static final RuntimeMethod CELL_OFFSET = of(CheckedCells.class, "offset", long.class);
+    public static final RuntimeMethod CELL_REGION_OFFSET = of(CheckedCells.class, "regionOffset", long.class, long.class);
     public static final RuntimeMethod ACQUIRE_FENCE = of(VarHandle.class, "acquireFence");
 
     // The struct-for drivers.
