@@ -3,6 +3,8 @@ package io.snode.codegen;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
+import io.snode.runtime.RuntimeOptions;
+import io.snode.runtime.internal.memory.MemoryAllocator;
 import io.snode.api.SNode;
 import org.junit.jupiter.api.Test;
 
@@ -63,6 +65,21 @@ class AccessorTest {
     }
 
     @Test
+    void withoutRegionsTheAccessorKeepsTheCachedSegmentInAField() {
+        RuntimeOptions chunks = RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
+        try (SNodeRuntime rt = SNodeRuntime.compile(L1, chunks)) {
+            Phi phi = rt.accessor(Phi.class);
+            phi.phi(1, 2, 3, 4f);
+            phi.phi(1, 2, 4, 5f);
+            phi.phi(900, 2, 4, 6f);
+            assertThat(phi.phi(1, 2, 3)).isEqualTo(4f);
+            assertThat(phi.phi(1, 2, 4)).isEqualTo(5f);
+            assertThat(phi.phi(900, 2, 4)).isEqualTo(6f);
+            assertThat(rt.generatedCode().get(1).disassembly()).contains("phi$segment").doesNotContain("REGION_");
+        }
+    }
+
+    @Test
     void accessorsAreIndependentAndShowUpInTheGeneratedCode() {
         try (SNodeRuntime rt = SNodeRuntime.compile(L1)) {
             Phi first = rt.accessor(Phi.class);
@@ -71,7 +88,10 @@ class AccessorTest {
             first.phi(1, 2, 3, 4f);
             assertThat(second.phi(1, 2, 3)).isEqualTo(4f);
             assertThat(rt.generatedCode()).hasSize(2);
-            assertThat(rt.generatedCode().get(1).disassembly()).contains("phi$epoch", "phi$segment", "implements");
+            // The cached cell's segment is the region of its level (the tests run with native
+            // access); without regions it would be a field, phi$segment.
+            assertThat(rt.generatedCode().get(1).disassembly()).contains("phi$epoch", "phi$offset", "REGION_2",
+                    "implements").doesNotContain("phi$segment");
         }
     }
 }

@@ -47,8 +47,9 @@ import org.objectweb.asm.Type;
  * deepest pointer or hash node on the path) and skip the walk while the coordinates stay in
  * that block and the structure's epoch has not changed, like OpenVDB's {@code ValueAccessor}. Per cached field
  * {@code f} the instance holds {@code f$epoch} (-1 until the first walk), {@code f$key0...}
- * (the coordinates divided by the sizes below the cached level), {@code f$segment} and
- * {@code f$offset}, and has a private method {@code f$fill} that walks to the cached level and
+ * (the coordinates divided by the sizes below the cached level), {@code f$segment} (only where
+ * the level's cells lie in chunks: in a region the segment is the constant {@code REGION_<id>})
+ * and {@code f$offset}, and has a private method {@code f$fill} that walks to the cached level and
  * remembers what it found. One instance serves one thread.
  */
 final class AccessorEmitter {
@@ -57,7 +58,11 @@ final class AccessorEmitter {
      * (the deepest pointer or hash node on the path), keyed by the coordinates divided by
      * {@code divisors} (the sizes below that level), and the epoch in which it was found.
      */
-    private record Cache(String prefix, int level, long[] divisors) {
+    private record Cache(String prefix, int level, long[] divisors, String region) {
+        /** Whether the cached cell's segment is a constant (the region of the level's cells), not a field. */
+        boolean inRegion() {
+            return region != null;
+        }
     }
 
     private final Plan plan;
@@ -84,7 +89,9 @@ final class AccessorEmitter {
                 for (int n = 0; n < binding.field().dimensionality(); n++) {
                     field(cache.prefix() + "key" + n, "I");
                 }
-                field(cache.prefix() + "segment", segmentDescriptor);
+                if (!cache.inRegion()) {
+                    field(cache.prefix() + "segment", segmentDescriptor);
+                }
                 field(cache.prefix() + "offset", "J");
                 init.visitVarInsn(ALOAD, 0);
                 init.pushLong(-1);
@@ -146,7 +153,8 @@ final class AccessorEmitter {
             }
             divisors[n] = divisor;
         }
-        return new Cache(field.name() + "$", level, divisors);
+        String region = "REGION_" + path.get(level).node().id();
+        return new Cache(field.name() + "$", level, divisors, owner.hasConstant(region) ? region : null);
     }
 
     /**
@@ -187,8 +195,12 @@ final class AccessorEmitter {
         mv.visitJumpInsn(IFEQ, inactive);
 
         mv.visitLabel(load);
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitFieldInsn(GETFIELD, self, prefix + "segment", segmentDescriptor);
+        if (cache.inRegion()) {
+            owner.getConstant(mv, cache.region());
+        } else {
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitFieldInsn(GETFIELD, self, prefix + "segment", segmentDescriptor);
+        }
         mv.visitVarInsn(ASTORE, walk.segment());
         mv.visitVarInsn(ALOAD, 0);
         mv.visitFieldInsn(GETFIELD, self, prefix + "offset", "J");
@@ -227,9 +239,11 @@ final class AccessorEmitter {
             emitKey(mv, n, cache.divisors()[n]);
             mv.visitFieldInsn(PUTFIELD, self, prefix + "key" + n, "I");
         }
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitVarInsn(ALOAD, walk.segment());
-        mv.visitFieldInsn(PUTFIELD, self, prefix + "segment", segmentDescriptor);
+        if (!cache.inRegion()) {
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitVarInsn(ALOAD, walk.segment());
+            mv.visitFieldInsn(PUTFIELD, self, prefix + "segment", segmentDescriptor);
+        }
         mv.visitVarInsn(ALOAD, 0);
         mv.visitVarInsn(LLOAD, walk.offset());
         mv.visitFieldInsn(PUTFIELD, self, prefix + "offset", "J");
