@@ -3,9 +3,9 @@ package io.snode.codegen;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
-import io.snode.api.SNode;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.internal.memory.MemoryAllocator;
+import io.snode.api.SNode;
 import org.junit.jupiter.api.Test;
 
 class AccessorTest {
@@ -61,33 +61,6 @@ class AccessorTest {
             phi.phi(8, 8, 8, 2f);
             assertThat(rt.generic().getFloat("phi", 8, 8, 8)).isEqualTo(2f);
             assertThat(rt.generic().getFloat("phi", 800, 800, 809)).isEqualTo(7f);
-        }
-    }
-
-    /**
-     * The accessor's two entries: alternating between two blocks hits both; after one of them is
-     * deactivated (a new epoch) neither entry is used, and the block reads zero and is written
-     * again into a fresh cell.
-     */
-    @Test
-    void twoBlocksInTurnUseBothEntriesAndADeactivationEmptiesBoth() {
-        try (SNodeRuntime rt = SNodeRuntime.compile(L1)) {
-            Phi phi = rt.accessor(Phi.class);
-            for (int n = 0; n < 100; n++) {
-                phi.phi(1, 2, n % 8, n);
-                phi.phi(1, 2, 1000 + n % 8, -n);
-            }
-            assertThat(phi.phi(1, 2, 7)).isEqualTo(95f);
-            assertThat(phi.phi(1, 2, 1007)).isEqualTo(-95f);
-            SNode block = L1.field("phi").snode().parent();
-            assertThat(rt.deactivate(block, 0, 0, 1000 / 8)).isTrue(); // in the blocks' index space
-            assertThat(phi.phi(1, 2, 1007)).isZero();
-            assertThat(phi.phi(1, 2, 7)).isEqualTo(95f);
-            phi.phi(1, 2, 1003, 5f);
-            assertThat(phi.phi(1, 2, 1003)).isEqualTo(5f);
-            assertThat(phi.phi(1, 2, 1007)).isZero();
-            assertThat(rt.generic().getFloat("phi", 1, 2, 1003)).isEqualTo(5f);
-            assertThat(rt.generatedCode().get(1).disassembly()).contains("phi$epoch$1", "phi$offset$1");
         }
     }
 

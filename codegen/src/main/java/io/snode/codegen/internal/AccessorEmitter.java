@@ -5,7 +5,6 @@ import static org.objectweb.asm.Opcodes.ACC_PUBLIC;
 import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.GETFIELD;
-import static org.objectweb.asm.Opcodes.ISTORE;
 import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.ICONST_1;
@@ -36,7 +35,6 @@ import io.snode.runtime.PathStep;
 import io.snode.runtime.Plan;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Method;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -51,10 +49,8 @@ import org.objectweb.asm.Type;
  * {@code f} the instance holds {@code f$epoch} (-1 until the first walk), {@code f$key0...}
  * (the coordinates divided by the sizes below the cached level), {@code f$segment} (only where
  * the level's cells lie in chunks: in a region the segment is the constant {@code REGION_<id>})
- * and {@code f$offset}, and the same again for a second entry ({@code f$epoch$1}, ...: the block
- * used before the last), and has a private method {@code f$fill} that swaps in the second entry
- * when it holds the coordinates' block, and otherwise walks to the cached level, moves the first
- * entry to the second and remembers what it found. One instance serves one thread.
+ * and {@code f$offset}, and has a private method {@code f$fill} that walks to the cached level and
+ * remembers what it found. One instance serves one thread.
  */
 final class AccessorEmitter {
     /**
@@ -67,28 +63,6 @@ final class AccessorEmitter {
         boolean inRegion() {
             return region != null;
         }
-    }
-
-    /** The name suffixes of the two entries of a cache: the one used last, and the one before. */
-    private static final List<String> ENTRIES = List.of("", "$1");
-
-    /** One field of a cache entry: its name, descriptor and the load/store opcodes of its type. */
-    private record EntryField(String name, String descriptor, int load, int store) {
-    }
-
-    /** The fields of entry {@code entry} of {@code cache}: epoch, keys, the segment (unless in a region), offset. */
-    private List<EntryField> entryFields(Cache cache, int dims, String entry) {
-        String prefix = cache.prefix();
-        List<EntryField> fields = new ArrayList<>();
-        fields.add(new EntryField(prefix + "epoch" + entry, "J", LLOAD, LSTORE));
-        for (int n = 0; n < dims; n++) {
-            fields.add(new EntryField(prefix + "key" + n + entry, "I", ILOAD, ISTORE));
-        }
-        if (!cache.inRegion()) {
-            fields.add(new EntryField(prefix + "segment" + entry, segmentDescriptor, ALOAD, ASTORE));
-        }
-        fields.add(new EntryField(prefix + "offset" + entry, "J", LLOAD, LSTORE));
-        return fields;
     }
 
     private final Plan plan;
@@ -111,14 +85,17 @@ final class AccessorEmitter {
         for (Binding binding : bindings) {
             Cache cache = binding.operation() == Operation.APPEND ? null : cacheFor(binding.field());
             if (cache != null && declared.add(cache.prefix())) {
-                for (String entry : ENTRIES) {
-                    for (EntryField f : entryFields(cache, binding.field().dimensionality(), entry)) {
-                        field(f.name(), f.descriptor());
-                    }
-                    init.visitVarInsn(ALOAD, 0);
-                    init.pushLong(-1);
-                    init.visitFieldInsn(PUTFIELD, owner.className(), cache.prefix() + "epoch" + entry, "J");
+                field(cache.prefix() + "epoch", "J");
+                for (int n = 0; n < binding.field().dimensionality(); n++) {
+                    field(cache.prefix() + "key" + n, "I");
                 }
+                if (!cache.inRegion()) {
+                    field(cache.prefix() + "segment", segmentDescriptor);
+                }
+                field(cache.prefix() + "offset", "J");
+                init.visitVarInsn(ALOAD, 0);
+                init.pushLong(-1);
+                init.visitFieldInsn(PUTFIELD, owner.className(), cache.prefix() + "epoch", "J");
             }
         }
         init.visitInsn(RETURN);
@@ -237,12 +214,9 @@ final class AccessorEmitter {
     }
 
     /**
-     * {@code private boolean <field>$fill(coordinates)}: reads the epoch; when the other entry
-     * ({@code $1}) holds the coordinates' cell in this epoch, swaps the two entries; else walks
-     * from the root to the cached level, moves the entry used last to {@code $1} and remembers the
-     * cell reached, its key and that epoch in the first. False (nothing changed) when a level on
-     * the way is inactive. Two entries serve a sorted build, whose rows of voxels cross the shell
-     * twice and come back to the two blocks of the row before.
+     * {@code private boolean <field>$fill(coordinates)}: reads the epoch, walks from the root to
+     * the cached level and remembers the cell reached, its key and that epoch; false (nothing
+     * remembered) when a level on the way is inactive.
      */
     private void emitFill(PlacedField field, Cache cache) {
         int dims = field.dimensionality();
@@ -251,46 +225,12 @@ final class AccessorEmitter {
         PathWalk walk = new PathWalk(owner, mv);
         String self = owner.className();
         String prefix = cache.prefix();
-        List<EntryField> first = entryFields(cache, dims, ENTRIES.get(0));
-        List<EntryField> second = entryFields(cache, dims, ENTRIES.get(1));
         int epoch = mv.newLocal("epoch", Type.LONG_TYPE);
         owner.getConstant(mv, "STRUCTURE");
         mv.invoke(RuntimeMethods.EPOCH);
         mv.visitVarInsn(LSTORE, epoch);
-
-        Label walkFromRoot = new Label(); // if (epoch$1 == epoch && key<n>$1 == key<n> ...) { swap; return true; }
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitFieldInsn(GETFIELD, self, second.getFirst().name(), "J");
-        mv.visitVarInsn(LLOAD, epoch);
-        mv.visitInsn(LCMP);
-        mv.visitJumpInsn(IFNE, walkFromRoot);
-        for (int n = 0; n < dims; n++) {
-            mv.visitVarInsn(ALOAD, 0);
-            mv.visitFieldInsn(GETFIELD, self, second.get(1 + n).name(), "I");
-            emitKey(mv, n, cache.divisors()[n]);
-            mv.visitJumpInsn(IF_ICMPNE, walkFromRoot);
-        }
-        int[] saved = new int[first.size()];
-        for (int f = 0; f < first.size(); f++) { // saved := first; first := second; second := saved
-            EntryField field0 = first.get(f);
-            saved[f] = mv.newLocal("saved" + f, Type.getType(field0.descriptor()));
-            mv.visitVarInsn(ALOAD, 0);
-            mv.visitFieldInsn(GETFIELD, self, field0.name(), field0.descriptor());
-            mv.visitVarInsn(field0.store(), saved[f]);
-        }
-        copyEntry(mv, second, first);
-        for (int f = 0; f < second.size(); f++) {
-            mv.visitVarInsn(ALOAD, 0);
-            mv.visitVarInsn(first.get(f).load(), saved[f]);
-            mv.visitFieldInsn(PUTFIELD, self, second.get(f).name(), second.get(f).descriptor());
-        }
-        mv.visitInsn(ICONST_1);
-        mv.visitInsn(IRETURN);
-
-        mv.visitLabel(walkFromRoot);
         Label inactive = new Label();
         walk.walk(plan.path(field), 0, cache.level() + 1, inactive, false);
-        copyEntry(mv, first, second);
         mv.visitVarInsn(ALOAD, 0);
         mv.visitVarInsn(LLOAD, epoch);
         mv.visitFieldInsn(PUTFIELD, self, prefix + "epoch", "J");
@@ -313,16 +253,6 @@ final class AccessorEmitter {
         mv.visitInsn(ICONST_0);
         mv.visitInsn(IRETURN);
         mv.end();
-    }
-
-    /** this.to := this.from, field by field. */
-    private void copyEntry(MethodEmitter mv, List<EntryField> from, List<EntryField> to) {
-        for (int f = 0; f < from.size(); f++) {
-            mv.visitVarInsn(ALOAD, 0);
-            mv.visitVarInsn(ALOAD, 0);
-            mv.visitFieldInsn(GETFIELD, owner.className(), from.get(f).name(), from.get(f).descriptor());
-            mv.visitFieldInsn(PUTFIELD, owner.className(), to.get(f).name(), to.get(f).descriptor());
-        }
     }
 
     private static String fillName(Cache cache) {
