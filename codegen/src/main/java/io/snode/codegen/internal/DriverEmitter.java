@@ -68,7 +68,9 @@ import org.objectweb.asm.Type;
  *       {@link KernelException} that carries the cell's coordinates.</li>
  *   <li>Per block, {@code run(BlockKernel kernel, ActiveBlocks blocks, int from, int to)}:
  *       {@code kernel.apply(blocks.leaf(block, CELLS_OFFSET, CELL_BYTES, CELL_COUNT))} (the plan's
- *       numbers as literals, so an inlined kernel loops over a block of constant size); and for
+ *       numbers as literals, so an inlined kernel loops over a block of constant size), or for a
+ *       dynamic target {@code blocks.list(block, CHUNK_SIZE, CELL_BYTES)} (a list: full chunks of
+ *       constant size; {@link NodeEmitUnit#emitLeafBlock}); and for
  *       reductions {@code run(BlockReducer reducer, Object accumulator, ActiveBlocks blocks, int
  *       from, int to)}: {@code reducer.accumulate(accumulator, blocks.leaf(...))}. A throwing kernel stops the
  *       launch with the block's origin ({@link ActiveBlocks#failure}).</li>
@@ -114,10 +116,7 @@ public final class DriverEmitter {
         }
         mv.visitVarInsn(ALOAD, blocks);
         mv.visitVarInsn(ILOAD, block);
-        mv.pushLong(target.cellsOffset());
-        mv.pushLong(target.cellBytes());
-        mv.pushLong(target.cellCount());
-        mv.invoke(RuntimeMethods.BLOCK_LEAF);
+        NodeEmitUnit.of(target.kind()).emitLeafBlock(mv, target);
         mv.invoke(reducer ? RuntimeMethods.BLOCK_REDUCER_ACCUMULATE : RuntimeMethods.BLOCK_KERNEL_APPLY);
         nextBlock(mv, block, mv.parameter(3 + shift), test, body, end);
         // handler: throw blocks.failure(block, failure)

@@ -107,6 +107,7 @@ public final class RuntimeMethods {
     public static final RuntimeMethod BLOCK_LENGTH = of(ActiveBlocks.class, "length", int.class);
     public static final RuntimeMethod BLOCK_LEAF = of(ActiveBlocks.class, "leaf", int.class, long.class, long.class,
             long.class);
+    public static final RuntimeMethod BLOCK_LIST = of(ActiveBlocks.class, "list", int.class, long.class, long.class);
     public static final RuntimeMethod BLOCK_FAILURE = of(ActiveBlocks.class, "failure", int.class, Throwable.class);
     public static final RuntimeMethod BLOCK_KERNEL_APPLY = of(BlockKernel.class, "apply", LeafBlock.class);
     public static final RuntimeMethod BLOCK_REDUCER_ACCUMULATE = of(BlockReducer.class, "accumulate", Object.class,
