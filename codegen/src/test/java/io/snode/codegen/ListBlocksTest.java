@@ -393,6 +393,34 @@ class ListBlocksTest {
         }
     }
 
+    /** The README's example ("How struct-for works", Lists), as it stands there. */
+    @Test
+    void theReadmesListExampleSumsTheIds() {
+        try (SNodeRuntime runtime = SNodeRuntime.compile(DEEP)) {
+            SNode particles = DEEP.snode(3);
+            PlacedField id = DEEP.field("id");
+            long expected = 0;
+            for (int n = 0; n < LENGTHS.length; n++) {
+                fill(runtime, DEEP, n, LENGTHS[n]);
+                for (int index = 0; index < LENGTHS[n]; index++) {
+                    expected += id(n, index);
+                }
+            }
+            // README lists, begin
+            long[] ids = runtime.reduceBlocks(particles, () -> new long[1], (long[] sum, LeafBlock list) -> {
+                long offset = list.fieldOffset(id);
+                for (int c = 0; c < list.chunkCount(); c++) {
+                    MemorySegment chunk = list.chunk(c);
+                    for (long n = 0; n < list.chunkCells(c); n++) {
+                        sum[0] += chunk.get(ValueLayout.JAVA_INT, n * list.cellBytes() + offset);
+                    }
+                }
+            }, (a, b) -> new long[] {a[0] + b[0]});
+            // README lists, end
+            assertThat(ids[0]).isEqualTo(expected);
+        }
+    }
+
     @Test
     void pointerAndHashTargetsAreStillRefused() {
         try (SNodeRuntime rt = SNodeRuntime.compile(DEEP)) {
