@@ -4,31 +4,20 @@ import io.snode.api.PlacedField;
 import io.snode.codegen.kernel.LeafBlock;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * W6v's block form: what one task of a {@code reduceBlocks} over the particle lists accumulates
  * (elements, id sum, non-empty lists). Each list comes as its chunks, contiguous memory
- * ({@link LeafBlock#chunk}); a chunk's ids are added a vector at a time. Short vector loops
- * also let the processor fetch the next chunks while it adds this one: the chunks of different
- * lists lie wherever their appends happened to allocate them, and a scalar loop of 64 elements
- * per chunk measured a third slower, waiting on one chunk after another.
+ * ({@link LeafBlock#chunk}), and a chunk's ids are added in a plain loop over it: no lookup of an
+ * element's chunk, and one bounds check per chunk that C2 hoists. (A Vector API loop over the
+ * chunk measured no faster: the visit waits on memory, the chunks lying wherever the appends
+ * allocated them, not on the adds.)
  */
 public final class ListSum {
-    static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
-    /**
-     * Elements a chunk may hold for its ids to be added in int lanes: W6's ids are below 2^22
-     * (4,000,000 particles), so 512 of them cannot overflow an int. Longer chunks add in long.
-     */
-    static final long INT_LANES_UP_TO = 512;
-
     private final PlacedField particle;
-    long n;
-    long ids;
-    long nonEmpty;
+    private long n;
+    private long ids;
+    private long nonEmpty;
 
     public ListSum(PlacedField particle) {
         this.particle = particle;
@@ -69,39 +58,12 @@ public final class ListSum {
         for (int c = 0; c < list.chunkCount(); c++) {
             MemorySegment chunk = list.chunk(c);
             long cells = list.chunkCells(c);
-            if (stride == Integer.BYTES && offset == 0 && cells <= INT_LANES_UP_TO) {
-                ids += packed(chunk);
-            } else {
-                ids += strided(chunk, cells, offset, stride);
+            for (long e = 0; e < cells; e++) {
+                ids += chunk.get(ValueLayout.JAVA_INT, offset + e * stride);
             }
         }
         partial.ids += ids;
         partial.n += length;
         partial.nonEmpty++;
-    }
-
-    /** The sum of a chunk of packed ints (cells of one i32 field), a vector at a time. */
-    static long packed(MemorySegment chunk) {
-        long bytes = chunk.byteSize();
-        long step = (long) Integer.BYTES * INTS.length();
-        IntVector sum = IntVector.zero(INTS);
-        long at = 0;
-        for (; at + step <= bytes; at += step) {
-            sum = sum.add(IntVector.fromMemorySegment(INTS, chunk, at, ByteOrder.nativeOrder()));
-        }
-        long total = sum.reduceLanes(VectorOperators.ADD);
-        if (at < bytes) {
-            total += strided(chunk.asSlice(at), (bytes - at) / Integer.BYTES, 0, Integer.BYTES);
-        }
-        return total;
-    }
-
-    /** The ids of {@code cells} cells of {@code stride} bytes, the id at {@code offset} in each; out of line (see BlockSum#tail). */
-    static long strided(MemorySegment chunk, long cells, long offset, long stride) {
-        long sum = 0;
-        for (long e = 0; e < cells; e++) {
-            sum += chunk.get(ValueLayout.JAVA_INT, offset + e * stride);
-        }
-        return sum;
     }
 }
