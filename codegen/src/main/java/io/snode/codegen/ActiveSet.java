@@ -14,6 +14,11 @@ import io.snode.codegen.internal.structfor.ActiveBlocks;
  * or memory is collected after it was taken (the memory of its blocks could then hold other
  * cells): a launch over a stale set throws {@link IllegalStateException} and visits nothing.
  * Take a new set after such changes; {@link #isCurrent()} says whether one is needed.
+ *
+ * <p>A set of a dynamic node keeps each list's length; the block forms over it also keep where
+ * the lists' chunks lie, found on their first launch over the set. A chunk that had no memory
+ * then (elements below the length never written, after a write past the length) reads as zeros
+ * in the block forms over the set even after a later write gives it memory.
  */
 public final class ActiveSet {
     private final SNodeRuntime owner;

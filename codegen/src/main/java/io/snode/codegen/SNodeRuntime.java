@@ -22,6 +22,7 @@ import io.snode.codegen.kernel.Kernel7;
 import io.snode.codegen.kernel.Kernel8;
 import io.snode.codegen.kernel.Kernel;
 import io.snode.codegen.kernel.KernelException;
+import io.snode.codegen.kernel.LeafBlock;
 import io.snode.gc.GcStatistics;
 import io.snode.gc.ParallelCollector;
 import io.snode.gc.PhaseLock;
@@ -366,17 +367,24 @@ public final class SNodeRuntime implements AutoCloseable {
     }
 
     /**
-     * Calls {@code kernel} once per active leaf block of a dense or bitmasked {@code snode}, in
-     * parallel over the blocks; launch rules as for {@link #forEach(SNode, Kernel)}.
+     * Calls {@code kernel} once per block of {@code snode}, in parallel over the blocks; launch
+     * rules as for {@link #forEach(SNode, Kernel)}. For a dense or bitmasked {@code snode} a block
+     * is an active container (one piece of memory, with its activity mask); for a dynamic one it
+     * is a list (one per active cell of the parent, empty lists included), handed over as its
+     * chunks of contiguous elements with the length the launch's snapshot read
+     * ({@link LeafBlock}), so that a visit of every element is a loop over contiguous memory.
+     *
+     * @throws IllegalArgumentException for a pointer or hash node (use {@link #forEach(SNode, Kernel)})
      */
     public void forEachBlock(SNode snode, BlockKernel kernel) {
         structFor.forEachBlock(snode, kernel);
     }
 
     /**
-     * The block form of a reduction over a dense or bitmasked {@code snode}: every task of the
-     * launch gets its own accumulator from {@code identity}, {@code reducer} folds each of the
-     * task's blocks into it (no atomics needed), and the accumulators are combined with
+     * The block form of a reduction over a dense, bitmasked or dynamic {@code snode} (blocks as
+     * for {@link #forEachBlock(SNode, BlockKernel)}: containers, or lists as chunks): every task
+     * of the launch gets its own accumulator from {@code identity}, {@code reducer} folds each of
+     * the task's blocks into it (no atomics needed), and the accumulators are combined with
      * {@code combiner} in block order. The tasks are the same whatever the parallelism, so the
      * result is too (floating-point sums included). Launch rules as for {@link #forEachBlock}.
      */

@@ -26,7 +26,7 @@ import net.jqwik.api.Provide;
  * Every launch form visits exactly the same cells: on random small layouts after random writes
  * (dynamic writes past the length included, which leave chunks below them unallocated),
  * deactivations and collections, the cells that the generic path reports active are the cells
- * that per-cell, per-task and (dense, bitmasked) block launches visit, that kept sets hold and
+ * that per-cell, per-task and (dense, bitmasked, dynamic) block launches visit, that kept sets hold and
  * visit, and that every reduction (count, sum, min, max) of every field folds, with the values
  * that the generic path reads (zero for never-written list elements).
  */
@@ -58,7 +58,8 @@ class LaunchFormsProperties {
                     Set<List<Integer>> kept = ConcurrentHashMap.newKeySet();
                     rt.forEach(set, StructForProperties.kernel(arity, at -> kept.add(StructForProperties.boxed(at))));
                     assertThat(kept).as("kept set %s", where).isEqualTo(expected);
-                    if (node.kind() == NodeKind.DENSE || node.kind() == NodeKind.BITMASKED) {
+                    if (node.kind() == NodeKind.DENSE || node.kind() == NodeKind.BITMASKED
+                            || node.kind() == NodeKind.DYNAMIC) {
                         long[] keptCount = rt.reduceBlocks(set, () -> new long[1],
                                 (long[] acc, LeafBlock block) -> acc[0] += block.activeCount(),
                                 (a, b) -> new long[] {a[0] + b[0]});

@@ -70,6 +70,10 @@ class StructForProperties {
      * same tasks whatever the parallelism, and a kept active set visits them too.
      */
     static void checkBlockForms(SNodeRuntime rt, SNode node, Set<List<Integer>> expected) {
+        if (node.kind() == io.snode.api.NodeKind.DYNAMIC) {
+            checkListBlocks(rt, node, expected);
+            return;
+        }
         if (node.kind() != io.snode.api.NodeKind.DENSE && node.kind() != io.snode.api.NodeKind.BITMASKED) {
             return;
         }
@@ -111,6 +115,71 @@ class StructForProperties {
             Set<List<Integer>> kept = ConcurrentHashMap.newKeySet();
             rt.forEach(set, kernel(node.indexAxes().size(), at -> kept.add(boxed(at))));
             assertThat(kept).isEqualTo(expected);
+        }
+        assertThat(tasksByThreads.get(0)).as("tasks do not depend on the parallelism").isEqualTo(tasksByThreads.get(1));
+    }
+
+    /**
+     * For dynamic nodes: the block form hands over every list once, as chunks in index order that
+     * hold exactly the elements below its length (the expected cells), each field's value equal
+     * to what the generic path reads (zero in a chunk that a write past the length left without
+     * memory); one block per active cell of the parent; reduceBlocks counts the elements with the
+     * same tasks whatever the parallelism.
+     */
+    static void checkListBlocks(SNodeRuntime rt, SNode node, Set<List<Integer>> expected) {
+        int axis = node.indexAxes().indexOf(node.axes().get(0));
+        int chunkSize = node.chunkSize();
+        List<Long> tasksByThreads = new java.util.ArrayList<>();
+        SNode parent = node.parent();
+        long[] parents = {parent.kind() == io.snode.api.NodeKind.ROOT ? 1 : 0};
+        if (parent.kind() != io.snode.api.NodeKind.ROOT) {
+            enumerate(parent.indexShape(), new int[parent.indexShape().length], 0, at -> {
+                if (rt.generic().isActive(parent, at)) {
+                    parents[0]++;
+                }
+            });
+        }
+        for (int threads : new int[] {1, 2}) {
+            rt.parallelism(threads);
+            Set<List<Integer>> visited = ConcurrentHashMap.newKeySet();
+            java.util.concurrent.atomic.AtomicLong blocks = new java.util.concurrent.atomic.AtomicLong();
+            rt.forEachBlock(node, (io.snode.codegen.kernel.LeafBlock block) -> {
+                blocks.incrementAndGet();
+                int[] origin = block.origin();
+                assertThat(origin[axis]).as("origin on the list axis").isZero();
+                assertThat(block.chunkCount()).isEqualTo((int) ((block.cellCount() + chunkSize - 1) / chunkSize));
+                long index = 0;
+                for (int c = 0; c < block.chunkCount(); c++) {
+                    assertThat(block.chunkStart(c)).isEqualTo((long) c * chunkSize);
+                    long cells = block.chunkCells(c);
+                    assertThat(cells).isEqualTo(Math.min(chunkSize, block.cellCount() - (long) c * chunkSize));
+                    java.lang.foreign.MemorySegment chunk = block.chunk(c);
+                    assertThat(chunk.byteSize()).isEqualTo(cells * block.cellBytes());
+                    for (long n = 0; n < cells; n++, index++) {
+                        int[] at = origin.clone();
+                        at[axis] = (int) index;
+                        assertThat(visited.add(boxed(at))).as("visited twice: %s", boxed(at)).isTrue();
+                        for (io.snode.api.PlacedField field : node.fields()) {
+                            long offset = n * block.cellBytes() + block.fieldOffset(field);
+                            long bits = switch (field.type()) {
+                                case I32, F32 -> chunk.get(java.lang.foreign.ValueLayout.JAVA_INT, offset) & 0xFFFF_FFFFL;
+                                case I64, F64 -> chunk.get(java.lang.foreign.ValueLayout.JAVA_LONG, offset);
+                            };
+                            assertThat(bits).as("%s at %s", field.name(), boxed(at))
+                                    .isEqualTo(rt.generic().readBits(field, at));
+                        }
+                    }
+                }
+                assertThat(index).isEqualTo(block.cellCount());
+            });
+            assertThat(visited).as("list blocks of %s with %d threads", node.path(), threads).isEqualTo(expected);
+            assertThat(blocks.get()).as("one block per active parent cell").isEqualTo(parents[0]);
+            long[] tasks = rt.reduceBlocks(node, () -> new long[2], (long[] acc, io.snode.codegen.kernel.LeafBlock block) -> {
+                acc[0] += block.cellCount();
+                acc[1] = 1;
+            }, (a, b) -> new long[] {a[0] + b[0], a[1] + b[1]});
+            assertThat(tasks[0]).isEqualTo(expected.size());
+            tasksByThreads.add(tasks[1]);
         }
         assertThat(tasksByThreads.get(0)).as("tasks do not depend on the parallelism").isEqualTo(tasksByThreads.get(1));
     }

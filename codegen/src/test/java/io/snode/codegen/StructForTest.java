@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -140,6 +141,29 @@ class StructForTest {
             });
             assertThat(cells.get()).isEqualTo(200);
             assertThat(sums[0]).isEqualTo(199 * 200 / 2.0);
+        }
+    }
+
+    /**
+     * A block driver's run hands its range to the loop over blocks in batches of 16 (so the JIT
+     * compiles that loop early); every block is visited once, whatever the range's length.
+     */
+    @Test
+    void aBlockDriverRunsItsRangeInBatches() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(L1)) {
+            rt.parallelism(1);
+            for (int b = 0; b < 37; b++) { // 37 blocks: two whole batches and a part of one
+                rt.generic().setFloat("phi", 1f, (b % 16) * 8, (b / 16) * 8, 0);
+            }
+            long[] blocks = rt.reduceBlocks(L1.snode(3), () -> new long[1], (long[] acc, LeafBlock block) -> acc[0]++,
+                    (a, b) -> new long[] {a[0] + b[0]});
+            assertThat(blocks[0]).isEqualTo(37);
+            String listing = rt.generatedCode().stream().filter(c -> c.name().contains("ReduceDriver")).findFirst()
+                    .orElseThrow().disassembly();
+            assertThat(listing).contains("public static run(Lio/snode/codegen/kernel/BlockReducer;Ljava/lang/Object;",
+                    "public static batch(Lio/snode/codegen/kernel/BlockReducer;Ljava/lang/Object;",
+                    "INVOKESTATIC java/lang/Math.min (II)I", "INVOKEINTERFACE io/snode/codegen/kernel/BlockReducer.accumulate");
+            assertThat(listing).containsPattern("INVOKESTATIC io/snode/codegen/generated/ReduceDriver[0-9]+\\.batch");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.snode.bench.workload;
 
 import io.snode.api.Layout;
+import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.Kernel3;
@@ -414,6 +415,17 @@ public final class SNodeContender implements Contender, AutoCloseable {
         for (int p = 0; p < bi.length; p++) {
             lists.appendParticle(bi[p], bj[p], bk[p], p);
         }
+        SNode listNode = particles.layout().snode(3);
+        PlacedField particle = particles.layout().field("particle");
+        ListSum[] blocks = new ListSum[1];
+        Trials.Timed<SNodeRuntime> blockForm = context.trials().time("W6v " + name + " reduceBlocks", () -> particles,
+                rt -> blocks[0] = rt.reduceBlocks(listNode, () -> new ListSum(particle), ListSum::accumulate,
+                        ListSum::merge));
+        Result blockRow = Row.of(Workload.W6V, this, 1, "block form (reduceBlocks over the lists' chunks)",
+                        context.trials(), blockForm, blocks[0].n())
+                .checksums(blocks[0].n(), (double) blocks[0].ids(), blocks[0].nonEmpty())
+                .note("layout " + Layouts.PARTICLES)
+                .check(context.data().references(), activity);
         ListVisit[] total = new ListVisit[1];
         Trials.Timed<SNodeRuntime> timed = context.trials().time("W6v " + name + " visit", () -> particles, rt -> {
             ListVisit sum = new ListVisit(null);
@@ -424,8 +436,8 @@ public final class SNodeContender implements Contender, AutoCloseable {
             }
             total[0] = sum;
         });
-        return List.of(Row.of(Workload.W6V, this, 1, "struct-for per element + caching accessor", context.trials(),
-                        timed, total[0].n)
+        return List.of(blockRow, Row.of(Workload.W6V, this, 1, "struct-for per element + caching accessor",
+                        context.trials(), timed, total[0].n)
                 .checksums(total[0].n, (double) total[0].ids, total[0].nonEmpty)
                 .note("layout " + Layouts.PARTICLES)
                 .check(context.data().references(), activity));

@@ -16,6 +16,7 @@ import static org.objectweb.asm.Opcodes.IF_ICMPGE;
 import static org.objectweb.asm.Opcodes.IF_ICMPLT;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.IMUL;
+import static org.objectweb.asm.Opcodes.INVOKESTATIC;
 import static org.objectweb.asm.Opcodes.ISTORE;
 import static org.objectweb.asm.Opcodes.ISUB;
 import static org.objectweb.asm.Opcodes.L2I;
@@ -68,14 +69,21 @@ import org.objectweb.asm.Type;
  *       {@link KernelException} that carries the cell's coordinates.</li>
  *   <li>Per block, {@code run(BlockKernel kernel, ActiveBlocks blocks, int from, int to)}:
  *       {@code kernel.apply(blocks.leaf(block, CELLS_OFFSET, CELL_BYTES, CELL_COUNT))} (the plan's
- *       numbers as literals, so an inlined kernel loops over a block of constant size); and for
+ *       numbers as literals, so an inlined kernel loops over a block of constant size), or for a
+ *       dynamic target {@code blocks.list(block, CHUNK_SIZE, CELL_BYTES)} (a list: full chunks of
+ *       constant size; {@link NodeEmitUnit#emitLeafBlock}); and for
  *       reductions {@code run(BlockReducer reducer, Object accumulator, ActiveBlocks blocks, int
- *       from, int to)}: {@code reducer.accumulate(accumulator, blocks.leaf(...))}. A throwing kernel stops the
+ *       from, int to)}: {@code reducer.accumulate(accumulator, blocks.leaf(...))}. {@code run}
+ *       hands the blocks to that loop ({@code batch}) {@value #BLOCKS_PER_BATCH} at a time, so
+ *       that the JIT compiles it early (see {@code emitBatches}). A throwing kernel stops the
  *       launch with the block's origin ({@link ActiveBlocks#failure}).</li>
  * </ul>
  */
 public final class DriverEmitter {
     private static final String BLOCKS = Type.getDescriptor(ActiveBlocks.class);
+    /** The block drivers' loop over blocks, called by {@code run} per {@link #BLOCKS_PER_BATCH} blocks. */
+    private static final String BATCH = "batch";
+    static final int BLOCKS_PER_BATCH = 16;
 
     private DriverEmitter() {
     }
@@ -99,8 +107,9 @@ public final class DriverEmitter {
         List<String> names = reducer
                 ? List.of("reducer", "accumulator", "blocks", "from", "to")
                 : List.of("kernel", "blocks", "from", "to");
-        MethodEmitter mv = owner.method("run", descriptor, true, names);
         int shift = reducer ? 1 : 0;
+        emitBatches(owner, descriptor, names, shift);
+        MethodEmitter mv = owner.method(BATCH, descriptor, true, names);
         int blocks = mv.parameter(1 + shift);
         int block = mv.newLocal("block", Type.INT_TYPE);
         int failure = mv.newLocal("failure", Type.getType(Throwable.class));
@@ -114,10 +123,7 @@ public final class DriverEmitter {
         }
         mv.visitVarInsn(ALOAD, blocks);
         mv.visitVarInsn(ILOAD, block);
-        mv.pushLong(target.cellsOffset());
-        mv.pushLong(target.cellBytes());
-        mv.pushLong(target.cellCount());
-        mv.invoke(RuntimeMethods.BLOCK_LEAF);
+        NodeEmitUnit.of(target.kind()).emitLeafBlock(mv, target);
         mv.invoke(reducer ? RuntimeMethods.BLOCK_REDUCER_ACCUMULATE : RuntimeMethods.BLOCK_KERNEL_APPLY);
         nextBlock(mv, block, mv.parameter(3 + shift), test, body, end);
         // handler: throw blocks.failure(block, failure)
@@ -130,6 +136,53 @@ public final class DriverEmitter {
         mv.visitInsn(ATHROW);
         mv.end();
         return owner.finish();
+    }
+
+    /**
+     * {@code run(kernel[, accumulator], blocks, from, to)}: {@code for (b = from; b < to; b = end)
+     * { end = b + min(to - b, BLOCKS_PER_BATCH); batch(kernel[, accumulator], blocks, b, end); }},
+     * where {@code batch} is the loop over blocks. The JIT compiles a method once it has been
+     * called often enough (hundreds of times) besides its loops' iterations; {@code run} is called
+     * once per range, about a hundred times per launch, and a driver without batches stayed in
+     * its profiling tier for five launches over W6's lists. Batches are called per few blocks, so
+     * the loop with the kernel inlined is compiled during the first launch.
+     */
+    private static void emitBatches(ClassEmitter owner, String descriptor, List<String> names, int shift) {
+        List<String> locals = new java.util.ArrayList<>(names);
+        MethodEmitter mv = owner.method("run", descriptor, true, locals);
+        int from = mv.parameter(2 + shift);
+        int to = mv.parameter(3 + shift);
+        int block = mv.newLocal("block", Type.INT_TYPE);
+        int end = mv.newLocal("end", Type.INT_TYPE);
+        Label test = new Label();
+        Label body = new Label();
+        mv.visitVarInsn(ILOAD, from);
+        mv.visitVarInsn(ISTORE, block);
+        mv.visitJumpInsn(GOTO, test);
+        mv.visitLabel(body);
+        // end = block + min(to - block, BLOCKS_PER_BATCH): never past to, never overflows
+        mv.visitVarInsn(ILOAD, to);
+        mv.visitVarInsn(ILOAD, block);
+        mv.visitInsn(ISUB);
+        mv.pushInt(BLOCKS_PER_BATCH);
+        mv.invoke(RuntimeMethods.MIN_INT);
+        mv.visitVarInsn(ILOAD, block);
+        mv.visitInsn(IADD);
+        mv.visitVarInsn(ISTORE, end);
+        for (int n = 0; n <= 1 + shift; n++) {
+            mv.visitVarInsn(ALOAD, mv.parameter(n));
+        }
+        mv.visitVarInsn(ILOAD, block);
+        mv.visitVarInsn(ILOAD, end);
+        mv.visitMethodInsn(INVOKESTATIC, owner.className(), BATCH, descriptor, false);
+        mv.visitVarInsn(ILOAD, end);
+        mv.visitVarInsn(ISTORE, block);
+        mv.visitLabel(test);
+        mv.visitVarInsn(ILOAD, block);
+        mv.visitVarInsn(ILOAD, to);
+        mv.visitJumpInsn(IF_ICMPLT, body);
+        mv.visitInsn(RETURN);
+        mv.end();
     }
 
     /**

@@ -1,8 +1,9 @@
 package io.snode.codegen.kernel;
 
 /**
- * A kernel that receives a whole active leaf block at once (all cells of one dense or
- * bitmasked container), so that it can run vectorised loops over the block's memory.
+ * A kernel that receives a whole block at once (all cells of one dense or bitmasked container,
+ * or one dynamic list as its chunks: {@link LeafBlock}), so that it can run vectorised loops
+ * over contiguous memory.
  */
 @FunctionalInterface
 public interface BlockKernel {

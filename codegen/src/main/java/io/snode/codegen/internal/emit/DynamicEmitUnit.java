@@ -108,4 +108,12 @@ final class DynamicEmitUnit implements NodeEmitUnit {
     public void emitBlockCells(CellLoop loop) {
         loop.byCount(true);
     }
+
+    /** {@code blocks.list(b, CHUNK_SIZE, CELL_BYTES)}: the list with its chunks; a full chunk's size is a literal. */
+    @Override
+    public void emitLeafBlock(MethodEmitter mv, SNodePlan target) {
+        mv.pushLong(target.chunkSize());
+        mv.pushLong(target.cellBytes());
+        mv.invoke(RuntimeMethods.BLOCK_LIST);
+    }
 }

@@ -73,4 +73,17 @@ public sealed interface NodeEmitUnit permits DenseEmitUnit, BitmaskedEmitUnit, P
 
     /** The loop of a struct-for driver over the active cells of a block of this kind. */
     void emitBlockCells(CellLoop loop);
+
+    /**
+     * A block driver's {@code LeafBlock} of block {@code b}: with the snapshot and {@code b} on the
+     * stack, {@code blocks.leaf(b, CELLS_OFFSET, CELL_BYTES, CELL_COUNT)}, the plan's numbers as
+     * literals (dense and bitmasked blocks; the block forms refuse other kinds before a driver is
+     * made).
+     */
+    default void emitLeafBlock(MethodEmitter mv, SNodePlan target) {
+        mv.pushLong(target.cellsOffset());
+        mv.pushLong(target.cellBytes());
+        mv.pushLong(target.cellCount());
+        mv.invoke(RuntimeMethods.BLOCK_LEAF);
+    }
 }

@@ -117,6 +117,7 @@ public final class RuntimeMethods {
     public static final RuntimeMethod BLOCK_LENGTH = of(ActiveBlocks.class, "length", int.class);
     public static final RuntimeMethod BLOCK_LEAF = of(ActiveBlocks.class, "leaf", int.class, long.class, long.class,
             long.class);
+    public static final RuntimeMethod BLOCK_LIST = of(ActiveBlocks.class, "list", int.class, long.class, long.class);
     public static final RuntimeMethod BLOCK_FAILURE = of(ActiveBlocks.class, "failure", int.class, Throwable.class);
     public static final RuntimeMethod BLOCK_KERNEL_APPLY = of(BlockKernel.class, "apply", LeafBlock.class);
     public static final RuntimeMethod BLOCK_REDUCER_ACCUMULATE = of(BlockReducer.class, "accumulate", Object.class,
@@ -135,6 +136,7 @@ public final class RuntimeMethods {
 
     // Plain Java the generated code uses.
     public static final RuntimeMethod COMPARE_UNSIGNED = of(Integer.class, "compareUnsigned", int.class, int.class);
+    public static final RuntimeMethod MIN_INT = of(Math.class, "min", int.class, int.class);
     public static final RuntimeMethod TRAILING_ZEROS = of(Long.class, "numberOfTrailingZeros", long.class);
     public static final RuntimeMethod LOOKUP = of(MethodHandles.class, "lookup");
     public static final RuntimeMethod CLASS_DATA = of(MethodHandles.class, "classData", MethodHandles.Lookup.class,

@@ -6,6 +6,7 @@ import io.snode.api.SNode;
 import io.snode.codegen.kernel.KernelException;
 import io.snode.codegen.kernel.LeafBlock;
 import io.snode.runtime.SNodePlan;
+import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
@@ -81,19 +82,30 @@ public final class ActiveBlocks {
     private long activationStamp = -1;
     /** Running sums of the blocks' weights for splitting a launch ({@link #weightPrefix()}); made once. */
     private volatile long[] weightPrefix;
+    /** A dynamic target's element chunks and directory blocks (null for other kinds, and no directory). */
+    private final CheckedCells elementChunks;
+    private final CheckedCells directoryBlocks;
+    /** Where each list's chunks lie ({@link #listChunks()}); made on the first block-form launch. */
+    private volatile ListChunks listChunks;
+    /** The chunk arrays of the snapshot whose arrays this one took over, refilled by {@link #listChunks()}. */
+    private ListChunks spareChunks;
+    private final Object chunkLock = new Object();
 
     /**
      * Blocks of {@code target}, room for {@code capacity}; the arrays of {@code spare} (an
      * earlier snapshot of the same target that nobody reads any more, or null) are taken over
      * when they are large enough, so that a launch need not allocate and zero them again.
      */
-    ActiveBlocks(SNode target, SNodePlan plan, int capacity, ActiveBlocks spare) {
+    ActiveBlocks(NodeTree structure, SNode target, SNodePlan plan, int capacity, ActiveBlocks spare) {
         this.target = target;
         this.plan = plan;
         this.arity = target.indexAxes().size();
         this.activity = TargetKind.of(plan.kind());
         this.maskWords = activity.maskWords(plan);
         this.blockCells = activity.blocksAreCells() ? 1 : plan.cellCount();
+        this.elementChunks = activity.hasLengths() ? structure.cells(target) : null;
+        this.directoryBlocks = activity.hasLengths() ? structure.directories(target) : null;
+        this.spareChunks = spare != null && spare.target == target ? spare.listChunks : null;
         boolean reuse = spare != null && spare.target == target && spare.segments.length >= capacity;
         this.segments = reuse ? spare.segments : new MemorySegment[capacity];
         this.containers = reuse ? spare.containers : new long[capacity];
@@ -246,8 +258,11 @@ public final class ActiveBlocks {
         return prefix;
     }
 
-    /** Block {@code b} as a block kernel sees it (dense and bitmasked targets). */
+    /** Block {@code b} as a block kernel sees it (dense, bitmasked and dynamic targets). */
     public LeafBlock leaf(int b) {
+        if (activity.hasLengths()) {
+            return list(b, plan.chunkSize(), plan.cellBytes());
+        }
         return leaf(b, plan.cellsOffset(), plan.cellBytes(), plan.cellCount());
     }
 
@@ -259,6 +274,41 @@ public final class ActiveBlocks {
     public LeafBlock leaf(int b, long cellsOffset, long cellBytes, long cellCount) {
         return new LeafBlock(target, segments[b], containers[b] + cellsOffset, cellBytes, cellCount,
                 bases, b * arity, sizes, masks, b * maskWords, maskWords, activeCells(b), fieldOffsets);
+    }
+
+    /**
+     * List {@code b} of a dynamic target as a block kernel sees it: its length and its chunks
+     * ({@link ListChunks}), with the target's chunk size and element bytes passed in as
+     * literals by the generated block drivers (see {@link #leaf(int, long, long, long)}).
+     */
+    public LeafBlock list(int b, long chunkSize, long cellBytes) {
+        ListChunks chunks = listChunks();
+        return new LeafBlock(target, lengths[b], chunkSize, cellBytes, chunks.segments, chunks.offsets,
+                chunks.first[b], bases, b * arity, sizes, fieldOffsets);
+    }
+
+    /**
+     * Where the chunks of every list lie, resolved on first use and kept with this snapshot.
+     * Dynamic targets only. Launches racing here (over a kept set, or a snapshot reused by two
+     * threads' launches) resolve once, under the lock: the spare's arrays are refilled by one.
+     */
+    ListChunks listChunks() {
+        ListChunks chunks = listChunks;
+        if (chunks != null) {
+            return chunks;
+        }
+        if (elementChunks == null) {
+            throw new AssertionError(target.path() + " is no dynamic node: its blocks have no list chunks");
+        }
+        synchronized (chunkLock) {
+            chunks = listChunks;
+            if (chunks == null) {
+                chunks = ListChunks.resolve(this, elementChunks, directoryBlocks, spareChunks);
+                spareChunks = null;
+                listChunks = chunks;
+            }
+            return chunks;
+        }
     }
 
     /**

@@ -134,21 +134,27 @@ public final class Launcher implements AutoCloseable {
                         int.class), CELL_DRIVER));
     }
 
-    /** Calls {@code kernel} once per block of the snapshot (of a dense or bitmasked target). */
+    /**
+     * Calls {@code kernel} once per block of the snapshot (of a dense, bitmasked or dynamic
+     * target; a dynamic target's blocks are its lists, whose chunks are resolved first, once
+     * per snapshot: {@link ListChunks}).
+     */
     public void forEachBlock(ActiveBlocks blocks, BlockKernel kernel) {
         SNode target = blocks.target();
         checkBlockTarget(target);
         MethodHandle driver = drivers.computeIfAbsent(List.of("block", kernel.getClass(), target),
                 key -> define(target, "BlockDriver", DriverEmitter.emitBlock(driverName("BlockDriver"),
                         structure.plan().node(target), false), BLOCK_DRIVER, BLOCK_DRIVER));
+        resolveLists(blocks);
         ranges.run(blocks, () -> null, (from, to, ignored) -> {
             driver.invokeExact(kernel, blocks, from, to);
         }, (a, b) -> a);
     }
 
     /**
-     * Folds every block of the snapshot (of a dense or bitmasked target) into accumulators (one
-     * per range of blocks, from {@code identity}) and combines them in block order.
+     * Folds every block of the snapshot (of a dense, bitmasked or dynamic target) into
+     * accumulators (one per range of blocks, from {@code identity}) and combines them in block
+     * order.
      */
     public <A> A reduceBlocks(ActiveBlocks blocks, Supplier<A> identity, BlockReducer<A> reducer,
                               BinaryOperator<A> combiner) {
@@ -158,6 +164,7 @@ public final class Launcher implements AutoCloseable {
                 key -> define(target, "ReduceDriver", DriverEmitter.emitBlock(driverName("ReduceDriver"),
                         structure.plan().node(target), true), REDUCER_DRIVER, REDUCER_DRIVER));
         Supplier<A> checked = () -> Objects.requireNonNull(identity.get(), "the identity supplier returned null");
+        resolveLists(blocks);
         return ranges.run(blocks, checked, (from, to, accumulator) -> {
             driver.invokeExact(reducer, (Object) accumulator, blocks, from, to);
         }, combiner);
@@ -182,9 +189,18 @@ public final class Launcher implements AutoCloseable {
     }
 
     public static void checkBlockTarget(SNode target) {
-        if (target.kind() != NodeKind.DENSE && target.kind() != NodeKind.BITMASKED) {
+        if (target.kind() != NodeKind.DENSE && target.kind() != NodeKind.BITMASKED
+                && target.kind() != NodeKind.DYNAMIC) {
             throw new IllegalArgumentException("snode=" + target.path() + " is " + target.kind().text()
-                    + "; the block form needs a dense or bitmasked node (its cells are one block of memory)");
+                    + "; the block form needs a dense, bitmasked or dynamic node (a container whose cells are one "
+                    + "block of memory, or a list in chunks); launch per cell over this one with forEach");
+        }
+    }
+
+    /** A dynamic target's list chunks, resolved on the launching thread before the ranges run (once per snapshot). */
+    private static void resolveLists(ActiveBlocks blocks) {
+        if (blocks.activity.hasLengths() && blocks.size() > 0) {
+            blocks.listChunks();
         }
     }
 

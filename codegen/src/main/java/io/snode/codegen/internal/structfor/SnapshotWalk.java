@@ -143,7 +143,7 @@ final class SnapshotWalk implements ActiveCellVisitor {
     ActiveBlocks run(int expected) {
         SNodePlan targetPlan = plans[chain.length - 1];
         if (keyLevel < 0) {
-            blocks = new ActiveBlocks(target, targetPlan, Math.max(16, expected), spare);
+            blocks = new ActiveBlocks(structure, target, targetPlan, Math.max(16, expected), spare);
             stopLevel = -1;
             visit(0, structure.root(), 0);
             return blocks;
@@ -161,7 +161,7 @@ final class SnapshotWalk implements ActiveCellVisitor {
         for (int level = keyLevel + 1; level < chain.length - 1; level++) {
             perRecord = Math.min(1 << 20, perRecord * plans[level].cellCount());
         }
-        blocks = new ActiveBlocks(target, targetPlan, (int) Math.max(Math.max(16, expected),
+        blocks = new ActiveBlocks(structure, target, targetPlan, (int) Math.max(Math.max(16, expected),
                 Math.min((long) records * perRecord, (long) records * 8 + 64)), spare);
         stopLevel = -1;
         CheckedCells cells = structure.cells(chain[keyLevel]);
@@ -209,7 +209,7 @@ final class SnapshotWalk implements ActiveCellVisitor {
         } else {
             visit(0, structure.root(), 0);
         }
-        blocks = new ActiveBlocks(target, plans[chain.length - 1], Math.max(16, Math.max(records, expected)),
+        blocks = new ActiveBlocks(structure, target, plans[chain.length - 1], Math.max(16, Math.max(records, expected)),
                 spare);
         blocks.byCell = byCell;
         blocks.present = present;

@@ -29,6 +29,12 @@
  * later are simply not in it, as for any launch, but after a deactivation or collection its
  * blocks could be memory of other cells, so a launch over a stale set throws.
  *
+ * <p><b>Lists.</b> A dynamic target's blocks are its lists. The snapshot records each list's
+ * length (acquire); the block forms hand a list over as its chunks
+ * ({@link io.snode.codegen.internal.structfor.ListChunks}: resolved through the header and its
+ * directory once per snapshot, on the first block-form launch over it, and kept with it, so a
+ * repeated launch reads only the elements), every chunk below the length, in index order.
+ *
  * <p><b>Split and reductions.</b> {@link io.snode.codegen.internal.structfor.LaunchSplit} cuts
  * the snapshot's blocks in halves by active cells down to a grain, and runs the ranges on a
  * fork/join pool or, with parallelism 1, in order on the calling thread. The cut depends only on
