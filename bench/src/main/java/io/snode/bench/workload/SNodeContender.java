@@ -234,65 +234,53 @@ public final class SNodeContender implements Contender, AutoCloseable {
         }
     }
 
+    /** W4 through a struct-for that deactivates the deleted blocks one by one. */
     private Result recycle(Context context) {
-        buildSorted(context);
         SNode blocks = workloadLayout.blocks().orElseThrow();
-        int[] low = context.data().lowBlocks();
         java.util.BitSet lowSet = new java.util.BitSet(1 << 24);
-        for (int key : low) {
+        for (int key : context.data().lowBlocks()) {
             lowSet.set(key);
         }
-        int rewrite = context.data().lowVoxels();
-        NarrowBand sorted = context.data().sorted();
-        Grid grid = runtime.accessor(Grid.class);
-        long[] held = new long[3];
-        Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W4 " + name + " delete + rewrite", () -> runtime,
-                rt -> {
-                    held[0] = rt.memoryStats().bytesCommitted();
-                    long start = System.nanoTime();
-                    // One launch over the blocks' parent cells; it collects once, after the launch.
-                    rt.forEach(blocks, (Kernel3) (bi, bj, bk) -> {
-                        if (lowSet.get(bi << 16 | bj << 8 | bk)) {
-                            rt.deactivate(blocks, bi, bj, bk);
-                        }
-                    });
-                    long deleted = System.nanoTime();
-                    held[1] = rt.memoryStats().bytesCommitted();
-                    long rewriteStart = System.nanoTime();
-                    write(grid, sorted, 0, rewrite);
-                    long end = System.nanoTime();
-                    held[2] = rt.memoryStats().bytesCommitted();
-                    return (deleted - start) + (end - rewriteStart);
-                });
-        return Row.of(Workload.W4, this, 1, "struct-for deactivate + " + ACCESSOR, context.trials(), timed, rewrite)
-                .checksums((long) sorted.size(), readBack(grid, sorted), runtime.count("phi"))
-                .held(held[0], held[1], held[2])
-                .note("deactivations inside one launch (the collection runs after it); items = voxels rewritten")
-                .check(context.data().references(), activity);
+        return deleteAndRewrite(context, "delete", "struct-for deactivate",
+                // One launch over the blocks' parent cells; it collects once, after the launch.
+                rt -> rt.forEach(blocks, (Kernel3) (bi, bj, bk) -> {
+                    if (lowSet.get(bi << 16 | bj << 8 | bk)) {
+                        rt.deactivate(blocks, bi, bj, bk);
+                    }
+                }), "deactivations inside one launch (the collection runs after it)");
     }
 
     /**
      * W4 through one region deactivation: the box of the blocks whose lowest i is below
      * {@link DataSet#W4_SPLIT} (in the blocks' index space, {@link DataSet#BLOCK} voxels a cell),
-     * deactivated in one call, which releases whole upper pointer cells at once; then the same
-     * rewrite through a caching accessor.
+     * deactivated in one call, which releases whole upper pointer cells at once.
      */
     private Result recycleBox(Context context) {
-        buildSorted(context);
         SNode blocks = workloadLayout.blocks().orElseThrow();
-        int[] shape = blocks.indexShape();
-        int[] high = shape.clone();
+        int[] high = blocks.indexShape().clone();
         high[blocks.indexAxes().indexOf(io.snode.api.Axis.of('i'))] = DataSet.W4_SPLIT / DataSet.BLOCK;
+        return deleteAndRewrite(context, "box delete", "region deactivation",
+                rt -> rt.deactivateBox(blocks, new int[high.length], high), // collects after it
+                "one deactivateBox call (whole upper cells at once; the collection runs after it)");
+    }
+
+    /**
+     * W4 after a sorted build: {@code delete} removes the blocks with i below 1024, then the same
+     * voxels are written again through a caching accessor; the time is both parts, without the
+     * memory readings between them.
+     */
+    private Result deleteAndRewrite(Context context, String label, String way,
+                                    java.util.function.Consumer<SNodeRuntime> delete, String note) {
+        buildSorted(context);
         int rewrite = context.data().lowVoxels();
         NarrowBand sorted = context.data().sorted();
         Grid grid = runtime.accessor(Grid.class);
         long[] held = new long[3];
-        long[] deactivated = new long[1];
-        Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W4 " + name + " box delete + rewrite",
+        Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W4 " + name + " " + label + " + rewrite",
                 () -> runtime, rt -> {
                     held[0] = rt.memoryStats().bytesCommitted();
                     long start = System.nanoTime();
-                    deactivated[0] = rt.deactivateBox(blocks, new int[shape.length], high); // collects after it
+                    delete.accept(rt);
                     long deleted = System.nanoTime();
                     held[1] = rt.memoryStats().bytesCommitted();
                     long rewriteStart = System.nanoTime();
@@ -301,11 +289,10 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     held[2] = rt.memoryStats().bytesCommitted();
                     return (deleted - start) + (end - rewriteStart);
                 });
-        return Row.of(Workload.W4, this, 1, "region deactivation + " + ACCESSOR, context.trials(), timed, rewrite)
+        return Row.of(Workload.W4, this, 1, way + " + " + ACCESSOR, context.trials(), timed, rewrite)
                 .checksums((long) sorted.size(), readBack(grid, sorted), runtime.count("phi"))
                 .held(held[0], held[1], held[2])
-                .note("one deactivateBox call (" + deactivated[0] + " cells, whole upper cells at once; the collection"
-                        + " runs after it); items = voxels rewritten")
+                .note(note + "; items = voxels rewritten")
                 .check(context.data().references(), activity);
     }
 

@@ -12,7 +12,6 @@ import java.lang.foreign.MemorySegment;
  */
 public final class CheckedCells {
     private final NodeManager manager;
-    private final MemorySegment region;
 
     public CheckedCells(MemoryPool pool, String ownerName, long cellBytes) {
         this(pool, ownerName, cellBytes, 0);
@@ -26,7 +25,6 @@ public final class CheckedCells {
     public CheckedCells(MemoryPool pool, String ownerName, long cellBytes, long indexSpace) {
         this.manager = new NodeManager(pool, ownerName, cellBytes, Math.min(8, Long.lowestOneBit(cellBytes)), -1,
                 indexSpace);
-        this.region = manager.region();
     }
 
     /**
@@ -35,7 +33,7 @@ public final class CheckedCells {
      * chunk lookup of {@link #segment(long)}.
      */
     public MemorySegment region() {
-        return region;
+        return manager.region();
     }
 
     /** {@code cellIndex(word) * stride}: the offset in {@link #region()} of the cell an active word refers to, checked. */

@@ -171,14 +171,7 @@ public final class MemoryPool implements AutoCloseable {
                 bytesReserved.addAndGet(-byteSize);
                 throw t;
             }
-            chunks.put(segment.address(), new Chunk(owner, segment, byteSize));
-            if (commitsOnAllocate) {
-                bytesCommitted.addAndGet(byteSize);
-            }
-            chunksHeld.incrementAndGet();
-            owner.bytesReserved.addAndGet(byteSize);
-            owner.chunksHeld.incrementAndGet();
-            ChunkAllocationEvent.emit(owner.name, byteSize, bytesReserved.get(), chunksHeld.get());
+            hold(new Chunk(owner, segment, byteSize));
             return segment;
         } finally {
             lifecycle.readLock().unlock();
@@ -236,12 +229,7 @@ public final class MemoryPool implements AutoCloseable {
                 bytesReserved.addAndGet(-byteSize);
                 throw t;
             }
-            chunks.put(chunk.address(), new Chunk(owner, chunk, byteSize, region, offset));
-            bytesCommitted.addAndGet(byteSize);
-            chunksHeld.incrementAndGet();
-            owner.bytesReserved.addAndGet(byteSize);
-            owner.chunksHeld.incrementAndGet();
-            ChunkAllocationEvent.emit(owner.name, byteSize, bytesReserved.get(), chunksHeld.get());
+            hold(new Chunk(owner, chunk, byteSize, region, offset));
             return chunk;
         } finally {
             lifecycle.readLock().unlock();
@@ -255,6 +243,21 @@ public final class MemoryPool implements AutoCloseable {
             total += region.segment.byteSize();
         }
         return total;
+    }
+
+    /**
+     * Enters a chunk whose bytes are already reserved: in the table, and in the counters (committed
+     * too when the allocator commits on allocation or the chunk is part of a region).
+     */
+    private void hold(Chunk chunk) {
+        chunks.put(chunk.segment.address(), chunk);
+        if (commitsOnAllocate || chunk.region != null) {
+            bytesCommitted.addAndGet(chunk.byteSize);
+        }
+        chunksHeld.incrementAndGet();
+        chunk.owner.bytesReserved.addAndGet(chunk.byteSize);
+        chunk.owner.chunksHeld.incrementAndGet();
+        ChunkAllocationEvent.emit(chunk.owner.name, chunk.byteSize, bytesReserved.get(), chunksHeld.get());
     }
 
     private void reserveOrThrow(Owner owner, long byteSize) {
