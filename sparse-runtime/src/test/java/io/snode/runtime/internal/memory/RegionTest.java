@@ -10,8 +10,10 @@ import io.snode.runtime.SparseRuntime;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -37,7 +39,7 @@ class RegionTest {
     }
 
     /** Regions as the default allocator reserves them, and a fault at the {@code failAt}-th commit (0: never). */
-    private static final class FaultAtCommit implements MemoryAllocator {
+    private static class FaultAtCommit implements MemoryAllocator {
         private final MemoryAllocator delegate = MemoryAllocator.regionsWherePossible();
         private final AtomicLong commits = new AtomicLong();
         private volatile long failAt;
@@ -161,6 +163,68 @@ class RegionTest {
         pool.close();
         assertThatThrownBy(() -> whole.get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
         assertThat(pool.bytesReserved()).isZero();
+    }
+
+    /**
+     * Four threads write into a runtime whose region commits fail now and then (every 7th, an
+     * injected fault where the kernel would refuse a page): every write that returned is there with
+     * its value, every refused one threw the injected fault, and after emptying and collecting no
+     * cell stays in use.
+     */
+    @Test
+    void threadsMeetingCommitFaultsKeepEveryWriteThatReturned() throws Exception {
+        Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)");
+        FaultAtCommit allocator = new FaultAtCommit() {
+            @Override
+            public void commit(MemorySegment region, long offset, long byteSize) {
+                if (super.commits.incrementAndGet() % 7 == 0) {
+                    throw new IllegalStateException("injected fault at a commit");
+                }
+            }
+        };
+        try (SparseRuntime rt = SparseRuntime.create(layout, RuntimeOptions.DEFAULT.withAllocator(allocator));
+             ExecutorService pool = Executors.newFixedThreadPool(4)) {
+            CyclicBarrier start = new CyclicBarrier(4);
+            List<Future<List<int[]>>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    List<int[]> written = new ArrayList<>();
+                    start.await(10, TimeUnit.SECONDS);
+                    for (int n = 0; n < 3000; n++) {
+                        int i = (n * 8 + thread * 3) % 2048;
+                        int j = (n * 37 + thread) % 2048;
+                        int k = (n * 61) % 2048;
+                        try {
+                            rt.setFloat("phi", n + 1, i, j, k);
+                            written.add(new int[] {i, j, k, n + 1});
+                        } catch (IllegalStateException refused) {
+                            assertThat(refused).hasMessageContaining("injected fault");
+                        }
+                    }
+                    return written;
+                }));
+            }
+            Map<List<Integer>, Set<Float>> model = new HashMap<>();
+            int kept = 0;
+            for (Future<List<int[]>> future : done) {
+                for (int[] at : future.get(60, TimeUnit.SECONDS)) {
+                    model.computeIfAbsent(List.of(at[0], at[1], at[2]), key -> new HashSet<>()).add((float) at[3]);
+                    kept++;
+                }
+            }
+            assertThat(kept).isPositive();
+            assertThat(allocator.commits.get()).as("faults were injected").isGreaterThanOrEqualTo(7);
+            for (Map.Entry<List<Integer>, Set<Float>> voxel : model.entrySet()) {
+                List<Integer> at = voxel.getKey();
+                assertThat(voxel.getValue()).as("voxel %s", at).contains(rt.getFloat("phi", at.get(0), at.get(1), at.get(2)));
+            }
+            rt.deactivateAll(layout.root());
+            rt.collect();
+            for (io.snode.runtime.MemoryStats.SNodeStats stats : rt.memoryStats().snodes()) {
+                assertThat(stats.cells().cellsInUse()).as(stats.snode().path()).isZero();
+            }
+        }
     }
 
     /**
