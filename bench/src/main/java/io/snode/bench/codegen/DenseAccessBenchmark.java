@@ -1,8 +1,8 @@
 package io.snode.bench.codegen;
 
 import io.snode.api.Layout;
-import io.snode.bench.workload.SplitMix64;
 import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.samples.SplitMix64;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

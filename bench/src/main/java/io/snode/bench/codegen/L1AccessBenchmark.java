@@ -1,9 +1,9 @@
 package io.snode.bench.codegen;
 
 import io.snode.bench.workload.Layouts;
-import io.snode.bench.workload.NarrowBand;
-import io.snode.bench.workload.SplitMix64;
 import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.samples.NarrowBand;
+import io.snode.codegen.samples.SplitMix64;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

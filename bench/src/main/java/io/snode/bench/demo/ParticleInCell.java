@@ -2,10 +2,10 @@ package io.snode.bench.demo;
 
 import io.snode.api.Layout;
 import io.snode.api.SNode;
-import io.snode.bench.workload.SplitMix64;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.Kernel4;
+import io.snode.codegen.samples.SplitMix64;
 import io.snode.runtime.MemoryStats;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;

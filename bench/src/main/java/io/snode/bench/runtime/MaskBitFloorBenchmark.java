@@ -1,6 +1,6 @@
 package io.snode.bench.runtime;
 
-import io.snode.bench.workload.NarrowBand;
+import io.snode.codegen.samples.NarrowBand;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,5 +1,6 @@
 package io.snode.bench.workload;
 
+import io.snode.codegen.samples.NarrowBand;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.Arrays;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.snode.bench.workload;
 
+import io.snode.codegen.samples.NarrowBand;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.Long2ObjectMap;
 import it.unimi.dsi.fastutil.longs.Long2ObjectMaps;

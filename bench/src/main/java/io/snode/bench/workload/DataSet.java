@@ -1,5 +1,7 @@
 package io.snode.bench.workload;
 
+import io.snode.codegen.samples.NarrowBand;
+import io.snode.codegen.samples.SplitMix64;
 import java.util.Arrays;
 
 /**

@@ -1,6 +1,7 @@
 package io.snode.bench.workload;
 
 import io.snode.api.Layout;
+import io.snode.codegen.samples.NarrowBand;
 import io.snode.runtime.MemoryStats;
 import io.snode.runtime.SparseRuntime;
 import java.util.Locale;

@@ -1,5 +1,6 @@
 package io.snode.bench.workload;
 
+import io.snode.codegen.samples.NarrowBand;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -6,6 +6,7 @@ import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.Kernel4;
+import io.snode.codegen.samples.NarrowBand;
 import io.snode.runtime.MemoryStats;
 import java.util.ArrayList;
 import java.util.List;

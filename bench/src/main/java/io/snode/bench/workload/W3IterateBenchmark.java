@@ -6,6 +6,7 @@ import io.snode.codegen.ActiveSet;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.LeafBlock;
+import io.snode.codegen.samples.NarrowBand;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
 import java.util.List;

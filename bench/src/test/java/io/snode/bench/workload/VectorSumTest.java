@@ -2,6 +2,7 @@ package io.snode.bench.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.snode.codegen.samples.SplitMix64;
 import org.junit.jupiter.api.Test;
 
 class VectorSumTest {

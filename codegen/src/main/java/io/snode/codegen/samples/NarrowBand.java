@@ -1,4 +1,4 @@
-package io.snode.bench.workload;
+package io.snode.codegen.samples;
 
 /**
  * The reference data set of {@code WORKLOADS.md}: the voxels of a spherical shell of radius 400

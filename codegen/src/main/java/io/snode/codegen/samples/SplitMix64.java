@@ -1,4 +1,4 @@
-package io.snode.bench.workload;
+package io.snode.codegen.samples;
 
 /** The splitmix64 generator of {@code WORKLOADS.md}: all arithmetic mod 2^64. */
 public final class SplitMix64 {

@@ -1,4 +1,4 @@
-package io.snode.bench.workload;
+package io.snode.codegen.samples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
