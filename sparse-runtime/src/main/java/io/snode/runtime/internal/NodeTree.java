@@ -297,6 +297,21 @@ public final class NodeTree {
     }
 
     /**
+     * Moves {@code location} to the container of {@code target} that holds the cell at
+     * {@code coordinates} (in {@code target}'s index space), without activating anything.
+     *
+     * @return false when a level above {@code target} is inactive there
+     */
+    public boolean locateContainer(SNode target, int[] coordinates, Location location) {
+        if (!locateParent(target, coordinates, location)) {
+            return false;
+        }
+        PathStep[] steps = pathSteps[target.id()];
+        location.offset += steps[steps.length - 1].containerOffset();
+        return true;
+    }
+
+    /**
      * Moves {@code location} to the cell of {@code target}'s parent that holds the container
      * of {@code target}, without activating anything.
      */

@@ -1,0 +1,335 @@
+package io.snode.codegen.interop;
+
+import io.snode.api.Axis;
+import io.snode.api.FieldType;
+import io.snode.api.PlacedField;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.gc.PhaseLock;
+import io.snode.runtime.internal.BoxTransfer;
+import io.snode.runtime.internal.GeneratedCalls;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Bulk copies between a field and Java arrays or memory segments: a box of the field's index
+ * space to and from a row-major array (the last coordinate fastest), and the active cells as
+ * parallel arrays of coordinates and values ({@link CellArrays}). They copy container by
+ * container, one walk per container of the field's SNode instead of one call per cell, and serve
+ * fields of dense and bitmasked SNodes.
+ *
+ * <pre>{@code
+ * float[] box = new float[8 * 8 * 8];
+ * Bulk.write(runtime, "phi", new int[] {64, 64, 64}, new int[] {72, 72, 72}, values); // activates the box
+ * Bulk.read(runtime, "phi", new int[] {60, 60, 60}, new int[] {68, 68, 68}, box);    // zeros where inactive
+ * CellArrays active = Bulk.activeCells(runtime, "phi");                              // every active cell
+ * Bulk.writeCells(other, "phi", active);                                             // and into another runtime
+ * }</pre>
+ *
+ * <p>A box is {@code [low, high)} per coordinate, inside the field's index space ({@code high}
+ * may equal the extent); its array holds exactly its cells, in row-major order; a memory segment
+ * holds them in native byte order. An array of the wrong type or length, or a box outside the
+ * index space, is refused before anything is written.
+ *
+ * <p><b>Writes activate.</b> {@link #write} and {@link #writeCells} activate every cell they
+ * write (and the path to it), as per-cell writes do, and publish in the same order: each
+ * container of the field's SNode is activated (through the runtime's activation protocol), its
+ * mask bits are set, then its values stored. <b>A bulk write is a batch, like a launch</b>: each
+ * container is written whole or not at all, and when the memory cap or an allocator fault refuses
+ * a container, the exception leaves the containers before it written (other threads may already
+ * read them, so they are never taken back) and nothing of that container and those after it.
+ * Size the cap for the whole import, or import in pieces whose refusal you can retry.
+ *
+ * <p>Every call enters the runtime's phase lock shared, as a launch does, so no collection
+ * overlaps it; it may run from a kernel and beside other threads' accesses. A cell that another
+ * thread deactivates while a write copies into its container is that caller's race, as for
+ * per-cell writes.
+ */
+public final class Bulk {
+    private Bulk() {
+    }
+
+    // ------------------------------------------------------------------ boxes
+
+    /** Writes {@code values} (the box's cells in row-major order) into the box, activating every cell; returns the cells written. */
+    public static long write(SNodeRuntime runtime, String field, int[] low, int[] high, float[] values) {
+        return box(runtime, field, low, high, FieldType.F32, values, values == null ? 0 : values.length, true);
+    }
+
+    public static long write(SNodeRuntime runtime, String field, int[] low, int[] high, double[] values) {
+        return box(runtime, field, low, high, FieldType.F64, values, values == null ? 0 : values.length, true);
+    }
+
+    public static long write(SNodeRuntime runtime, String field, int[] low, int[] high, int[] values) {
+        return box(runtime, field, low, high, FieldType.I32, values, values == null ? 0 : values.length, true);
+    }
+
+    public static long write(SNodeRuntime runtime, String field, int[] low, int[] high, long[] values) {
+        return box(runtime, field, low, high, FieldType.I64, values, values == null ? 0 : values.length, true);
+    }
+
+    /** Writes the box from {@code values}: its cells in row-major order, native byte order, the field's element size each. */
+    public static long write(SNodeRuntime runtime, String field, int[] low, int[] high, MemorySegment values) {
+        return box(runtime, field, low, high, null, values, 0, true);
+    }
+
+    /** Reads the box into {@code into} (row-major); cells that are not active give zero, the ambient value. */
+    public static void read(SNodeRuntime runtime, String field, int[] low, int[] high, float[] into) {
+        box(runtime, field, low, high, FieldType.F32, into, into == null ? 0 : into.length, false);
+    }
+
+    public static void read(SNodeRuntime runtime, String field, int[] low, int[] high, double[] into) {
+        box(runtime, field, low, high, FieldType.F64, into, into == null ? 0 : into.length, false);
+    }
+
+    public static void read(SNodeRuntime runtime, String field, int[] low, int[] high, int[] into) {
+        box(runtime, field, low, high, FieldType.I32, into, into == null ? 0 : into.length, false);
+    }
+
+    public static void read(SNodeRuntime runtime, String field, int[] low, int[] high, long[] into) {
+        box(runtime, field, low, high, FieldType.I64, into, into == null ? 0 : into.length, false);
+    }
+
+    /** Reads the box into {@code into}: row-major, native byte order, the field's element size each. */
+    public static void read(SNodeRuntime runtime, String field, int[] low, int[] high, MemorySegment into) {
+        box(runtime, field, low, high, null, into, 0, false);
+    }
+
+    private static long box(SNodeRuntime runtime, String name, int[] low, int[] high, FieldType arrayType, Object buffer,
+                            int length, boolean write) {
+        PlacedField field = field(runtime, name);
+        Objects.requireNonNull(buffer, write ? "values" : "into");
+        long volume = checkBox(field, low, high);
+        MemorySegment segment;
+        if (arrayType != null) {
+            checkType(field, arrayType);
+            if (length != volume) {
+                throw new IllegalArgumentException("the box " + Arrays.toString(low) + " to " + Arrays.toString(high)
+                        + " holds " + volume + " cells; the array has " + length);
+            }
+            segment = heap(buffer);
+        } else {
+            segment = (MemorySegment) buffer;
+            long bytes = volume * field.type().byteSize();
+            if (segment.byteSize() != bytes) {
+                throw new IllegalArgumentException("the box " + Arrays.toString(low) + " to " + Arrays.toString(high)
+                        + " holds " + volume + " cells of " + field.type() + " (" + bytes + " bytes); the segment has "
+                        + segment.byteSize() + " bytes");
+            }
+            if (!write && segment.isReadOnly()) {
+                throw new IllegalArgumentException("into: a read-only segment");
+            }
+        }
+        int[] lo = low.clone();
+        int[] hi = high.clone();
+        try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
+            BoxTransfer transfer = transfer(runtime, field);
+            return write ? transfer.write(lo, hi, segment, 0) : transfer.read(lo, hi, segment, 0);
+        }
+    }
+
+    // ------------------------------------------------------------------ cell lists
+
+    /**
+     * Every active cell of {@code field}, with its value, in the structure's order (container by
+     * container). Only the cells: inactive cells and the ambient value are not listed.
+     */
+    public static CellArrays activeCells(SNodeRuntime runtime, String name) {
+        PlacedField field = field(runtime, name);
+        int dimensions = field.snode().indexShape().length;
+        try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
+            BoxTransfer transfer = transfer(runtime, field);
+            Collected collected = new Collected(dimensions, field.type());
+            transfer.forEachActive(collected);
+            return collected.cells();
+        }
+    }
+
+    /**
+     * Writes {@code cells} into {@code field}, activating each; returns the cells written. Cells
+     * sorted by coordinates, or grouped by container (as {@link #activeCells} lists them), write
+     * fastest: consecutive cells of one container are one run. A cell listed twice ends with its
+     * last value. Every coordinate is checked before the first write.
+     */
+    public static long writeCells(SNodeRuntime runtime, String name, CellArrays cells) {
+        PlacedField field = field(runtime, name);
+        Objects.requireNonNull(cells, "cells");
+        checkType(field, cells.type());
+        int[][] coordinates = cells.coordinateArrays();
+        List<Axis> axes = field.snode().indexAxes();
+        int[] shape = field.snode().indexShape();
+        if (coordinates.length != shape.length) {
+            throw new IllegalArgumentException("field " + name + " takes " + shape.length + " coordinates " + axes
+                    + "; the cells have " + coordinates.length);
+        }
+        for (int c = 0; c < shape.length; c++) {
+            int[] axis = coordinates[c];
+            for (int n = 0; n < axis.length; n++) {
+                if (axis[n] < 0 || axis[n] >= shape[c]) {
+                    throw GeneratedCalls.outside("field " + name + ", cell " + n, axes.get(c).letter(), axis[n], shape[c]);
+                }
+            }
+        }
+        try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
+            return transfer(runtime, field).writeCells(coordinates, 0, cells.size(), heap(cells.values()), 0);
+        }
+    }
+
+    public static long writeCells(SNodeRuntime runtime, String field, int[][] coordinates, float[] values) {
+        return writeCells(runtime, field, CellArrays.ofFloats(coordinates, values));
+    }
+
+    public static long writeCells(SNodeRuntime runtime, String field, int[][] coordinates, double[] values) {
+        return writeCells(runtime, field, CellArrays.ofDoubles(coordinates, values));
+    }
+
+    public static long writeCells(SNodeRuntime runtime, String field, int[][] coordinates, int[] values) {
+        return writeCells(runtime, field, CellArrays.ofInts(coordinates, values));
+    }
+
+    public static long writeCells(SNodeRuntime runtime, String field, int[][] coordinates, long[] values) {
+        return writeCells(runtime, field, CellArrays.ofLongs(coordinates, values));
+    }
+
+    // ------------------------------------------------------------------ shared
+
+    static PlacedField field(SNodeRuntime runtime, String name) {
+        Objects.requireNonNull(runtime, "runtime");
+        Objects.requireNonNull(name, "field");
+        if (runtime.isClosed()) {
+            throw new IllegalStateException("this SNodeRuntime is closed; bulk copies need an open one");
+        }
+        PlacedField field = runtime.layout().field(name);
+        if (!BoxTransfer.supports(field.snode())) {
+            throw new IllegalArgumentException("field=" + name + " lies in " + field.snode().description()
+                    + ": bulk copies serve fields of dense and bitmasked SNodes");
+        }
+        return field;
+    }
+
+    static BoxTransfer transfer(SNodeRuntime runtime, PlacedField field) {
+        return new BoxTransfer(runtime.generic().internalTree(), field);
+    }
+
+    private static void checkType(PlacedField field, FieldType type) {
+        if (field.type() != type) {
+            throw new IllegalArgumentException("field " + field.name() + " is " + field.type() + "; got " + type
+                    + " values (pass a " + field.type().javaType() + "[])");
+        }
+    }
+
+    /** Checks the box against the field's index space; returns its cell count. */
+    private static long checkBox(PlacedField field, int[] low, int[] high) {
+        Objects.requireNonNull(low, "low");
+        Objects.requireNonNull(high, "high");
+        List<Axis> axes = field.snode().indexAxes();
+        int[] shape = field.snode().indexShape();
+        if (low.length != shape.length || high.length != shape.length) {
+            throw new IllegalArgumentException("field " + field.name() + " takes corners of " + shape.length
+                    + " coordinates " + axes + "; got " + low.length + " and " + high.length);
+        }
+        long volume = 1;
+        for (int n = 0; n < shape.length; n++) {
+            if (low[n] < 0 || low[n] > shape[n]) {
+                throw GeneratedCalls.outside("field " + field.name() + " low", axes.get(n).letter(), low[n], shape[n] + 1);
+            }
+            if (high[n] < 0 || high[n] > shape[n]) {
+                throw GeneratedCalls.outside("field " + field.name() + " high", axes.get(n).letter(), high[n], shape[n] + 1);
+            }
+            if (low[n] > high[n]) {
+                throw new IllegalArgumentException("field " + field.name() + ": low=" + low[n] + " > high=" + high[n]
+                        + " on axis " + axes.get(n).letter());
+            }
+            volume = Math.multiplyExact(volume, high[n] - low[n]);
+        }
+        if (volume > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("the box " + Arrays.toString(low) + " to " + Arrays.toString(high)
+                    + " holds " + volume + " cells; a Java array holds at most " + Integer.MAX_VALUE
+                    + " (copy it in pieces, or through a MemorySegment)");
+        }
+        return volume;
+    }
+
+    private static MemorySegment heap(Object array) {
+        return switch (array) {
+            case float[] floats -> MemorySegment.ofArray(floats);
+            case double[] doubles -> MemorySegment.ofArray(doubles);
+            case int[] ints -> MemorySegment.ofArray(ints);
+            case long[] longs -> MemorySegment.ofArray(longs);
+            default -> throw new AssertionError(array.getClass());
+        };
+    }
+
+    /** Collects the cells of {@link BoxTransfer#forEachActive} into growing arrays. */
+    private static final class Collected implements BoxTransfer.CellSink {
+        private final FieldType type;
+        private int[][] coordinates;
+        private int[] ints;
+        private long[] longs;
+        private int size;
+
+        Collected(int dimensions, FieldType type) {
+            this.type = type;
+            this.coordinates = new int[dimensions][1024];
+            if (type.byteSize() == Integer.BYTES) {
+                ints = new int[1024];
+            } else {
+                longs = new long[1024];
+            }
+        }
+
+        @Override
+        public void cell(int[] at, MemorySegment segment, long offset) {
+            if (size == coordinates[0].length) {
+                grow();
+            }
+            for (int c = 0; c < at.length; c++) {
+                coordinates[c][size] = at[c];
+            }
+            if (ints != null) {
+                ints[size] = segment.get(ValueLayout.JAVA_INT, offset);
+            } else {
+                longs[size] = segment.get(ValueLayout.JAVA_LONG, offset);
+            }
+            size++;
+        }
+
+        private void grow() {
+            int capacity = Math.toIntExact(Math.min(Integer.MAX_VALUE - 8, coordinates[0].length * 2L));
+            if (capacity == size) {
+                throw new IllegalStateException("more than " + size + " active cells: more than a Java array holds");
+            }
+            for (int c = 0; c < coordinates.length; c++) {
+                coordinates[c] = Arrays.copyOf(coordinates[c], capacity);
+            }
+            if (ints != null) {
+                ints = Arrays.copyOf(ints, capacity);
+            } else {
+                longs = Arrays.copyOf(longs, capacity);
+            }
+        }
+
+        CellArrays cells() {
+            int[][] trimmed = new int[coordinates.length][];
+            for (int c = 0; c < trimmed.length; c++) {
+                trimmed[c] = Arrays.copyOf(coordinates[c], size);
+            }
+            return switch (type) {
+                case I32 -> CellArrays.ofInts(trimmed, Arrays.copyOf(ints, size));
+                case I64 -> CellArrays.ofLongs(trimmed, Arrays.copyOf(longs, size));
+                case F32 -> {
+                    float[] values = new float[size];
+                    MemorySegment.copy(MemorySegment.ofArray(ints), 0, MemorySegment.ofArray(values), 0, size * 4L);
+                    yield CellArrays.ofFloats(trimmed, values);
+                }
+                case F64 -> {
+                    double[] values = new double[size];
+                    MemorySegment.copy(MemorySegment.ofArray(longs), 0, MemorySegment.ofArray(values), 0, size * 8L);
+                    yield CellArrays.ofDoubles(trimmed, values);
+                }
+            };
+        }
+    }
+}

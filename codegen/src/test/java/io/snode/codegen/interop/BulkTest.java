@@ -1,0 +1,284 @@
+package io.snode.codegen.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.snode.api.Layout;
+import io.snode.api.MemoryCapExceededException;
+import io.snode.api.SNode;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.runtime.RuntimeOptions;
+import io.snode.runtime.internal.memory.MemoryAllocator;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class BulkTest {
+    /** L2 in small: per-voxel activity in 8^3 blocks under one pointer level. */
+    static final String VOXELS = "pointer(ijk,4).bitmasked(ijk,8).place(f32 phi)";
+    /** Blocks of 8^3 that are active whole, each a chunk request of its own under the cap. */
+    static final String BLOCKS = "pointer(ijk,32).dense(ijk,8).place(f32 phi)";
+
+    @Test
+    void aBoxStraddlingInactiveBlocksReadsZeroThereAndItsValuesWhereActive() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(VOXELS))) {
+            rt.generic().setFloat("phi", 1.5f, 7, 7, 7);
+            rt.generic().setFloat("phi", 2.5f, 8, 8, 8);
+            float[] box = new float[12 * 12 * 12];
+            java.util.Arrays.fill(box, Float.NaN);
+            Bulk.read(rt, "phi", new int[] {4, 4, 4}, new int[] {16, 16, 16}, box);
+            for (int n = 0; n < box.length; n++) {
+                int i = 4 + n / 144;
+                int j = 4 + n / 12 % 12;
+                int k = 4 + n % 12;
+                float expected = i == 7 && j == 7 && k == 7 ? 1.5f : i == 8 && j == 8 && k == 8 ? 2.5f : 0f;
+                assertThat(box[n]).as("(%d,%d,%d)", i, j, k).isEqualTo(expected);
+            }
+            // A write of a box across four blocks, two of them new, activates exactly its cells.
+            float[] values = new float[4 * 3 * 2];
+            for (int n = 0; n < values.length; n++) {
+                values[n] = 100 + n;
+            }
+            assertThat(Bulk.write(rt, "phi", new int[] {6, 7, 15}, new int[] {10, 10, 17}, values)).isEqualTo(24);
+            SNode voxels = rt.layout().snode(2);
+            int n = 0;
+            for (int i = 6; i < 10; i++) {
+                for (int j = 7; j < 10; j++) {
+                    for (int k = 15; k < 17; k++) {
+                        assertThat(rt.generic().getFloat("phi", i, j, k)).isEqualTo(100 + n++);
+                        assertThat(rt.generic().isActive(voxels, i, j, k)).isTrue();
+                    }
+                }
+            }
+            assertThat(rt.generic().isActive(voxels, 6, 7, 14)).isFalse();
+            assertThat(rt.generic().isActive(voxels, 10, 7, 15)).isFalse();
+            assertThat(rt.count("phi")).isEqualTo(2 + 24);
+        }
+    }
+
+    @Test
+    void badInputIsRefusedBeforeAnythingIsWritten() {
+        Layout layout = Layout.parse("pointer(ijk,4){ bitmasked(ijk,8).place(f32 phi); dynamic(l,64,8).place(i32 p) }");
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            int[] low = {0, 0, 0};
+            int[] high = {2, 2, 2};
+            assertThatThrownBy(() -> Bulk.write(rt, "phi", low, high, new double[8]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("field phi is f32");
+            assertThatThrownBy(() -> Bulk.write(rt, "phi", low, high, new float[7]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("holds 8 cells; the array has 7");
+            assertThatThrownBy(() -> Bulk.write(rt, "phi", low, new int[] {2, 2, 33}, new float[8]))
+                    .isInstanceOf(IndexOutOfBoundsException.class).hasMessageContaining("high");
+            assertThatThrownBy(() -> Bulk.write(rt, "phi", new int[] {3, 0, 0}, high, new float[0]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("low=3 > high=2");
+            assertThatThrownBy(() -> Bulk.write(rt, "phi", new int[] {0, 0}, high, new float[8]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("corners of 3 coordinates");
+            assertThatThrownBy(() -> Bulk.write(rt, "p", new int[] {0, 0, 0, 0}, new int[] {1, 1, 1, 1}, new int[1]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dense and bitmasked");
+            assertThatThrownBy(() -> Bulk.read(rt, "nope", low, high, new float[8]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("field=nope");
+            assertThatThrownBy(() -> Bulk.writeCells(rt, "phi", new int[][] {{0, 1}, {0, 1}, {0, 32}}, new float[2]))
+                    .isInstanceOf(IndexOutOfBoundsException.class).hasMessageContaining("cell 1");
+            try (Arena arena = Arena.ofConfined()) {
+                assertThatThrownBy(() -> Bulk.write(rt, "phi", low, high, arena.allocate(31)))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("32 bytes");
+            }
+            assertThat(rt.count("phi")).isZero();
+            assertThat(rt.generic().isActive(layout.snode(1), 0, 0, 0)).isFalse();
+        }
+        SNodeRuntime closed = SNodeRuntime.compile(layout);
+        closed.close();
+        assertThatThrownBy(() -> Bulk.activeCells(closed, "phi")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
+    void aMemorySegmentServesAsTheBufferBothWays() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("pointer(ij,4).dense(ij,4).place(f64 v)"));
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment in = arena.allocate(ValueLayout.JAVA_DOUBLE, 6 * 5);
+            for (int n = 0; n < 30; n++) {
+                in.setAtIndex(ValueLayout.JAVA_DOUBLE, n, n * 0.25);
+            }
+            Bulk.write(rt, "v", new int[] {1, 2}, new int[] {7, 7}, in);
+            MemorySegment out = arena.allocate(ValueLayout.JAVA_DOUBLE, 6 * 5);
+            Bulk.read(rt, "v", new int[] {1, 2}, new int[] {7, 7}, out);
+            assertThat(out.mismatch(in)).isEqualTo(-1);
+            assertThat(rt.generic().getDouble("v", 6, 6)).isEqualTo(29 * 0.25);
+        }
+    }
+
+    @Test
+    void whenTheCapRefusesABlockEveryBlockIsWrittenWholeOrNotAtAll() {
+        Layout layout = Layout.parse(BLOCKS);
+        RuntimeOptions options = RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, options.withMemoryCap(reservedAfter(layout, 1) + 1))) {
+            float[] values = new float[256 * 8 * 8];
+            java.util.Arrays.fill(values, 3f);
+            Throwable thrown = catchThrowable(() -> Bulk.write(rt, "phi", new int[] {0, 0, 0}, new int[] {256, 8, 8}, values));
+            assertThat(thrown).isInstanceOf(MemoryCapExceededException.class);
+            int whole = assertEachBlockWholeOrUntouched(rt, 0, 32, 3f);
+            assertThat(whole).as("blocks written before the refusal").isPositive().isLessThan(32);
+        }
+    }
+
+    @Test
+    void anInjectedAllocatorFaultLeavesTheBlocksBeforeItAndNothingOfTheRest() {
+        Layout layout = Layout.parse(BLOCKS);
+        AtomicInteger countdown = new AtomicInteger(Integer.MAX_VALUE);
+        MemoryAllocator real = MemoryAllocator.arenaPerChunk();
+        MemoryAllocator failing = new MemoryAllocator() {
+            @Override
+            public MemorySegment allocate(long byteSize, long byteAlignment) {
+                if (countdown.decrementAndGet() == 0) {
+                    throw new OutOfMemoryError("injected failure");
+                }
+                return real.allocate(byteSize, byteAlignment);
+            }
+
+            @Override
+            public void free(MemorySegment segment) {
+                real.free(segment);
+            }
+        };
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withAllocator(failing))) {
+            rt.generic().setFloat("phi", 1f, 0, 0, 0);
+            countdown.set(2); // the first new chunk after this one fails
+            float[] values = new float[256 * 8 * 8];
+            java.util.Arrays.fill(values, 4f);
+            Throwable thrown = catchThrowable(() -> Bulk.write(rt, "phi", new int[] {0, 0, 0}, new int[] {256, 8, 8}, values));
+            assertThat(thrown).isInstanceOf(OutOfMemoryError.class).hasMessageContaining("injected");
+            assertThat(assertEachBlockWholeOrUntouched(rt, 0, 32, 4f)).isPositive().isLessThan(32);
+            assertThat(rt.generic().getFloat("phi", 0, 0, 0)).isEqualTo(4f);
+        }
+    }
+
+    @Test
+    void threadsWritingBoxesUnderACapKeepEveryBoxThatReturnedAndLeaveNoBlockHalfWritten() throws Exception {
+        Layout layout = Layout.parse(BLOCKS);
+        int threads = 4;
+        int boxesPerThread = 8;
+        RuntimeOptions options = RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, options.withMemoryCap(reservedAfter(layout, 40)))) {
+            CyclicBarrier start = new CyclicBarrier(threads);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<List<Integer>>> returned = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                returned.add(pool.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    List<Integer> ok = new ArrayList<>();
+                    for (int b = 0; b < boxesPerThread; b++) {
+                        int row = thread * boxesPerThread + b; // a row of 4 blocks along i at j = row
+                        float[] values = new float[32 * 8 * 8];
+                        java.util.Arrays.fill(values, row + 1);
+                        try {
+                            Bulk.write(rt, "phi", new int[] {0, row * 8, 0}, new int[] {32, row * 8 + 8, 8}, values);
+                            ok.add(row);
+                        } catch (MemoryCapExceededException refused) {
+                            // this row may be partly written: checked below block by block
+                        }
+                    }
+                    return ok;
+                }));
+            }
+            pool.shutdown();
+            assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+            int returnedRows = 0;
+            for (Future<List<Integer>> future : returned) {
+                for (int row : future.get()) {
+                    assertThat(assertEachBlockWholeOrUntouched(rt, row, 4, row + 1)).as("row %d returned", row).isEqualTo(4);
+                    returnedRows++;
+                }
+            }
+            for (int row = 0; row < threads * boxesPerThread; row++) {
+                assertEachBlockWholeOrUntouched(rt, row, 4, row + 1);
+            }
+            assertThat(returnedRows).as("rows that fit under the cap").isPositive().isLessThan(threads * boxesPerThread);
+        }
+    }
+
+    @Test
+    void aBoxWriteBesideAPerCellWriterInTheSameBlocksLosesNoCellOfEither() throws Exception {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(VOXELS))) {
+            CyclicBarrier start = new CyclicBarrier(2);
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            Future<?> bulk = pool.submit(() -> {
+                start.await(10, TimeUnit.SECONDS);
+                for (int round = 0; round < 20; round++) {
+                    float[] values = new float[32 * 32 * 4];
+                    java.util.Arrays.fill(values, round);
+                    Bulk.write(rt, "phi", new int[] {0, 0, 0}, new int[] {32, 32, 4}, values);
+                }
+                return null;
+            });
+            Future<?> cells = pool.submit(() -> {
+                start.await(10, TimeUnit.SECONDS);
+                for (int i = 0; i < 32; i++) {
+                    for (int j = 0; j < 32; j++) {
+                        for (int k = 4; k < 8; k++) {
+                            rt.generic().setFloat("phi", -1f, i, j, k);
+                        }
+                    }
+                }
+                return null;
+            });
+            bulk.get(60, TimeUnit.SECONDS);
+            cells.get(60, TimeUnit.SECONDS);
+            pool.shutdown();
+            SNode voxels = rt.layout().snode(2);
+            for (int i = 0; i < 32; i++) {
+                for (int j = 0; j < 32; j++) {
+                    for (int k = 0; k < 8; k++) {
+                        assertThat(rt.generic().isActive(voxels, i, j, k)).isTrue();
+                        assertThat(rt.generic().getFloat("phi", i, j, k)).isEqualTo(k < 4 ? 19f : -1f);
+                    }
+                }
+            }
+            assertThat(rt.count("phi")).isEqualTo(32 * 32 * 8);
+        }
+    }
+
+    /** The bytes reserved (without regions) once {@code blocks} blocks along i are written one cell each (32 per row of j). */
+    static long reservedAfter(Layout layout, int blocks) {
+        RuntimeOptions options = RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
+        try (SNodeRuntime probe = SNodeRuntime.compile(layout, options)) {
+            for (int b = 0; b < blocks; b++) {
+                probe.generic().setFloat("phi", 1f, b % 32 * 8, b / 32 * 8, 0);
+            }
+            return probe.memoryStats().bytesReserved();
+        }
+    }
+
+    /**
+     * Checks that each of the {@code blocks} 8^3 blocks along i at j block {@code row} (k block 0)
+     * is either active with {@code value} in every cell or inactive with zeros; returns how many
+     * are written.
+     */
+    static int assertEachBlockWholeOrUntouched(SNodeRuntime rt, int row, int blocks, float value) {
+        SNode pointer = rt.layout().snode(1);
+        int whole = 0;
+        for (int b = 0; b < blocks; b++) {
+            boolean active = rt.generic().isActive(pointer, b, row, 0);
+            for (int i = b * 8; i < b * 8 + 8; i++) {
+                for (int j = row * 8; j < row * 8 + 8; j++) {
+                    for (int k = 0; k < 8; k++) {
+                        assertThat(rt.generic().getFloat("phi", i, j, k)).as("block %d of row %d at (%d,%d,%d)", b, row, i, j, k)
+                                .isEqualTo(active ? value : 0f);
+                    }
+                }
+            }
+            whole += active ? 1 : 0;
+        }
+        return whole;
+    }
+}

@@ -1,0 +1,447 @@
+package io.snode.runtime.internal;
+
+import io.snode.api.NodeKind;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import io.snode.runtime.AxisSplit;
+import io.snode.runtime.BitmaskWords;
+import io.snode.runtime.PathStep;
+import io.snode.runtime.SNodePlan;
+import io.snode.runtime.internal.node.NodeUnit;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Bulk copies of one field between node memory and a linear buffer (a heap segment over a Java
+ * array, or any {@link MemorySegment}), container by container instead of one walk per cell:
+ * a box of the field's index space in row-major order (the last coordinate fastest), and lists
+ * of cells given by their coordinates.
+ *
+ * <p>The field's SNode must be dense or bitmasked (the kinds whose cells lie inline in one
+ * container); {@link #supports} says so. For each container the box cuts, a write activates the
+ * path to it once (the activation protocol of {@link NodeTree}, through the box's first cell in
+ * the container), sets the mask bits of the container's cells in the box with one atomic OR per
+ * mask word, and then stores the values; a read walks to the container without activating
+ * anything and copies what it holds, zero for inactive cells (the ambient value), and leaves the
+ * buffer's part of an inactive container zero.
+ *
+ * <p><b>Shared state and failure.</b> What a write publishes is what per-cell writes publish:
+ * pointer cells through the activation protocol (reserve, then publish top-down; a refusal by the
+ * memory cap or an allocator fault leaves that container's path as it was), mask bits with atomic
+ * ORs, then plain value stores, in that order, so a concurrent reader sees a cell either inactive
+ * (zero) or active with its old or new value. A bulk write is a batch of container writes, like
+ * a launch: each container is activated before anything is stored into it, and nothing after the
+ * activation can fail, so a container is written whole or not at all; when the cap refuses a
+ * container, the exception leaves the containers before it written and active (their cells may
+ * already be read by other threads, so they are never taken back) and nothing of that container
+ * or the ones after it. Bad input (coordinates outside the index space) is refused before the
+ * first store. A container that another thread deactivates while a write copies into it is that
+ * caller's race, as for per-cell writes.
+ */
+public final class BoxTransfer {
+    private final NodeTree tree;
+    private final SNodePlan plan;
+    private final PathStep last;
+    private final long cellBytes;
+    private final long fieldOffset;
+    private final int elementBytes;
+    private final boolean masked;
+    private final int dimensions;
+    /** Per coordinate: the extent of one container (1 when the node's own level does not split it). */
+    private final int[] extent;
+    /** Per coordinate: the stride of its local index in the container's cell index (0: not split). */
+    private final long[] stride;
+
+    public BoxTransfer(NodeTree tree, PlacedField field) {
+        SNode node = field.snode();
+        if (!supports(node)) {
+            throw new IllegalArgumentException("field " + field.name() + " lies in " + node.description()
+                    + ": bulk copies serve fields of dense and bitmasked SNodes");
+        }
+        this.tree = tree;
+        this.plan = tree.plan().node(node);
+        List<PathStep> path = tree.plan().path(node);
+        this.last = path.get(path.size() - 1);
+        this.cellBytes = plan.cellBytes();
+        this.fieldOffset = plan.fieldOffset(field);
+        this.elementBytes = field.type().byteSize();
+        this.masked = node.kind() == NodeKind.BITMASKED;
+        this.dimensions = node.indexShape().length;
+        this.extent = new int[dimensions];
+        this.stride = new long[dimensions];
+        Arrays.fill(extent, 1);
+        for (AxisSplit split : last.splits()) {
+            extent[split.coordinate()] = (int) (split.divisor() * split.size());
+            stride[split.coordinate()] = split.stride();
+        }
+    }
+
+    /** Whether fields of {@code node} can be copied in bulk: dense and bitmasked nodes. */
+    public static boolean supports(SNode node) {
+        return node.kind() == NodeKind.DENSE || node.kind() == NodeKind.BITMASKED;
+    }
+
+    /**
+     * Copies {@code buffer} (the box's cells in row-major order, {@code elementBytes} each, native
+     * byte order, from byte {@code at}) into the box {@code [low, high)}, activating every cell.
+     * The box must lie in the index space (the caller checks).
+     *
+     * @return the cells written
+     */
+    public long write(int[] low, int[] high, MemorySegment buffer, long at) {
+        return boxes(low, high, buffer, at, true);
+    }
+
+    /** Copies the box's values into {@code buffer} (row-major, from byte {@code at}); inactive cells give zero. */
+    public long read(int[] low, int[] high, MemorySegment buffer, long at) {
+        return boxes(low, high, buffer, at, false);
+    }
+
+    private long boxes(int[] low, int[] high, MemorySegment buffer, long at, boolean write) {
+        long[] boxStride = new long[dimensions];
+        long volume = 1;
+        for (int c = dimensions - 1; c >= 0; c--) {
+            boxStride[c] = volume;
+            volume *= high[c] - low[c];
+        }
+        if (volume == 0) {
+            return 0;
+        }
+        if (!write) {
+            buffer.asSlice(at, volume * elementBytes).fill((byte) 0);
+        }
+        int[] origin = new int[dimensions];
+        int[] first = new int[dimensions];
+        int[] end = new int[dimensions];
+        for (int c = 0; c < dimensions; c++) {
+            origin[c] = Math.floorDiv(low[c], extent[c]) * extent[c];
+        }
+        Location location = new Location();
+        long[] words = masked ? new long[(int) BitmaskWords.words(plan.cellCount())] : null;
+        long cells = 0;
+        while (true) {
+            for (int c = 0; c < dimensions; c++) {
+                first[c] = Math.max(origin[c], low[c]);
+                end[c] = Math.min(origin[c] + extent[c], high[c]);
+            }
+            long container = write ? activateContainer(first, location) : findContainer(first, location);
+            if (container >= 0) {
+                cells += copyContainer(location.segment, container, origin, first, end, low, boxStride, buffer, at,
+                        write, words);
+            }
+            int c = dimensions - 1;
+            while (c >= 0) {
+                origin[c] += extent[c];
+                if (origin[c] < high[c]) {
+                    break;
+                }
+                origin[c] = Math.floorDiv(low[c], extent[c]) * extent[c];
+                c--;
+            }
+            if (c < 0) {
+                return cells;
+            }
+        }
+    }
+
+    /**
+     * Writes {@code count} cells: cell {@code n} at coordinates {@code coordinates[c][from + n]},
+     * its value the element {@code n} of {@code buffer} from byte {@code at}; activates each cell.
+     * Consecutive cells in the same container are written as one run (the container found once,
+     * its mask bits set with one OR per word, then the values stored), and the containers of
+     * recent runs are remembered, so input sorted by coordinates (or grouped by container) makes
+     * few walks. The coordinates must lie in the index space (the caller checks).
+     */
+    public long writeCells(int[][] coordinates, int from, int count, MemorySegment buffer, long at) {
+        ContainerCache cache = new ContainerCache(dimensions);
+        long[] words = masked ? new long[(int) BitmaskWords.words(plan.cellCount())] : null;
+        int[] cell = new int[dimensions];
+        int[] origin = new int[dimensions];
+        int end = from + count;
+        int n = from;
+        while (n < end) {
+            for (int c = 0; c < dimensions; c++) {
+                cell[c] = coordinates[c][n];
+                origin[c] = cell[c] - cell[c] % extent[c];
+            }
+            int runEnd = n + 1;
+            while (runEnd < end && sameContainer(coordinates, runEnd, origin)) {
+                runEnd++;
+            }
+            int slot = cache.find(origin);
+            MemorySegment segment;
+            long container;
+            if (slot >= 0) {
+                segment = cache.segments[slot];
+                container = cache.offsets[slot];
+            } else {
+                Location location = cache.location;
+                container = activateContainer(cell, location);
+                segment = location.segment;
+                cache.put(origin, segment, container);
+            }
+            long cellsAt = container + plan.cellsOffset() + fieldOffset;
+            if (words != null) {
+                Arrays.fill(words, 0);
+                for (int m = n; m < runEnd; m++) {
+                    BitmaskWords.set(words, 0, localIndex(coordinates, m, origin));
+                }
+                publishBits(segment, container, words);
+            }
+            for (int m = n; m < runEnd; m++) {
+                copyRun(segment, cellsAt + localIndex(coordinates, m, origin) * cellBytes, buffer,
+                        at + (long) (m - from) * elementBytes, 1, 1, true);
+            }
+            n = runEnd;
+        }
+        return count;
+    }
+
+    private boolean sameContainer(int[][] coordinates, int n, int[] origin) {
+        for (int c = 0; c < dimensions; c++) {
+            int x = coordinates[c][n];
+            if (x < origin[c] || x >= origin[c] + extent[c]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private long localIndex(int[][] coordinates, int n, int[] origin) {
+        long index = 0;
+        for (int c = 0; c < dimensions; c++) {
+            index += (coordinates[c][n] - origin[c]) * stride[c];
+        }
+        return index;
+    }
+
+    /** The containers of the latest runs of one {@link #writeCells} call, direct-mapped by origin. */
+    private static final class ContainerCache {
+        private static final int SLOTS = 64;
+        final int[][] origins;
+        final MemorySegment[] segments = new MemorySegment[SLOTS];
+        final long[] offsets = new long[SLOTS];
+        final Location location = new Location();
+
+        ContainerCache(int dimensions) {
+            origins = new int[SLOTS][dimensions];
+        }
+
+        private static int slot(int[] origin) {
+            return (Arrays.hashCode(origin) * 0x9E3779B9) >>> (Integer.SIZE - 6);
+        }
+
+        int find(int[] origin) {
+            int slot = slot(origin);
+            return segments[slot] != null && Arrays.equals(origins[slot], origin) ? slot : -1;
+        }
+
+        void put(int[] origin, MemorySegment segment, long offset) {
+            int slot = slot(origin);
+            System.arraycopy(origin, 0, origins[slot], 0, origin.length);
+            segments[slot] = segment;
+            offsets[slot] = offset;
+        }
+    }
+
+    /** Receives the active cells of {@link #forEachActive}: the value of the cell at {@code coordinates} is at {@code offset} of {@code segment}. */
+    public interface CellSink {
+        void cell(int[] coordinates, MemorySegment segment, long offset);
+    }
+
+    /**
+     * Hands {@code sink} every active cell of the field's SNode, container by container in the
+     * structure's order (at each level, cells in the order of their index), reading each mask and
+     * pointer word once with acquire ordering.
+     *
+     * @return the cells handed over
+     */
+    public long forEachActive(CellSink sink) {
+        List<PathStep> path = tree.plan().path(plan.snode());
+        PathStep[] steps = path.toArray(PathStep[]::new);
+        NodeUnit[] units = new NodeUnit[steps.length];
+        for (int s = 0; s < steps.length; s++) {
+            units[s] = tree.unit(steps[s].node().snode());
+        }
+        return new ActiveWalk(steps, units, dimensions, fieldOffset, sink).visit(0, tree.root(), 0);
+    }
+
+    /** The walk of {@link #forEachActive}: per level, the low corner of the cell whose container it visits. */
+    private record ActiveWalk(PathStep[] steps, NodeUnit[] units, int[][] corners, long fieldOffset, CellSink sink) {
+        ActiveWalk(PathStep[] steps, NodeUnit[] units, int dimensions, long fieldOffset, CellSink sink) {
+            this(steps, units, new int[steps.length + 1][dimensions], fieldOffset, sink);
+        }
+
+        long visit(int level, MemorySegment segment, long cell) {
+            long container = cell + steps[level].containerOffset();
+            boolean last = level == steps.length - 1;
+            long[] visited = new long[1];
+            units[level].forEachActive(segment, container, (s, index, childSegment, child, managed) -> {
+                int[] corner = corners[level + 1];
+                System.arraycopy(corners[level], 0, corner, 0, corner.length);
+                for (AxisSplit split : steps[level].splits()) {
+                    long local = AxisSplit.split(index, split.stride(), -1, split.size());
+                    corner[split.coordinate()] += (int) (local * split.divisor());
+                }
+                if (last) {
+                    sink.cell(corner, childSegment, child + fieldOffset);
+                    visited[0]++;
+                } else {
+                    visited[0] += visit(level + 1, childSegment, child);
+                }
+            }, level);
+            return visited[0];
+        }
+    }
+
+    /** Activates the path to the container holding {@code cell} (and that cell); returns the container's offset. */
+    private long activateContainer(int[] cell, Location location) {
+        tree.locate(plan.snode(), cell, true, location);
+        return location.offset - plan.cellsOffset() - last.cellIndex(cell) * cellBytes;
+    }
+
+    /** The offset of the container holding {@code cell}, or -1 when a level above it is inactive. */
+    private long findContainer(int[] cell, Location location) {
+        if (!tree.locateContainer(plan.snode(), cell, location)) {
+            return -1;
+        }
+        return location.offset;
+    }
+
+    /**
+     * Copies the cells {@code [first, end)} of the container at {@code container} (whose cell 0
+     * has coordinates {@code origin}) between node memory and the buffer. A write to a bitmasked
+     * container sets the cells' mask bits first, then stores the values.
+     */
+    private long copyContainer(MemorySegment segment, long container, int[] origin, int[] first, int[] end, int[] low,
+                               long[] boxStride, MemorySegment buffer, long at, boolean write, long[] words) {
+        if (words != null) {
+            if (write) {
+                Arrays.fill(words, 0);
+                runs(segment, container, origin, first, end, low, boxStride, buffer, at, Pass.BITS, words);
+                publishBits(segment, container, words);
+            } else {
+                for (int w = 0; w < words.length; w++) {
+                    words[w] = Atomics.getAcquire(segment, container + BitmaskWords.offsetOfWord(w));
+                }
+            }
+        }
+        return runs(segment, container, origin, first, end, low, boxStride, buffer, at,
+                write ? Pass.STORE : words == null ? Pass.LOAD : Pass.LOAD_ACTIVE, words);
+    }
+
+    private enum Pass { BITS, STORE, LOAD, LOAD_ACTIVE }
+
+    /** One pass over the rows (runs along the last coordinate) of {@code [first, end)}. */
+    private long runs(MemorySegment segment, long container, int[] origin, int[] first, int[] end, int[] low,
+                      long[] boxStride, MemorySegment buffer, long at, Pass pass, long[] words) {
+        int d = dimensions - 1;
+        int run = end[d] - first[d];
+        long runStride = stride[d];
+        long cellsAt = container + plan.cellsOffset() + fieldOffset;
+        int[] x = first.clone();
+        long count = 0;
+        while (true) {
+            long index = 0;
+            long position = 0;
+            for (int c = 0; c < dimensions; c++) {
+                index += (x[c] - origin[c]) * stride[c];
+                position += (x[c] - low[c]) * boxStride[c];
+            }
+            long node = cellsAt + index * cellBytes;
+            long linear = at + position * elementBytes;
+            switch (pass) {
+                case BITS -> {
+                    for (int t = 0; t < run; t++) {
+                        BitmaskWords.set(words, 0, index + t * runStride);
+                    }
+                }
+                case STORE -> copyRun(segment, node, buffer, linear, run, runStride, true);
+                case LOAD -> copyRun(segment, node, buffer, linear, run, runStride, false);
+                case LOAD_ACTIVE -> {
+                    int active = 0;
+                    for (int t = 0; t < run; t++) {
+                        active += BitmaskWords.isSet(words, 0, index + t * runStride) ? 1 : 0;
+                    }
+                    if (active == run) {
+                        copyRun(segment, node, buffer, linear, run, runStride, false);
+                        break;
+                    }
+                    for (int t = 0; t < run && active > 0; t++) {
+                        if (BitmaskWords.isSet(words, 0, index + t * runStride)) {
+                            copyRun(segment, node + t * runStride * cellBytes, buffer,
+                                    linear + (long) t * elementBytes, 1, 1, false);
+                        }
+                    }
+                }
+            }
+            count += run;
+            int c = d - 1;
+            while (c >= 0) {
+                if (++x[c] < end[c]) {
+                    break;
+                }
+                x[c] = first[c];
+                c--;
+            }
+            if (c < 0) {
+                return count;
+            }
+        }
+    }
+
+    /**
+     * Sets the container's bits in {@code words} with one atomic OR per word that has any, and
+     * counts an activation when one of them was clear.
+     */
+    private void publishBits(MemorySegment segment, long container, long[] words) {
+        boolean changed = false;
+        for (int w = 0; w < words.length; w++) {
+            long bits = words[w];
+            if (bits == 0) {
+                continue;
+            }
+            long offset = container + BitmaskWords.offsetOfWord(w);
+            if ((Atomics.getAcquire(segment, offset) & bits) != bits) {
+                changed |= (Atomics.getAndBitwiseOr(segment, offset, bits) & bits) != bits;
+            }
+        }
+        if (changed) {
+            tree.countActivation();
+        }
+    }
+
+    /**
+     * Copies {@code run} elements between node memory (cells {@code runStride} apart, from
+     * {@code nodeAt}) and the buffer (consecutive elements from {@code bufferAt}), into node memory
+     * when {@code toNode}. One copy when the cells are consecutive elements too.
+     */
+    private void copyRun(MemorySegment node, long nodeAt, MemorySegment buffer, long bufferAt, int run, long runStride,
+                         boolean toNode) {
+        long nodeStep = runStride * cellBytes;
+        if (nodeStep == elementBytes || run == 1) {
+            long bytes = (long) run * elementBytes;
+            if (toNode) {
+                MemorySegment.copy(buffer, bufferAt, node, nodeAt, bytes);
+            } else {
+                MemorySegment.copy(node, nodeAt, buffer, bufferAt, bytes);
+            }
+            return;
+        }
+        for (int t = 0; t < run; t++, nodeAt += nodeStep, bufferAt += elementBytes) {
+            if (elementBytes == Integer.BYTES) {
+                if (toNode) {
+                    node.set(ValueLayout.JAVA_INT, nodeAt, buffer.get(ValueLayout.JAVA_INT_UNALIGNED, bufferAt));
+                } else {
+                    buffer.set(ValueLayout.JAVA_INT_UNALIGNED, bufferAt, node.get(ValueLayout.JAVA_INT, nodeAt));
+                }
+            } else if (toNode) {
+                node.set(ValueLayout.JAVA_LONG, nodeAt, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, bufferAt));
+            } else {
+                buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, bufferAt, node.get(ValueLayout.JAVA_LONG, nodeAt));
+            }
+        }
+    }
+}
