@@ -64,8 +64,9 @@ final class DataBlocks implements AutoCloseable {
             in.readFully(dst, 0, len);
             return;
         }
-        if (n > Integer.MAX_VALUE - 16) {
-            throw in.fail("compressed block size " + n + " at offset " + at + " is too large: damaged file");
+        if (n > in.size() - in.position() || n > Integer.MAX_VALUE - 16) {
+            throw in.fail("compressed block of " + n + " bytes at offset " + at + " does not fit in the file ("
+                    + in.size() + " bytes): truncated or damaged file");
         }
         int size = (int) n;
         if (packed.length < size) {

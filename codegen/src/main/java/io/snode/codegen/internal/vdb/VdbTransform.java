@@ -75,9 +75,9 @@ record VdbTransform(double voxelSize, double[] translation) {
                     + " UniformScaleTranslateMap, ScaleMap, ScaleTranslateMap, TranslationMap, AffineMap with"
                     + " uniform scale)");
         }
-        if (scale[0] != scale[1] || scale[0] != scale[2] || !(scale[0] > 0)) {
+        if (scale[0] != scale[1] || scale[0] != scale[2] || !(scale[0] > 0) || Double.isInfinite(scale[0])) {
             throw in.fail("transform " + type + " has scale (" + scale[0] + ", " + scale[1] + ", " + scale[2]
-                    + "); only a uniform positive scale is supported");
+                    + "); only a uniform, positive, finite scale is supported");
         }
         return new VdbTransform(scale[0], t);
     }
