@@ -1,0 +1,158 @@
+package io.snode.codegen.internal.vdb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import io.snode.codegen.interop.VdbFormatException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Damaged and unsupported files give a VdbFormatException naming the file (and grid), nothing else. */
+class VdbErrorTest {
+    @TempDir
+    Path dir;
+    private byte[] good;
+    private List<VdbGrid> grids;
+
+    @BeforeEach
+    void writeAGoodFile() throws IOException {
+        Random r = new Random(7);
+        VdbGrid a = VdbTestGrids.randomGrid(r, "a", VdbValueType.FLOAT);
+        VdbLeaves leaves = new VdbLeaves(VdbValueType.DOUBLE);
+        for (int n = 0; n < 3; n++) {
+            int leaf = leaves.add(-64 * n, 8 * n, 4096 * n);
+            for (int off = 0; off < 512; off += 1 + n) {
+                leaves.set(leaf, off, off * 0.5 - n, off % 3 != 0);
+            }
+        }
+        VdbGrid phi = new VdbGrid("phi", VdbValueType.DOUBLE, "level set", 1, new double[3], 0.5, leaves,
+                List.of(new VdbTile(0, 0, 8192, 128, 2, true)));
+        grids = List.of(a, phi);
+        Path file = dir.resolve("good.vdb");
+        VdbWriter.write(file, grids, VdbCompression.ZIP);
+        good = Files.readAllBytes(file);
+    }
+
+    private Path file(String name, byte[] bytes) throws IOException {
+        Path f = dir.resolve(name);
+        Files.write(f, bytes);
+        return f;
+    }
+
+    private static void assertFormatError(Path f, String grid, String... parts) {
+        assertThatThrownBy(() -> VdbReader.read(f, grid))
+                .isInstanceOf(VdbFormatException.class)
+                .hasMessageContaining(f.toString())
+                .hasMessageContainingAll(parts);
+    }
+
+    @Test
+    void everyTruncationIsAFormatErrorNamingTheFile() throws IOException {
+        for (int len = 0; len < good.length; len += len < 300 ? 1 : 1 + len / 64) {
+            Path f = file("cut.vdb", Arrays.copyOf(good, len));
+            for (String grid : new String[] {"a", "phi"}) {
+                try {
+                    VdbReader.read(f, grid);
+                    fail("read a file cut to " + len + " of " + good.length + " bytes");
+                } catch (VdbFormatException e) {
+                    assertThat(e.getMessage()).contains(f.toString());
+                }
+            }
+        }
+        Path f = file("cut.vdb", Arrays.copyOf(good, good.length - 1));
+        assertFormatError(f, "phi", "truncated");
+    }
+
+    @Test
+    void aBadMagicNumberOrVersionIsAFormatError() throws IOException {
+        byte[] b = good.clone();
+        b[1] = 'X';
+        assertFormatError(file("magic.vdb", b), null, "not a VDB file", "magic");
+        assertThatThrownBy(() -> VdbReader.gridNames(dir.resolve("magic.vdb"))).isInstanceOf(VdbFormatException.class)
+                .hasMessageContaining("magic.vdb");
+        for (int version : new int[] {221, 300}) {
+            byte[] v = good.clone();
+            ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).putInt(8, version);
+            assertFormatError(file("version.vdb", v), null, "file format version " + version, "supported: 222");
+        }
+        assertFormatError(file("empty.vdb", new byte[0]), null, "truncated");
+    }
+
+    @Test
+    void aMissingGridIsAFormatErrorListingTheGrids() throws IOException {
+        assertFormatError(file("good.vdb", good), "psi", "no grid named 'psi'", "a, phi");
+    }
+
+    @Test
+    void anotherGridTypeOrHalfFloatStorageIsAFormatErrorNamingIt() throws IOException {
+        byte[] b = good.clone();
+        int at = indexOf(b, "Tree_double_5_4_3");
+        System.arraycopy("Tree_vec3d_5_4_3_".getBytes(StandardCharsets.US_ASCII), 0, b, at, 17);
+        Path f = file("vec.vdb", b);
+        assertFormatError(f, "phi", "grid 'phi'", "grid type Tree_vec3d_5_4_3_", "not supported");
+        assertThat(VdbReader.read(f, "a").name()).isEqualTo("a");
+
+        byte[] h = good.clone();
+        int meta = indexOf(h, "is_saved_as_half_float", indexOf(h, "Tree_double_5_4_3"));
+        int value = meta + "is_saved_as_half_float".length() + 4 + "bool".length() + 4;
+        assertThat(h[value]).isZero();
+        h[value] = 1;
+        assertFormatError(file("half.vdb", h), "phi", "grid 'phi'", "half-float");
+    }
+
+    @Test
+    void randomDamageIsAFormatErrorOrAReadNeverAnotherException() throws IOException {
+        Random r = new Random(11);
+        int errors = 0;
+        for (int round = 0; round < 300; round++) {
+            byte[] b = good.clone();
+            for (int n = 1 + r.nextInt(4); n > 0; n--) {
+                int at = r.nextInt(b.length);
+                b[at] = (byte) (r.nextBoolean() ? r.nextInt() : b[at] ^ (1 << r.nextInt(8)));
+            }
+            Path f = file("damaged.vdb", b);
+            for (String grid : new String[] {"a", "phi"}) {
+                try {
+                    VdbReader.read(f, grid);
+                } catch (VdbFormatException e) {
+                    assertThat(e.getMessage()).contains(f.toString());
+                    errors++;
+                } catch (IllegalArgumentException e) {
+                    // a damaged value the grid's constructor refuses (voxel size): named as such
+                    assertThat(e.getMessage()).containsAnyOf("voxelSize", "edge=", "multiple of");
+                    fail("damage surfaced as " + e + " instead of a VdbFormatException");
+                }
+            }
+        }
+        assertThat(errors).isPositive();
+    }
+
+    private static int indexOf(byte[] b, String s) {
+        return indexOf(b, s, 0);
+    }
+
+    private static int indexOf(byte[] b, String s, int from) {
+        byte[] p = s.getBytes(StandardCharsets.US_ASCII);
+        outer:
+        for (int i = from; i <= b.length - p.length; i++) {
+            for (int j = 0; j < p.length; j++) {
+                if (b[i + j] != p[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError(s + " not in the file");
+    }
+}
