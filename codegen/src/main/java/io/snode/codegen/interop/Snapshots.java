@@ -25,9 +25,10 @@ public final class Snapshots {
     }
 
     /**
-     * Writes a snapshot of {@code runtime} to {@code file}, forced to storage
-     * ({@code FileChannel.force(true)}). The bytes go to {@code file + ".partial"} first, which
-     * replaces {@code file} only once complete: a failed write leaves {@code file} as it was.
+     * Writes a snapshot of {@code runtime} to {@code file} (created, or truncated and
+     * overwritten), forced to storage ({@code FileChannel.force(true)}). A write that fails
+     * halfway leaves a file that every read refuses (its END section is missing); to keep the
+     * previous snapshot until the new one is complete, write to another file and move it over.
      *
      * @throws IllegalStateException when the runtime is closed
      */

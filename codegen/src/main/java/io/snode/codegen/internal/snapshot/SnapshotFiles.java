@@ -13,18 +13,13 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 
 /**
- * What {@link io.snode.codegen.interop.Snapshots} does: writes a snapshot to a file next to the
- * target and moves it over the target once it is complete and forced to storage (so a failed
- * write never leaves a half-written file under the target's name), and reads one from the
- * file mapped into memory. Writing and loading run as launches of the runtime's phase lock, so
+ * What {@link io.snode.codegen.interop.Snapshots} does: writes a snapshot in place, in large
+ * sequential writes, then forces it to storage; reads one from the file mapped into memory. Writing and loading run as launches of the runtime's phase lock, so
  * no collection overlaps them; the runtime must not be changed by other threads meanwhile.
  */
 public final class SnapshotFiles {
@@ -35,32 +30,17 @@ public final class SnapshotFiles {
         Objects.requireNonNull(runtime, "runtime");
         Objects.requireNonNull(file, "file");
         NodeTree tree = runtime.generic().internalTree(); // throws IllegalStateException when closed
-        Path absolute = file.toAbsolutePath();
-        Path temporary = absolute.resolveSibling(absolute.getFileName() + ".partial");
-        boolean done = false;
-        try {
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE,
-                    StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-                runtime.phaseLock().supplyLaunch(() -> {
-                    try {
-                        return SnapshotWriter.write(tree, runtime.layout(), channel);
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                });
-            } catch (UncheckedIOException e) {
-                throw e.getCause();
-            }
-            try {
-                Files.move(temporary, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temporary, absolute, StandardCopyOption.REPLACE_EXISTING);
-            }
-            done = true;
-        } finally {
-            if (!done) {
-                Files.deleteIfExists(temporary);
-            }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            runtime.phaseLock().supplyLaunch(() -> {
+                try {
+                    return SnapshotWriter.write(tree, runtime.layout(), channel);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
         }
     }
 
