@@ -1,0 +1,136 @@
+package io.snode.codegen.internal.snapshot;
+
+import io.snode.api.Layout;
+import io.snode.api.NodeKind;
+import io.snode.api.SNode;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.interop.SnapshotException;
+import io.snode.codegen.internal.structfor.ActiveBlocks;
+import io.snode.runtime.RuntimeOptions;
+import io.snode.runtime.internal.NodeTree;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Objects;
+
+/**
+ * What {@link io.snode.codegen.interop.Snapshots} does: writes a snapshot in place, in large
+ * sequential writes, then forces it to storage; reads one from the file mapped into memory. Writing and loading run as launches of the runtime's phase lock, so
+ * no collection overlaps them; the runtime must not be changed by other threads meanwhile.
+ */
+public final class SnapshotFiles {
+    private SnapshotFiles() {
+    }
+
+    public static void write(SNodeRuntime runtime, Path file) throws IOException {
+        Objects.requireNonNull(runtime, "runtime");
+        Objects.requireNonNull(file, "file");
+        NodeTree tree = runtime.generic().internalTree(); // throws IllegalStateException when closed
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            runtime.phaseLock().supplyLaunch(() -> {
+                try {
+                    return SnapshotWriter.write(tree, runtime.layout(), channel);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+
+    public static SNodeRuntime read(Path file, RuntimeOptions options) throws IOException {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(options, "options");
+        try (Arena arena = Arena.ofConfined();
+             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            MemorySegment memory = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+            SectionReader in = new SectionReader(file, memory);
+            Layout layout;
+            try {
+                layout = Layout.parse(in.layoutText());
+            } catch (RuntimeException e) {
+                throw new SnapshotException(file, "its layout text does not compile (" + e.getMessage() + "): "
+                        + in.layoutText(), e);
+            }
+            SNodeRuntime runtime = SNodeRuntime.compile(layout, options);
+            boolean loaded = false;
+            try {
+                load(runtime, in);
+                loaded = true;
+                return runtime;
+            } finally {
+                if (!loaded) {
+                    runtime.close();
+                }
+            }
+        }
+    }
+
+    public static void readInto(Path file, SNodeRuntime empty) throws IOException {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(empty, "empty");
+        NodeTree tree = empty.generic().internalTree(); // throws IllegalStateException when closed
+        requireEmpty(empty, tree);
+        try (Arena arena = Arena.ofConfined();
+             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            MemorySegment memory = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+            SectionReader check = new SectionReader(file, memory);
+            String expected = empty.layout().toString();
+            if (!check.layoutText().equals(expected)) {
+                throw new SnapshotException(file, "it holds layout " + check.layoutText()
+                        + ", the runtime to load into has layout " + expected);
+            }
+            SnapshotLoader.load(check, empty.layout(), empty.plan(), null); // every check, no write
+            boolean loaded = false;
+            try {
+                load(empty, new SectionReader(file, memory));
+                loaded = true;
+            } finally {
+                if (!loaded) {
+                    empty.deactivateAll(empty.layout().root()); // only a file changed since the check gets here
+                }
+            }
+        }
+    }
+
+    private static void load(SNodeRuntime runtime, SectionReader in) throws SnapshotException {
+        NodeTree tree = runtime.generic().internalTree();
+        try {
+            runtime.phaseLock().launch(() -> {
+                try {
+                    SnapshotLoader.load(in, runtime.layout(), runtime.plan(), tree);
+                } catch (SnapshotException e) {
+                    throw new UncheckedIOException(e);
+                } finally {
+                    tree.advanceEpoch(); // mask words were stored without counting activations
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw (SnapshotException) e.getCause();
+        } catch (RuntimeException e) {
+            throw new SnapshotException(in.file(), "loading failed at " + in.where()
+                    + ": " + e, e);
+        }
+    }
+
+    private static void requireEmpty(SNodeRuntime runtime, NodeTree tree) {
+        for (SNode snode : runtime.layout().snodes()) {
+            if (!snode.kind().isSparse()) {
+                continue;
+            }
+            ActiveBlocks blocks = ActiveBlocks.of(tree, snode);
+            for (int b = 0; b < blocks.size(); b++) {
+                if (blocks.activeCells(b) > 0 || snode.kind() == NodeKind.HASH) {
+                    throw new IllegalArgumentException("empty=" + runtime + " has active cells of " + snode.path()
+                            + "; readInto loads into a runtime with no active cell (deactivateAll(root) first)");
+                }
+            }
+        }
+    }
+}

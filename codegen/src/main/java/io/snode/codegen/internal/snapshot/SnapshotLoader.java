@@ -1,0 +1,257 @@
+package io.snode.codegen.internal.snapshot;
+
+import static io.snode.codegen.internal.snapshot.SnapshotFormat.INT;
+import static io.snode.codegen.internal.snapshot.SnapshotFormat.LONG;
+
+import io.snode.api.Layout;
+import io.snode.api.NodeKind;
+import io.snode.api.SNode;
+import io.snode.codegen.interop.SnapshotException;
+import io.snode.runtime.Plan;
+import io.snode.runtime.internal.NodeTree;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * Reads the sections after the layout ({@link SectionReader}) and checks every record against
+ * the layout: base coordinates inside the parent's index space, mask bits inside the container,
+ * encodings, list lengths within the capacity and pieces in order, records that end where their
+ * section ends, SNodes in id order, and the END section's counts. With a tree to load into it
+ * also applies each record once its section's checksum has been checked ({@link RecordApplier});
+ * without one it only checks (the first pass of {@code readInto}, so that a refused file leaves
+ * the runtime untouched).
+ */
+public final class SnapshotLoader {
+    private final SectionReader in;
+    private final Layout layout;
+    private final NodeGeometry[] nodes;
+    private final RecordApplier apply;
+    private final long[] records;
+    private int lastSnode;
+    private boolean rootSeen;
+    /** The list whose pieces are being read: its base, length and next chunk; null between lists. */
+    private int[] listBase;
+    private long listLength;
+    private long listNextChunk;
+
+    private SnapshotLoader(SectionReader in, Layout layout, Plan plan, NodeTree tree) {
+        this.in = in;
+        this.layout = layout;
+        this.nodes = new NodeGeometry[layout.snodes().size()];
+        for (SNode snode : layout.snodes()) {
+            nodes[snode.id()] = new NodeGeometry(plan, snode);
+        }
+        this.apply = tree == null ? null : new RecordApplier(tree, in);
+        this.records = new long[nodes.length];
+    }
+
+    /**
+     * Reads every section after the layout of {@code in} (whose layout text is {@code layout}'s),
+     * checking each, and loads it into {@code tree} when it is not null.
+     */
+    static void load(SectionReader in, Layout layout, Plan plan, NodeTree tree) throws SnapshotException {
+        new SnapshotLoader(in, layout, plan, tree).run();
+    }
+
+    private void run() throws SnapshotException {
+        while (in.next()) {
+            switch (in.kind) {
+                case SnapshotFormat.LAYOUT -> throw in.fail(in.where() + ": a second LAYOUT section");
+                case SnapshotFormat.ROOT -> root();
+                case SnapshotFormat.BLOCKS, SnapshotFormat.LISTS -> records();
+                case SnapshotFormat.END -> end();
+                default -> throw new AssertionError(in.kind);
+            }
+        }
+    }
+
+    private void root() throws SnapshotException {
+        NodeGeometry root = nodes[0];
+        if (rootSeen || lastSnode > 0) {
+            throw in.fail(in.where() + ": the ROOT section comes once, before the SNodes' sections");
+        }
+        rootSeen = true;
+        if (in.length != root.fieldBytes()) {
+            throw in.fail(in.where() + ": " + in.length + " bytes of root fields; the layout's root fields take "
+                    + root.fieldBytes());
+        }
+        if (apply != null) {
+            apply.root(root, in.payload);
+        }
+    }
+
+    private void records() throws SnapshotException {
+        int id = in.snode;
+        if (id <= 0 || id >= nodes.length) {
+            throw in.fail(in.where() + ": snode id " + id + " outside 1.." + (nodes.length - 1) + " of layout " + layout);
+        }
+        NodeGeometry node = nodes[id];
+        boolean lists = in.kind == SnapshotFormat.LISTS;
+        if (lists != (node.kind == NodeKind.DYNAMIC)) {
+            throw in.fail(in.where() + ": snode " + id + " is " + node.snode.path() + ", which takes "
+                    + (lists ? "BLOCKS" : "LISTS") + " sections");
+        }
+        if (id < lastSnode) {
+            throw in.fail(in.where() + ": snode " + id + " after snode " + lastSnode + "; SNodes come in id order");
+        }
+        if (id != lastSnode) {
+            finishList();
+        }
+        lastSnode = id;
+        long at = in.payload;
+        long end = in.payload + in.length;
+        while (at < end) {
+            at = lists ? list(node, at, end) : block(node, at, end);
+            records[id]++;
+        }
+    }
+
+    private long block(NodeGeometry node, long at, long end) throws SnapshotException {
+        MemorySegment file = in.memory();
+        requireBytes(node, at, end, node.recordHeadBytes(), "the record's head");
+        int[] base = base(node, at, node.kind == NodeKind.HASH ? node.shape : node.baseBounds);
+        long p = at + 4L * node.arity;
+        long[] mask = null;
+        long cells = node.kind == NodeKind.HASH ? 1 : node.cellCount;
+        if (node.maskWords > 0) {
+            mask = new long[node.maskWords];
+            long bitCount = 0;
+            for (int w = 0; w < mask.length; w++) {
+                mask[w] = file.get(LONG, p + 8L * w);
+                bitCount += Long.bitCount(mask[w]);
+            }
+            long tail = node.cellCount & 63;
+            if (tail != 0 && (mask[mask.length - 1] >>> tail) != 0) {
+                throw in.fail(in.where() + ", record at byte " + at + " of " + node + ": mask bits set at or past cell "
+                        + node.cellCount);
+            }
+            p += 8L * mask.length;
+            boolean packed = node.kind == NodeKind.POINTER;
+            if (node.kind == NodeKind.BITMASKED) {
+                byte encoding = file.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p++);
+                if (encoding != SnapshotFormat.ALL_CELLS && encoding != SnapshotFormat.ACTIVE_CELLS) {
+                    throw in.fail(in.where() + ", record at byte " + at + " of " + node + ": cell encoding " + encoding
+                            + ", not 0 (every cell) or 1 (the active cells)");
+                }
+                packed = encoding == SnapshotFormat.ACTIVE_CELLS;
+            }
+            cells = packed ? bitCount : node.cellCount;
+        }
+        long data = cells * node.fieldBytes();
+        requireBytes(node, p, end, data, cells + " cells of " + node.fieldBytes() + " bytes");
+        if (apply != null) {
+            apply.block(node, base, mask, cells != node.cellCount || node.kind == NodeKind.HASH, p, at);
+        }
+        return p + data;
+    }
+
+    private long list(NodeGeometry node, long at, long end) throws SnapshotException {
+        MemorySegment file = in.memory();
+        long head = 4L * node.arity + SnapshotFormat.LIST_PIECE_BYTES;
+        requireBytes(node, at, end, head, "the list piece's head");
+        int[] base = base(node, at, node.baseBounds);
+        long p = at + 4L * node.arity;
+        long length = file.get(LONG, p);
+        long first = Integer.toUnsignedLong(file.get(INT, p + 8));
+        long count = Integer.toUnsignedLong(file.get(INT, p + 12));
+        p += SnapshotFormat.LIST_PIECE_BYTES;
+        String record = in.where() + ", list piece at byte " + at + " of " + node;
+        int capacity = node.snode.capacity();
+        if (length < 1 || length > capacity) {
+            throw in.fail(record + ": length " + length + " outside 1.." + capacity);
+        }
+        long chunkSize = node.snode.chunkSize();
+        long chunks = (length + chunkSize - 1) / chunkSize;
+        if (first == 0) {
+            finishList();
+            listBase = base;
+            listLength = length;
+            listNextChunk = 0;
+        } else if (listBase == null || !Arrays.equals(base, listBase) || length != listLength
+                || first != listNextChunk) {
+            throw in.fail(record + ": chunks from " + first + " of list " + Arrays.toString(base)
+                    + ", which is not the list whose chunks came before");
+        }
+        if (count < 1 || first + count > chunks) {
+            throw in.fail(record + ": chunks " + first + ".." + (first + count) + " of a list of " + length
+                    + " elements in " + chunks + " chunks");
+        }
+        if (apply != null && first == 0) {
+            apply.listStart(node, base, record);
+        }
+        for (long c = first; c < first + count; c++) {
+            requireBytes(node, p, end, 1, "chunk " + c + "'s flag");
+            byte present = file.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p++);
+            if (present != 0 && present != 1) {
+                throw in.fail(record + ": chunk " + c + " flag " + present + ", not 0 (no memory) or 1");
+            }
+            if (present == 1) {
+                long cells = Math.min(chunkSize, length - c * chunkSize);
+                requireBytes(node, p, end, cells * node.cellBytes, "chunk " + c + " of " + cells + " elements");
+                if (apply != null) {
+                    apply.chunk(node, base, c, cells, p);
+                }
+                p += cells * node.cellBytes;
+            }
+        }
+        listNextChunk = first + count;
+        if (listNextChunk == chunks) {
+            if (apply != null) {
+                apply.listEnd(node, base, length, record);
+            }
+            listBase = null;
+        }
+        return p;
+    }
+
+    /** Fails when a list's pieces stopped before its last chunk. */
+    private void finishList() throws SnapshotException {
+        if (listBase != null) {
+            throw in.fail(in.where() + ": list " + Arrays.toString(listBase) + " of snode " + lastSnode + " ends after "
+                    + listNextChunk + " of its chunks (length " + listLength + ")");
+        }
+    }
+
+    private int[] base(NodeGeometry node, long at, int[] bounds) throws SnapshotException {
+        int[] base = new int[node.arity];
+        for (int n = 0; n < base.length; n++) {
+            base[n] = in.memory().get(INT, at + 4L * n);
+            if (base[n] < 0 || base[n] >= bounds[n]) {
+                throw in.fail(in.where() + ", record at byte " + at + " of " + node + ": coordinate " + n + " is "
+                        + base[n] + ", outside 0.." + (bounds[n] - 1));
+            }
+        }
+        return base;
+    }
+
+    private void requireBytes(NodeGeometry node, long at, long end, long bytes, String what) throws SnapshotException {
+        if (bytes > end - at) {
+            throw in.fail(in.where() + ", at byte " + at + " of " + node + ": " + what + " takes " + bytes
+                    + " bytes, the section has " + (end - at) + " left");
+        }
+    }
+
+    private void end() throws SnapshotException {
+        finishList();
+        MemorySegment file = in.memory();
+        if (in.length < 8) {
+            throw in.fail(in.where() + ": " + in.length + " bytes, the END section takes at least 8");
+        }
+        int sections = file.get(INT, in.payload);
+        int count = file.get(INT, in.payload + 4);
+        if (count != nodes.length || in.length != 8 + 8L * count) {
+            throw in.fail(in.where() + ": counts for " + count + " SNodes in " + in.length + " bytes; the layout has "
+                    + nodes.length);
+        }
+        if (sections != in.index()) {
+            throw in.fail(in.where() + ": written after " + sections + " sections, found after " + in.index());
+        }
+        for (int id = 0; id < count; id++) {
+            long written = file.get(LONG, in.payload + 8 + 8L * id);
+            if (written != records[id]) {
+                throw in.fail(in.where() + ": " + written + " records of snode " + id + " written, " + records[id]
+                        + " found");
+            }
+        }
+    }
+}

@@ -1,0 +1,214 @@
+package io.snode.codegen.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.snode.api.Layout;
+import io.snode.api.PlacedField;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.internal.snapshot.SnapshotFormat;
+import io.snode.runtime.testing.LayoutModel;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A damaged snapshot is refused with a message naming the file and what is wrong, and
+ * {@code readInto} leaves its runtime without an active cell: the file cut at every section
+ * boundary and at random lengths, a byte flipped in every section's header and payload, another
+ * format version, another layout, a runtime that is not empty.
+ */
+class SnapshotFileErrorsTest {
+    static final Layout LAYOUT = Layout.parse("place(f64 total); "
+            + "pointer(ij,4){ place(f32 coarse); bitmasked(ij,4).place(i32 count); dynamic(k,40,4).place(i64 id) }; "
+            + "hash(ij,64).dense(ij,2).place(f32 hashed); "
+            + "dense(i,3).bitmasked(j,8).place(f64 edge)");
+
+    @TempDir
+    Path directory;
+    private Path file;
+    private byte[] bytes;
+
+    @BeforeEach
+    void writeSnapshot() throws IOException {
+        file = directory.resolve("good.snap");
+        try (SNodeRuntime runtime = SNodeRuntime.compile(LAYOUT)) {
+            fill(runtime, new Random(5));
+            Snapshots.write(runtime, file);
+        }
+        bytes = Files.readAllBytes(file);
+    }
+
+    static void fill(SNodeRuntime runtime, Random random) {
+        for (int n = 0; n < 300; n++) {
+            PlacedField field = LAYOUT.fields().get(random.nextInt(LAYOUT.fields().size()));
+            int[] at = LayoutModel.coordinates(field.snode(), random);
+            if (field.snode().kind() == io.snode.api.NodeKind.DYNAMIC) {
+                runtime.generic().appendBits(field, LayoutModel.randomBits(field.type(), random),
+                        LayoutModel.listCoordinates(field.snode(), at));
+            } else {
+                runtime.generic().writeBits(field, LayoutModel.randomBits(field.type(), random), at);
+            }
+        }
+    }
+
+    /** Byte offsets where sections start, and the file's end. */
+    private List<Integer> sectionStarts() {
+        List<Integer> starts = new ArrayList<>();
+        ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int at = SnapshotFormat.FILE_HEADER_BYTES;
+        while (at < bytes.length) {
+            starts.add(at);
+            at += SnapshotFormat.SECTION_HEADER_BYTES + (int) buffer.getLong(at + SnapshotFormat.LENGTH_OFFSET);
+        }
+        assertThat(at).isEqualTo(bytes.length);
+        return starts;
+    }
+
+    @Test
+    void theSnapshotHasSectionsOfEveryKind() throws IOException {
+        List<Integer> kinds = new ArrayList<>();
+        ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        for (int start : sectionStarts()) {
+            kinds.add(buffer.getInt(start + SnapshotFormat.KIND_OFFSET));
+        }
+        assertThat(kinds).startsWith(SnapshotFormat.LAYOUT, SnapshotFormat.ROOT).endsWith(SnapshotFormat.END)
+                .contains(SnapshotFormat.BLOCKS, SnapshotFormat.LISTS);
+        try (SNodeRuntime original = SNodeRuntime.compile(LAYOUT); SNodeRuntime read = readBack()) {
+            fill(original, new Random(5));
+            SameCells.assertSame(original, read);
+        }
+    }
+
+    private SNodeRuntime readBack() throws IOException {
+        return Snapshots.read(file);
+    }
+
+    @Test
+    void aFileCutAtASectionBoundaryOrAnywhereIsRefused() throws IOException {
+        List<Integer> cuts = new ArrayList<>(sectionStarts());
+        cuts.add(0);
+        cuts.add(7);
+        cuts.add(SnapshotFormat.FILE_HEADER_BYTES - 1);
+        Random random = new Random(11);
+        for (int n = 0; n < 20; n++) {
+            cuts.add(random.nextInt(bytes.length));
+        }
+        for (int start : sectionStarts()) {
+            cuts.add(start + SnapshotFormat.SECTION_HEADER_BYTES - 1); // inside a header
+            cuts.add(start + SnapshotFormat.SECTION_HEADER_BYTES + 1); // inside a payload
+        }
+        for (int cut : cuts) {
+            if (cut >= bytes.length) {
+                continue;
+            }
+            Path damaged = directory.resolve("cut-" + cut + ".snap");
+            Files.write(damaged, Arrays.copyOf(bytes, cut));
+            refused(damaged, "truncated at byte " + cut);
+        }
+    }
+
+    @Test
+    void aFlippedByteInAnySectionIsRefused() throws IOException {
+        List<Integer> starts = sectionStarts();
+        ByteBuffer buffer = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        for (int s = 0; s < starts.size(); s++) {
+            int start = starts.get(s);
+            long length = buffer.getLong(start + SnapshotFormat.LENGTH_OFFSET);
+            int[] targets = length == 0
+                    ? new int[] {start + 2, start + SnapshotFormat.LENGTH_OFFSET}
+                    : new int[] {start + 2, start + SnapshotFormat.LENGTH_OFFSET, start + SnapshotFormat.PAYLOAD_CRC_OFFSET,
+                            start + SnapshotFormat.SECTION_HEADER_BYTES,
+                            start + SnapshotFormat.SECTION_HEADER_BYTES + (int) (length / 2),
+                            start + SnapshotFormat.SECTION_HEADER_BYTES + (int) length - 1};
+            for (int target : targets) {
+                byte[] damaged = bytes.clone();
+                damaged[target] ^= 0x10;
+                Path path = directory.resolve("flip-" + target + ".snap");
+                Files.write(path, damaged);
+                boolean inPayload = target >= start + SnapshotFormat.SECTION_HEADER_BYTES;
+                // the payload's checksum is covered by the header's: flipping it is a corrupted header
+                refused(path, "section " + s + " ", "at byte " + start,
+                        inPayload ? "payload checksum" : "header checksum");
+            }
+        }
+    }
+
+    @Test
+    void anotherFormatVersionIsRefused() throws IOException {
+        byte[] damaged = bytes.clone();
+        damaged[SnapshotFormat.VERSION_OFFSET] = 9;
+        Path path = directory.resolve("version.snap");
+        Files.write(path, damaged);
+        refused(path, "format version 9; this library reads version " + SnapshotFormat.VERSION);
+        byte[] notMagic = bytes.clone();
+        notMagic[0] = 'X';
+        Path other = directory.resolve("magic.snap");
+        Files.write(other, notMagic);
+        refused(other, "not a snapshot");
+    }
+
+    @Test
+    void aSnapshotOfAnotherLayoutIsRefusedWithBothLayouts() throws IOException {
+        Layout other = Layout.parse("pointer(ij,4).bitmasked(ij,4).place(f32 phi)");
+        try (SNodeRuntime runtime = SNodeRuntime.compile(other)) {
+            assertThatThrownBy(() -> Snapshots.readInto(file, runtime))
+                    .isInstanceOf(SnapshotException.class)
+                    .hasMessageContaining(file.toString())
+                    .hasMessageContaining(LAYOUT.toString())
+                    .hasMessageContaining(other.toString());
+            assertThat(SameCells.noActiveCell(runtime)).isTrue();
+        }
+    }
+
+    @Test
+    void readIntoARuntimeWithAnActiveCellIsRefused() throws IOException {
+        try (SNodeRuntime runtime = SNodeRuntime.compile(LAYOUT)) {
+            runtime.generic().setInt("count", 3, 5, 6);
+            assertThatThrownBy(() -> Snapshots.readInto(file, runtime))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("has active cells of root/pointer(ij,4)");
+            assertThat(runtime.generic().getInt("count", 5, 6)).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aWriteOfAClosedRuntimeLeavesTheFileAsItWas() throws IOException {
+        SNodeRuntime closed = SNodeRuntime.compile(LAYOUT);
+        closed.close();
+        assertThatThrownBy(() -> Snapshots.write(closed, file)).isInstanceOf(IllegalStateException.class);
+        assertThat(Files.readAllBytes(file)).isEqualTo(bytes);
+    }
+
+    /** Both read forms refuse {@code damaged} naming it, with each of {@code fragments}; readInto's runtime stays empty. */
+    private void refused(Path damaged, String... fragments) throws IOException {
+        var read = assertThatThrownBy(() -> Snapshots.read(damaged).close())
+                .as("read %s", damaged.getFileName())
+                .isInstanceOf(SnapshotException.class)
+                .hasMessageContaining(damaged.toString());
+        for (String fragment : fragments) {
+            read.hasMessageContaining(fragment);
+        }
+        try (SNodeRuntime empty = SNodeRuntime.compile(LAYOUT)) {
+            var into = assertThatThrownBy(() -> Snapshots.readInto(damaged, empty))
+                    .as("readInto %s", damaged.getFileName())
+                    .isInstanceOf(SnapshotException.class)
+                    .hasMessageContaining(damaged.toString());
+            for (String fragment : fragments) {
+                into.hasMessageContaining(fragment);
+            }
+            assertThat(SameCells.noActiveCell(empty)).as("readInto of %s left an active cell", damaged.getFileName())
+                    .isTrue();
+            assertThat(empty.generic().getDouble("total")).isZero();
+        }
+    }
+}
