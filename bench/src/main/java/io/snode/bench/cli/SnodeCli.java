@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
 @Command(name = "snode", mixinStandardHelpOptions = true, versionProvider = SnodeCli.Version.class,
         description = "SNode for Java: sparse data layouts compiled to hidden classes over off-heap memory.",
         subcommands = {InspectCommand.class, DemoCommand.class, BenchCommand.class, SoakCommand.class,
+                VdbCommands.Export.class, VdbCommands.Import.class,
                 CommandLine.HelpCommand.class})
 public final class SnodeCli implements Runnable {
     /** Success. */

@@ -4,6 +4,8 @@ import io.snode.api.Layout;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.interop.Bulk;
+import io.snode.codegen.interop.CellArrays;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.Kernel4;
 import io.snode.codegen.samples.NarrowBand;
@@ -47,6 +49,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
     }
 
     private static final String BIND = "bound interface";
+    private static final String BULK = "bulk import (Bulk.writeCells of the sorted list)";
     private static final String ACCESSOR = "caching accessor";
 
     private final String name;
@@ -110,7 +113,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
         runtime.parallelism(1);
         return switch (workload) {
             case W1S -> List.of(build(workload, context, context.data().sorted(), BIND),
-                    build(workload, context, context.data().sorted(), ACCESSOR));
+                    build(workload, context, context.data().sorted(), ACCESSOR), bulkBuild(context));
             case W1R -> List.of(build(workload, context, context.data().shuffled(), BIND),
                     build(workload, context, context.data().shuffled(), ACCESSOR));
             case W2 -> List.of(read(context, BIND), read(context, ACCESSOR));
@@ -155,6 +158,29 @@ public final class SNodeContender implements Contender, AutoCloseable {
         return Row.of(workload, this, 1, api, context.trials(), timed, list.size())
                 .checksums((long) list.size(), readBack(grid, context.data().sorted()), runtime.count("phi"))
                 .memory(stats.bytesCommitted(), stats.bytesReserved(), list.size())
+                .check(context.data().references(), activity);
+    }
+
+    /** W1s through one bulk import of the sorted list as parallel arrays (the arrays are made untimed). */
+    private Result bulkBuild(Context context) {
+        NarrowBand sorted = context.data().sorted();
+        int[][] coordinates = new int[3][sorted.size()];
+        float[] values = new float[sorted.size()];
+        for (int n = 0; n < sorted.size(); n++) {
+            coordinates[0][n] = sorted.i(n);
+            coordinates[1][n] = sorted.j(n);
+            coordinates[2][n] = sorted.k(n);
+            values[n] = sorted.value(n);
+        }
+        CellArrays cells = CellArrays.ofFloats(coordinates, values);
+        Trials.Timed<SNodeRuntime> timed = context.trials().time("W1s " + name + " " + BULK, () -> {
+            empty(runtime);
+            return runtime;
+        }, rt -> Bulk.writeCells(rt, "phi", cells));
+        MemoryStats stats = runtime.memoryStats();
+        return Row.of(Workload.W1S, this, 1, BULK, context.trials(), timed, sorted.size())
+                .checksums((long) sorted.size(), readBack(runtime.accessor(Grid.class), sorted), runtime.count("phi"))
+                .memory(stats.bytesCommitted(), stats.bytesReserved(), sorted.size())
                 .check(context.data().references(), activity);
     }
 

@@ -34,13 +34,15 @@ import java.util.Objects;
  * index space, is refused before anything is written.
  *
  * <p><b>Writes activate.</b> {@link #write} and {@link #writeCells} activate every cell they
- * write (and the path to it), as per-cell writes do, and publish in the same order: each
- * container of the field's SNode is activated (through the runtime's activation protocol), its
- * mask bits are set, then its values stored. <b>A bulk write is a batch, like a launch</b>: each
- * container is written whole or not at all, and when the memory cap or an allocator fault refuses
- * a container, the exception leaves the containers before it written (other threads may already
- * read them, so they are never taken back) and nothing of that container and those after it.
- * Size the cap for the whole import, or import in pieces whose refusal you can retry.
+ * write (and the path to it), as per-cell writes do: each container of the field's SNode is
+ * activated through the runtime's activation protocol, the values are stored, then their mask
+ * bits set with one atomic OR per mask word (so a reader that sees a bit sees its value).
+ * <b>A bulk write is a batch, like a launch</b>, and never takes back what it published (other
+ * threads may already read it). When the memory cap or an allocator fault refuses a container,
+ * a box write leaves the containers before it written whole and active and nothing of that
+ * container and those after it; a list write leaves a prefix of the list written and active and
+ * nothing after it. Size the cap for the whole import, or import in pieces whose refusal you can
+ * retry.
  *
  * <p>Every call enters the runtime's phase lock shared, as a launch does, so no collection
  * overlaps it; it may run from a kernel and beside other threads' accesses. A cell that another
@@ -148,10 +150,10 @@ public final class Bulk {
     }
 
     /**
-     * Writes {@code cells} into {@code field}, activating each; returns the cells written. Cells
-     * sorted by coordinates, or grouped by container (as {@link #activeCells} lists them), write
-     * fastest: consecutive cells of one container are one run. A cell listed twice ends with its
-     * last value. Every coordinate is checked before the first write.
+     * Writes {@code cells} into {@code field}, activating each; returns the cells written. The
+     * containers of recent cells are remembered (up to 4096), so cells sorted by coordinates or
+     * grouped by container (as {@link #activeCells} lists them) write fastest. A cell listed twice
+     * ends with its last value. Every coordinate is checked before the first write.
      */
     public static long writeCells(SNodeRuntime runtime, String name, CellArrays cells) {
         PlacedField field = field(runtime, name);

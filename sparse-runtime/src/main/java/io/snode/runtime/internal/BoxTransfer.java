@@ -22,23 +22,26 @@ import java.util.List;
  * <p>The field's SNode must be dense or bitmasked (the kinds whose cells lie inline in one
  * container); {@link #supports} says so. For each container the box cuts, a write activates the
  * path to it once (the activation protocol of {@link NodeTree}, through the box's first cell in
- * the container), sets the mask bits of the container's cells in the box with one atomic OR per
- * mask word, and then stores the values; a read walks to the container without activating
- * anything and copies what it holds, zero for inactive cells (the ambient value), and leaves the
- * buffer's part of an inactive container zero.
+ * the container), stores the values of its cells in the box, then sets their mask bits with one
+ * atomic OR per mask word; a read walks to the container without activating anything and copies
+ * what it holds, zero for inactive cells (the ambient value), and leaves the buffer's part of an
+ * inactive container zero. A write of a list of cells ({@link #writeCells}) does the same per
+ * cell, with the containers of recent cells remembered.
  *
  * <p><b>Shared state and failure.</b> What a write publishes is what per-cell writes publish:
  * pointer cells through the activation protocol (reserve, then publish top-down; a refusal by the
- * memory cap or an allocator fault leaves that container's path as it was), mask bits with atomic
- * ORs, then plain value stores, in that order, so a concurrent reader sees a cell either inactive
- * (zero) or active with its old or new value. A bulk write is a batch of container writes, like
- * a launch: each container is activated before anything is stored into it, and nothing after the
- * activation can fail, so a container is written whole or not at all; when the cap refuses a
- * container, the exception leaves the containers before it written and active (their cells may
- * already be read by other threads, so they are never taken back) and nothing of that container
- * or the ones after it. Bad input (coordinates outside the index space) is refused before the
- * first store. A container that another thread deactivates while a write copies into it is that
- * caller's race, as for per-cell writes.
+ * memory cap or an allocator fault leaves that container's path as it was), value stores, and
+ * mask bits with atomic ORs after the values they publish (a reader that sees a bit with acquire
+ * ordering sees its value; one that reads the memory of a cell whose bit is not set yet may see
+ * the new value or zero). A bulk write is a batch of such writes, like a launch, and never takes
+ * back what it published (other threads may already use it): a box write activates a container
+ * before anything is stored into it, and nothing after the activation can fail, so when the cap
+ * refuses a container the containers before it are written whole and active, and nothing of that
+ * container or the ones after it; a list write sets the bits of every cell it stored before the
+ * exception leaves, so a prefix of the list is written and active, and nothing after it. Bad
+ * input (coordinates outside the index space) is refused by the caller before the first store. A
+ * container that another thread deactivates while a write copies into it is that caller's race,
+ * as for per-cell writes.
  */
 public final class BoxTransfer {
     private final NodeTree tree;
@@ -53,6 +56,10 @@ public final class BoxTransfer {
     private final int[] extent;
     /** Per coordinate: the stride of its local index in the container's cell index (0: not split). */
     private final long[] stride;
+    /** Per coordinate: how many containers the index space has along it (the radix of a container key). */
+    private final long[] blocks;
+    /** Per coordinate: log2 of its extent when that is a power of two (no division), else -1. */
+    private final int[] shifts;
 
     public BoxTransfer(NodeTree tree, PlacedField field) {
         SNode node = field.snode();
@@ -75,6 +82,13 @@ public final class BoxTransfer {
         for (AxisSplit split : last.splits()) {
             extent[split.coordinate()] = (int) (split.divisor() * split.size());
             stride[split.coordinate()] = split.stride();
+        }
+        this.blocks = new long[dimensions];
+        int[] shape = node.indexShape();
+        this.shifts = new int[dimensions];
+        for (int c = 0; c < dimensions; c++) {
+            blocks[c] = (shape[c] + extent[c] - 1) / extent[c];
+            shifts[c] = Integer.bitCount(extent[c]) == 1 ? Integer.numberOfTrailingZeros(extent[c]) : -1;
         }
     }
 
@@ -149,100 +163,130 @@ public final class BoxTransfer {
     /**
      * Writes {@code count} cells: cell {@code n} at coordinates {@code coordinates[c][from + n]},
      * its value the element {@code n} of {@code buffer} from byte {@code at}; activates each cell.
-     * Consecutive cells in the same container are written as one run (the container found once,
-     * its mask bits set with one OR per word, then the values stored), and the containers of
-     * recent runs are remembered, so input sorted by coordinates (or grouped by container) makes
-     * few walks. The coordinates must lie in the index space (the caller checks).
+     * The containers of recent cells are remembered (direct-mapped by container), so a container
+     * is walked to (and activated) once while its cells keep coming, as they do in input sorted
+     * by coordinates or grouped by container; a bitmasked container's mask bits are gathered
+     * while it is remembered and set with one atomic OR per word when it is forgotten or the
+     * call ends. The coordinates must lie in the index space (the caller checks).
+     *
+     * <p>Values are stored before their bits are set (the OR publishes them: a reader that sees
+     * the bit, with acquire ordering, sees the value). When the activation of a container fails
+     * (the memory cap, an allocator fault), the bits of every cell stored before are set first,
+     * so the call leaves a prefix of the list written and active, and nothing after it.
      */
     public long writeCells(int[][] coordinates, int from, int count, MemorySegment buffer, long at) {
-        ContainerCache cache = new ContainerCache(dimensions);
-        long[] words = masked ? new long[(int) BitmaskWords.words(plan.cellCount())] : null;
+        CellCache cache = new CellCache(masked ? (int) BitmaskWords.words(plan.cellCount()) : 0, count);
         int[] cell = new int[dimensions];
-        int[] origin = new int[dimensions];
-        int end = from + count;
-        int n = from;
-        while (n < end) {
-            for (int c = 0; c < dimensions; c++) {
-                cell[c] = coordinates[c][n];
-                origin[c] = cell[c] - cell[c] % extent[c];
+        Location location = new Location();
+        try {
+            // In batches, so that the JIT compiles the batch as a method (not only on stack replacement).
+            for (int n = from; n < from + count; n += BATCH) {
+                writeBatch(coordinates, n, Math.min(from + count, n + BATCH), buffer, at + (long) (n - from) * elementBytes,
+                        cache, cell, location);
             }
-            int runEnd = n + 1;
-            while (runEnd < end && sameContainer(coordinates, runEnd, origin)) {
-                runEnd++;
-            }
-            int slot = cache.find(origin);
-            MemorySegment segment;
-            long container;
-            if (slot >= 0) {
-                segment = cache.segments[slot];
-                container = cache.offsets[slot];
-            } else {
-                Location location = cache.location;
-                container = activateContainer(cell, location);
-                segment = location.segment;
-                cache.put(origin, segment, container);
-            }
-            long cellsAt = container + plan.cellsOffset() + fieldOffset;
-            if (words != null) {
-                Arrays.fill(words, 0);
-                for (int m = n; m < runEnd; m++) {
-                    BitmaskWords.set(words, 0, localIndex(coordinates, m, origin));
-                }
-                publishBits(segment, container, words);
-            }
-            for (int m = n; m < runEnd; m++) {
-                copyRun(segment, cellsAt + localIndex(coordinates, m, origin) * cellBytes, buffer,
-                        at + (long) (m - from) * elementBytes, 1, 1, true);
-            }
-            n = runEnd;
+        } finally {
+            cache.flushAll(this);
         }
         return count;
     }
 
-    private boolean sameContainer(int[][] coordinates, int n, int[] origin) {
-        for (int c = 0; c < dimensions; c++) {
-            int x = coordinates[c][n];
-            if (x < origin[c] || x >= origin[c] + extent[c]) {
-                return false;
+    private static final int BATCH = 4096;
+
+    private void writeBatch(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
+                            int[] cell, Location location) {
+        long cellsOffset = plan.cellsOffset() + fieldOffset;
+        for (int n = from; n < end; n++) {
+            long key = 0;
+            long index = 0;
+            for (int c = 0; c < dimensions; c++) {
+                int x = coordinates[c][n];
+                int shift = shifts[c];
+                int block = shift >= 0 ? x >>> shift : x / extent[c];
+                key = key * blocks[c] + block;
+                index += (x - block * extent[c]) * stride[c];
+            }
+            int slot = cache.slot(key);
+            if (!cache.holds(slot, key)) {
+                cache.flush(slot, this);
+                for (int c = 0; c < dimensions; c++) {
+                    cell[c] = coordinates[c][n];
+                }
+                long container = activateContainer(cell, location);
+                cache.put(slot, key, location.segment, container);
+            }
+            MemorySegment segment = cache.segments[slot];
+            long node = cache.containers[slot] + cellsOffset + index * cellBytes;
+            long value = at + (long) (n - from) * elementBytes;
+            // Unaligned access forms: node memory is aligned anyway, and they skip the alignment check.
+            if (elementBytes == Integer.BYTES) {
+                segment.set(ValueLayout.JAVA_INT_UNALIGNED, node, buffer.get(ValueLayout.JAVA_INT_UNALIGNED, value));
+            } else {
+                segment.set(ValueLayout.JAVA_LONG_UNALIGNED, node, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, value));
+            }
+            if (masked) {
+                cache.mark(slot, index);
             }
         }
-        return true;
     }
 
-    private long localIndex(int[][] coordinates, int n, int[] origin) {
-        long index = 0;
-        for (int c = 0; c < dimensions; c++) {
-            index += (coordinates[c][n] - origin[c]) * stride[c];
-        }
-        return index;
-    }
+    /**
+     * The containers of one {@link #writeCells} call, direct-mapped by container key, with their
+     * gathered mask bits: up to 4096 of them (more than the containers one 8-voxel slab of the
+     * reference shell cuts, so sorted input walks to each container once), fewer for short lists.
+     */
+    private static final class CellCache {
+        final int bits;
+        final long[] keys;
+        final MemorySegment[] segments;
+        final long[] containers;
+        final int maskWords;
+        /** Slot {@code s}'s gathered mask words at {@code [s * maskWords, (s + 1) * maskWords)}. */
+        final long[] words;
+        final boolean[] dirty;
 
-    /** The containers of the latest runs of one {@link #writeCells} call, direct-mapped by origin. */
-    private static final class ContainerCache {
-        private static final int SLOTS = 64;
-        final int[][] origins;
-        final MemorySegment[] segments = new MemorySegment[SLOTS];
-        final long[] offsets = new long[SLOTS];
-        final Location location = new Location();
-
-        ContainerCache(int dimensions) {
-            origins = new int[SLOTS][dimensions];
-        }
-
-        private static int slot(int[] origin) {
-            return (Arrays.hashCode(origin) * 0x9E3779B9) >>> (Integer.SIZE - 6);
-        }
-
-        int find(int[] origin) {
-            int slot = slot(origin);
-            return segments[slot] != null && Arrays.equals(origins[slot], origin) ? slot : -1;
+        CellCache(int maskWords, int cells) {
+            this.bits = Math.max(4, Math.min(12, Integer.SIZE - Integer.numberOfLeadingZeros(Math.max(1, cells) - 1)));
+            int slots = 1 << bits;
+            this.keys = new long[slots];
+            this.segments = new MemorySegment[slots];
+            this.containers = new long[slots];
+            this.maskWords = maskWords;
+            this.words = new long[slots * maskWords];
+            this.dirty = new boolean[slots];
         }
 
-        void put(int[] origin, MemorySegment segment, long offset) {
-            int slot = slot(origin);
-            System.arraycopy(origin, 0, origins[slot], 0, origin.length);
+        int slot(long key) {
+            return (int) ((key * 0x9E3779B97F4A7C15L) >>> (Long.SIZE - bits));
+        }
+
+        boolean holds(int slot, long key) {
+            return segments[slot] != null && keys[slot] == key;
+        }
+
+        void put(int slot, long key, MemorySegment segment, long container) {
+            keys[slot] = key;
             segments[slot] = segment;
-            offsets[slot] = offset;
+            containers[slot] = container;
+        }
+
+        void mark(int slot, long index) {
+            words[slot * maskWords + (int) (index >>> 6)] |= 1L << index;
+            dirty[slot] = true;
+        }
+
+        /** Sets the gathered bits of the container in {@code slot}, if any. */
+        void flush(int slot, BoxTransfer transfer) {
+            if (dirty[slot]) {
+                transfer.publishBits(segments[slot], containers[slot], words, slot * maskWords, maskWords);
+                Arrays.fill(words, slot * maskWords, (slot + 1) * maskWords, 0);
+                dirty[slot] = false;
+            }
+        }
+
+        void flushAll(BoxTransfer transfer) {
+            for (int slot = 0; slot < keys.length; slot++) {
+                flush(slot, transfer);
+            }
         }
     }
 
@@ -313,23 +357,26 @@ public final class BoxTransfer {
     /**
      * Copies the cells {@code [first, end)} of the container at {@code container} (whose cell 0
      * has coordinates {@code origin}) between node memory and the buffer. A write to a bitmasked
-     * container sets the cells' mask bits first, then stores the values.
+     * container stores the values first, then sets their mask bits (one OR per word publishes them).
      */
     private long copyContainer(MemorySegment segment, long container, int[] origin, int[] first, int[] end, int[] low,
                                long[] boxStride, MemorySegment buffer, long at, boolean write, long[] words) {
-        if (words != null) {
-            if (write) {
+        if (write) {
+            long cells = runs(segment, container, origin, first, end, low, boxStride, buffer, at, Pass.STORE, words);
+            if (words != null) {
                 Arrays.fill(words, 0);
                 runs(segment, container, origin, first, end, low, boxStride, buffer, at, Pass.BITS, words);
                 publishBits(segment, container, words);
-            } else {
-                for (int w = 0; w < words.length; w++) {
-                    words[w] = Atomics.getAcquire(segment, container + BitmaskWords.offsetOfWord(w));
-                }
+            }
+            return cells;
+        }
+        if (words != null) {
+            for (int w = 0; w < words.length; w++) {
+                words[w] = Atomics.getAcquire(segment, container + BitmaskWords.offsetOfWord(w));
             }
         }
         return runs(segment, container, origin, first, end, low, boxStride, buffer, at,
-                write ? Pass.STORE : words == null ? Pass.LOAD : Pass.LOAD_ACTIVE, words);
+                words == null ? Pass.LOAD : Pass.LOAD_ACTIVE, words);
     }
 
     private enum Pass { BITS, STORE, LOAD, LOAD_ACTIVE }
@@ -397,9 +444,13 @@ public final class BoxTransfer {
      * counts an activation when one of them was clear.
      */
     private void publishBits(MemorySegment segment, long container, long[] words) {
+        publishBits(segment, container, words, 0, words.length);
+    }
+
+    private void publishBits(MemorySegment segment, long container, long[] words, int from, int count) {
         boolean changed = false;
-        for (int w = 0; w < words.length; w++) {
-            long bits = words[w];
+        for (int w = 0; w < count; w++) {
+            long bits = words[from + w];
             if (bits == 0) {
                 continue;
             }
@@ -413,6 +464,7 @@ public final class BoxTransfer {
         }
     }
 
+
     /**
      * Copies {@code run} elements between node memory (cells {@code runStride} apart, from
      * {@code nodeAt}) and the buffer (consecutive elements from {@code bufferAt}), into node memory
@@ -421,7 +473,7 @@ public final class BoxTransfer {
     private void copyRun(MemorySegment node, long nodeAt, MemorySegment buffer, long bufferAt, int run, long runStride,
                          boolean toNode) {
         long nodeStep = runStride * cellBytes;
-        if (nodeStep == elementBytes || run == 1) {
+        if (nodeStep == elementBytes && run > 1) {
             long bytes = (long) run * elementBytes;
             if (toNode) {
                 MemorySegment.copy(buffer, bufferAt, node, nodeAt, bytes);

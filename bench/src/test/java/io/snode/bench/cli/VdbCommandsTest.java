@@ -1,0 +1,88 @@
+package io.snode.bench.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snode.codegen.samples.NarrowBand;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code snode export-vdb} and {@code import-vdb}: the quick band goes out and back with the
+ * WORKLOADS.md checksums (no OpenVDB needed); where OpenVDB's tools are installed, they read the
+ * exported reference shell, and its checksums come back through our import.
+ */
+class VdbCommandsTest {
+    private static final String QUICK_SUM = "9699.728345140815";
+
+    @Test
+    void theQuickBandGoesOutAndComesBackWithItsChecksums(@TempDir Path dir) {
+        Path file = dir.resolve("sub/quick.vdb");
+        SnodeCliTest.Result export = SnodeCliTest.run("export-vdb", "--quick", "--zip", "--out", file.toString());
+        assertThat(export.code()).as(export.err()).isZero();
+        assertThat(export.out()).contains("503092 active voxels", "(zip)");
+        SnodeCliTest.Result back = SnodeCliTest.run("import-vdb", file.toString());
+        assertThat(back.code()).as(back.err()).isZero();
+        assertThat(back.out()).contains("grid 'phi' (FLOAT)", "active 503092 (of them 0 from tiles), sum " + QUICK_SUM,
+                "file box [923, 923, 923] to [1125, 1125, 1125]");
+        assertThat(back.out()).doesNotContain("offset");
+    }
+
+    @Test
+    void aGridOutsideTheLayoutAndAFileThatIsNoVdbAreBadInput(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("quick.vdb");
+        assertThat(SnodeCliTest.run("export-vdb", "--quick", "--out", file.toString()).code()).isZero();
+        SnodeCliTest.Result small = SnodeCliTest.run("import-vdb", file.toString(), "--layout",
+                "pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)");
+        assertThat(small.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(small.err()).contains("[923, 923, 923] to [1125, 1125, 1125]", "do not fit", "nothing was written");
+        Path junk = Files.writeString(dir.resolve("junk.vdb"), "not a vdb file at all");
+        SnodeCliTest.Result bad = SnodeCliTest.run("import-vdb", junk.toString());
+        assertThat(bad.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(bad.err()).contains("junk.vdb");
+        SnodeCliTest.Result missing = SnodeCliTest.run("import-vdb", dir.resolve("none.vdb").toString());
+        assertThat(missing.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(missing.err()).contains("no such file");
+    }
+
+    /** The done-when of the interop issue: OpenVDB's own tools read the exported reference shell. */
+    @Test
+    void openVdbsToolsReadTheExportedShell(@TempDir Path dir) throws Exception {
+        Path vdbPrint = Path.of("/usr/bin/vdb_print");
+        Assumptions.assumeTrue(Files.isExecutable(vdbPrint), "OpenVDB's vdb_print is not installed (Debian: libopenvdb-tools)");
+        Path file = dir.resolve("shell.vdb");
+        SnodeCliTest.Result export = SnodeCliTest.run("export-vdb", "--out", file.toString());
+        assertThat(export.code()).as(export.err()).isZero();
+        assertThat(export.out()).contains("8048580 active voxels", "value sum " + NarrowBand.decimal12(33845.922322932631));
+        String printed = command(vdbPrint.toString(), "-l", file.toString());
+        assertThat(printed).doesNotContain("ERROR").contains("8048580");
+        SnodeCliTest.Result back = SnodeCliTest.run("import-vdb", file.toString());
+        assertThat(back.out()).contains("active 8048580 (of them 0 from tiles), sum 33845.922322932631",
+                "file box [623, 623, 623] to [1425, 1425, 1425]");
+        Path verify = null;
+        for (Path up = Path.of("").toAbsolutePath(); up != null && verify == null; up = up.getParent()) {
+            if (Files.isRegularFile(up.resolve("shared/peers/openvdb/verify_vdb.py"))) {
+                verify = up.resolve("shared/peers/openvdb/verify_vdb.py");
+            }
+        }
+        Assumptions.assumeTrue(verify != null, "no shared/peers/openvdb/verify_vdb.py above the checkout");
+        Process python = new ProcessBuilder("/usr/bin/python3", verify.toString(), file.toString()).redirectErrorStream(true).start();
+        String report = new String(python.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(python.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        Assumptions.assumeFalse(report.contains("No module named"), "the OpenVDB Python binding is not installed: " + report);
+        assertThat(python.exitValue()).as(report).isZero();
+        assertThat(report).contains("MATCHES the WORKLOADS.md shell");
+    }
+
+    private static String command(String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        return output;
+    }
+}

@@ -1,0 +1,130 @@
+package io.snode.codegen.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.snode.api.Layout;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.internal.vdb.VdbCompression;
+import io.snode.codegen.internal.vdb.VdbGrid;
+import io.snode.codegen.internal.vdb.VdbLeaves;
+import io.snode.codegen.internal.vdb.VdbReader;
+import io.snode.codegen.internal.vdb.VdbTile;
+import io.snode.codegen.internal.vdb.VdbValueType;
+import io.snode.codegen.internal.vdb.VdbWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The facade's import rules: offsets, tiles, value types and refusals that write nothing. */
+class VdbTest {
+    static final String LAYOUT = "pointer(ijk,16).bitmasked(ijk,8).place(f32 v)";
+
+    /** A FloatGrid with voxels at (-3, 5, 0) = 1.5 and (10, -20, 7) = 2.5 (and an inactive one), plus {@code tiles}. */
+    static Path grid(Path dir, VdbValueType type, List<VdbTile> tiles) throws IOException {
+        VdbLeaves leaves = new VdbLeaves(type);
+        int a = leaves.add(-8, 0, 0);
+        leaves.set(a, (5 << 6) | (5 << 3), 1.5, true);
+        leaves.set(a, 0, 9.0, false);
+        int b = leaves.add(8, -24, 0);
+        leaves.set(b, (2 << 6) | (4 << 3) | 7, 2.5, true);
+        Path file = dir.resolve("grid.vdb");
+        VdbWriter.write(file, List.of(new VdbGrid("density", type, "fog volume", 0.5, new double[] {1, 2, 3}, 0.0,
+                leaves, tiles)), VdbCompression.ZIP);
+        return file;
+    }
+
+    @Test
+    void negativeCoordinatesAreMovedByMinusTheMinimumPerAxis(@TempDir Path dir) throws IOException {
+        Path file = grid(dir, VdbValueType.FLOAT, List.of());
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(LAYOUT))) {
+            Vdb.Imported imported = Vdb.importGrid(file, rt, "v", Vdb.ImportOptions.DEFAULTS);
+            assertThat(imported.offset()).containsExactly(3, 20, 0);
+            assertThat(imported.fileBoxLow()).containsExactly(-3, -20, 0);
+            assertThat(imported.fileBoxHigh()).containsExactly(10, 5, 7);
+            assertThat(imported.cells()).isEqualTo(2);
+            assertThat(rt.generic().getFloat("v", 0, 25, 0)).isEqualTo(1.5f);
+            assertThat(rt.generic().getFloat("v", 13, 0, 7)).isEqualTo(2.5f);
+            assertThat(rt.count("v")).as("the inactive voxel is not imported").isEqualTo(2);
+        }
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(LAYOUT))) {
+            Vdb.importGrid(file, rt, "v", Vdb.ImportOptions.DEFAULTS.offset(100, 100, 100).gridName("density"));
+            assertThat(rt.generic().getFloat("v", 97, 105, 100)).isEqualTo(1.5f);
+        }
+    }
+
+    @Test
+    void aGridThatDoesNotFitIsRefusedWithItsBoxAndNothingWritten(@TempDir Path dir) throws IOException {
+        Path file = grid(dir, VdbValueType.FLOAT, List.of());
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(LAYOUT))) {
+            assertThatThrownBy(() -> Vdb.importGrid(file, rt, "v", Vdb.ImportOptions.DEFAULTS.offset(0, 0, 0)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("grid.vdb", "'density'", "[-3, -20, 0] to [10, 5, 7]", "[128, 128, 128]",
+                            "nothing was written");
+            assertThatThrownBy(() -> Vdb.importGrid(file, rt, "v", Vdb.ImportOptions.DEFAULTS.offset(120, 120, 120)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("do not fit");
+            assertThat(rt.count("v")).isZero();
+            assertThat(rt.memoryStats().bytesCommitted()).isEqualTo(emptyCommitted());
+        }
+    }
+
+    private static long emptyCommitted() {
+        try (SNodeRuntime empty = SNodeRuntime.compile(Layout.parse(LAYOUT))) {
+            return empty.memoryStats().bytesCommitted();
+        }
+    }
+
+    @Test
+    void activeTilesBecomeActiveCellsOrAreRefusedByOption(@TempDir Path dir) throws IOException {
+        Path file = grid(dir, VdbValueType.FLOAT, List.of(new VdbTile(0, 0, 128, 128, 0.25, true),
+                new VdbTile(128, 128, 128, 128, 7.0, false)));
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("pointer(ijk,64).bitmasked(ijk,8).place(f32 v)"))) {
+            assertThatThrownBy(() -> Vdb.importGrid(file, rt, "v", Vdb.ImportOptions.DEFAULTS.expandTiles(false)))
+                    .isInstanceOf(VdbFormatException.class).hasMessageContaining("1 active tiles (2097152 voxels)");
+            assertThat(rt.count("v")).isZero();
+            Vdb.Imported imported = Vdb.importGrid(file, rt, "v", Vdb.ImportOptions.DEFAULTS);
+            assertThat(imported.tileCells()).isEqualTo(128L * 128 * 128);
+            assertThat(imported.cells()).isEqualTo(128L * 128 * 128 + 2);
+            assertThat(rt.count("v")).isEqualTo(128L * 128 * 128 + 2);
+            assertThat(rt.generic().getFloat("v", 3 + 127, 20 + 127, 255)).isEqualTo(0.25f);
+            assertThat(rt.generic().getFloat("v", 3 + 128, 20 + 128, 128)).as("inactive tile").isZero();
+        }
+    }
+
+    @Test
+    void valueTypesWidenButNeverNarrowAndOtherFieldsAreRefused(@TempDir Path dir) throws IOException {
+        Path doubles = grid(dir, VdbValueType.DOUBLE, List.of());
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(LAYOUT));
+             SNodeRuntime wide = SNodeRuntime.compile(Layout.parse("pointer(ijk,16).dense(ijk,8).place(f64 v)"));
+             SNodeRuntime flat = SNodeRuntime.compile(Layout.parse("pointer(ij,16).dense(ij,8).place(f32 v)"));
+             SNodeRuntime ints = SNodeRuntime.compile(Layout.parse("pointer(ijk,16).dense(ijk,8).place(i32 v)"))) {
+            assertThatThrownBy(() -> Vdb.importGrid(doubles, rt, "v", Vdb.ImportOptions.DEFAULTS))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("DoubleGrid", "f64");
+            Vdb.importGrid(doubles, wide, "v", Vdb.ImportOptions.DEFAULTS);
+            assertThat(wide.generic().getDouble("v", 0, 25, 0)).isEqualTo(1.5);
+            assertThatThrownBy(() -> Vdb.export(flat, "v", dir.resolve("x.vdb"), Vdb.ExportOptions.DEFAULTS))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("3-D");
+            assertThatThrownBy(() -> Vdb.export(ints, "v", dir.resolve("x.vdb"), Vdb.ExportOptions.DEFAULTS))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("i32");
+        }
+    }
+
+    @Test
+    void exportWritesTheMetadataOpenVdbToolsRead(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("meta.vdb");
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("pointer(ijk,4).dense(ijk,[3,5,6]).place(f64 v)"))) {
+            rt.generic().setDouble("v", 4.0, 7, 9, 11);
+            long voxels = Vdb.export(rt, "v", file, Vdb.ExportOptions.DEFAULTS.gridName("rho").nonZeroOnly(true)
+                    .gridClass(Vdb.GridClass.FOG_VOLUME).transform(0.1, 1, 2, 3).compression(Vdb.Compression.ZIP));
+            assertThat(voxels).isEqualTo(1);
+        }
+        VdbGrid grid = VdbReader.read(file, "rho");
+        assertThat(grid.type()).isEqualTo(VdbValueType.DOUBLE);
+        assertThat(grid.gridClass()).isEqualTo("fog volume");
+        assertThat(grid.voxelSize()).isEqualTo(0.1);
+        assertThat(grid.translation()).containsExactly(1, 2, 3);
+        assertThat(grid.activeBoundingBox()).containsExactly(7, 9, 11, 7, 9, 11);
+    }
+}
