@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.snode.api.Layout;
 import io.snode.codegen.SNodeRuntime;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -40,6 +42,7 @@ class SnapshotThroughputTest {
         double[] readInto = new double[ROUNDS];
         double[] rawWrite = new double[ROUNDS];
         double[] rawRead = new double[ROUNDS];
+        double[] rawLoad = new double[ROUNDS];
         try (SNodeRuntime runtime = SNodeRuntime.compile(L2)) {
             long voxels = fillShell(runtime);
             assertThat(voxels).isEqualTo(8_048_580L);
@@ -68,12 +71,17 @@ class SnapshotThroughputTest {
                 long got = rawRead(raw);
                 rawRead[round] = seconds(start);
                 assertThat(got).isEqualTo(size);
+                start = System.nanoTime();
+                assertThat(rawLoad(raw)).isEqualTo(size);
+                rawLoad[round] = seconds(start);
             }
             double mb = size / 1e6;
             System.out.printf("snapshot of L2 shell: %d voxels, %.1f MB file%n", voxels, mb);
             report("write (fsync)", mb, write, rawWrite, "raw FileChannel write + force(true)");
             report("read (new runtime)", mb, read, rawRead, "raw FileChannel read");
+            report("read (new runtime)", mb, read, rawLoad, "raw FileChannel read into new memory");
             report("readInto (two passes)", mb, readInto, rawRead, "raw FileChannel read");
+            report("readInto (two passes)", mb, readInto, rawLoad, "raw FileChannel read into new memory");
         }
     }
 
@@ -117,6 +125,30 @@ class SnapshotThroughputTest {
             }
         }
         return total;
+    }
+
+    /**
+     * The same bytes read into new memory of the file's size (what loading a file into memory
+     * costs: the bytes end up somewhere, and fresh pages fault in as they are written, as the
+     * runtime's do when a snapshot loads).
+     */
+    private static long rawLoad(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ); Arena arena = Arena.ofConfined()) {
+            long size = channel.size();
+            MemorySegment memory = arena.allocate(size, 4096);
+            long total = 0;
+            while (total < size) {
+                ByteBuffer piece = memory.asSlice(total, Math.min(8 << 20, size - total)).asByteBuffer();
+                while (piece.hasRemaining()) {
+                    int n = channel.read(piece);
+                    if (n < 0) {
+                        return total;
+                    }
+                    total += n;
+                }
+            }
+            return total;
+        }
     }
 
     /** Writes the shell of WORKLOADS.md (sorted order) into {@code runtime}; returns the voxel count. */
