@@ -241,6 +241,21 @@ public final class SNodeContender implements Contender, AutoCloseable {
                         cells[0].count)
                 .checksums(null, cells[0].sum, cells[0].count)
                 .check(context.data().references(), activity));
+        CellArrays[] exported = new CellArrays[1];
+        double[] exportedSum = new double[1];
+        Trials.Timed<SNodeRuntime> export = context.trials().time("W3 " + name + " bulk export", () -> runtime, rt -> {
+            CellArrays active = Bulk.activeCells(rt, "phi");
+            double total = 0;
+            for (float value : active.floats()) {
+                total += value;
+            }
+            exported[0] = active;
+            exportedSum[0] = total;
+        });
+        results.add(Row.of(Workload.W3, this, 1, "per cell, bulk export (Bulk.activeCells + a loop)",
+                        context.trials(), export, exported[0].size())
+                .checksums(null, exportedSum[0], (long) exported[0].size())
+                .check(context.data().references(), activity));
         return results;
     }
 

@@ -63,11 +63,11 @@ class BenchCommandTest {
                 "  whole 8^3 blocks active, the cells of pointer(ijk,16) (as L1); W4 deactivates them",
                 "  not applicable: W6 (W6's particle lists are a layout of their own, run with L1)");
         assertThat(result.out().lines().filter(line -> line.startsWith("W1s  layout#1 ")))
-                .hasSize(2).allSatisfy(line -> assertThat(line).endsWith(" ok"));
+                .hasSize(3).allSatisfy(line -> assertThat(line).endsWith(" ok"));
         assertThat(result.out().lines().filter(line -> line.startsWith("W6"))).isEmpty();
 
         JsonNode records = WorkloadMain.json().readTree(json.toFile()).get("results");
-        assertThat(records).hasSize(2);
+        assertThat(records).hasSize(3);
         for (JsonNode record : records) {
             assertThat(record.get("structure").asText()).isEqualTo(canonical);
             assertThat(record.get("label").asText()).isEqualTo("layout#1");
