@@ -1,0 +1,120 @@
+package io.snode.jcstress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import io.snode.api.SNode;
+import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.internal.BoxTransfer;
+import java.lang.foreign.MemorySegment;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.IIIIII_Result;
+import org.openjdk.jcstress.infra.results.II_Result;
+
+/**
+ * Bulk writes ({@link BoxTransfer}, what {@code Bulk.write} and {@code Bulk.writeCells} run):
+ * the values are stored first, then the mask bits are set with one atomic OR per word, which
+ * publishes them. Layout {@code bitmasked(i,64).place(i32 v)}: the 64 mask bits are one word in
+ * the root cell.
+ */
+public final class BulkWriteTest {
+    static final RuntimePool POOL = new RuntimePool("bitmasked(i,64).place(i32 v)");
+    static final SNode MASKED = POOL.layout().snode(1);
+
+    private BulkWriteTest() {
+    }
+
+    private static BoxTransfer transfer(SparseRuntime runtime) {
+        return new BoxTransfer(runtime.internalTree(), POOL.layout().field("v"));
+    }
+
+    /**
+     * A list write of cells 0 and 1 (values 7 and 9) against a reader of cell 1 that reads its
+     * bit (acquire) and then its value. Results: r1 cell 1 active as the reader saw it, r2 the
+     * value it read then.
+     */
+    @JCStressTest
+    @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "Read before the write.")
+    @Outcome(id = "0, 9", expect = ACCEPTABLE, desc = "The value is stored, its bit not set yet.")
+    @Outcome(id = "1, 9", expect = ACCEPTABLE, desc = "Read after the write.")
+    @Outcome(id = "1, 0", expect = FORBIDDEN, desc = "The bit published without its value.")
+    @State
+    public static class BitPublishesValue {
+        final SparseRuntime runtime = POOL.take();
+        final BoxTransfer transfer = transfer(runtime);
+        final int[][] cells = {{0, 1}};
+        final MemorySegment values = MemorySegment.ofArray(new int[] {7, 9});
+
+        @Actor
+        public void write(II_Result r) {
+            transfer.writeCells(cells, 0, 2, values, 0);
+        }
+
+        @Actor
+        public void read(II_Result r) {
+            try {
+                r.r1 = runtime.isActive(MASKED, 1) ? 1 : 0;
+                r.r2 = runtime.getInt("v", 1);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("read", e);
+            }
+        }
+
+        @Arbiter
+        public void reset(II_Result r) {
+            if (POOL.reset(runtime) != 0) {
+                r.r1 = -1;
+            }
+        }
+    }
+
+    /**
+     * A box write of cells [0, 2) (values 1 and 2) against a per-cell write of cell 2 (value 3)
+     * in the same mask word. Results: r1..r3 cells 0..2 active, r4 v(0) + v(1) * 10 + v(2) * 100,
+     * r5 the count of active cells, r6 the reset (0).
+     */
+    @JCStressTest
+    @Outcome(id = "1, 1, 1, 321, 3, 0", expect = ACCEPTABLE, desc = "Every bit and every value kept.")
+    @State
+    public static class BoxBesideACellWrite {
+        final SparseRuntime runtime = POOL.take();
+        final BoxTransfer transfer = transfer(runtime);
+        final MemorySegment values = MemorySegment.ofArray(new int[] {1, 2});
+
+        @Actor
+        public void box(IIIIII_Result r) {
+            transfer.write(new int[] {0}, new int[] {2}, values, 0);
+        }
+
+        @Actor
+        public void cell(IIIIII_Result r) {
+            try {
+                runtime.setInt("v", 3, 2);
+            } catch (RuntimeException | Error e) {
+                r.r5 = Unexpected.report("cell", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            try {
+                r.r1 = runtime.isActive(MASKED, 0) ? 1 : 0;
+                r.r2 = runtime.isActive(MASKED, 1) ? 1 : 0;
+                r.r3 = runtime.isActive(MASKED, 2) ? 1 : 0;
+                r.r4 = runtime.getInt("v", 0) + runtime.getInt("v", 1) * 10 + runtime.getInt("v", 2) * 100;
+                int active = 0;
+                for (int i = 0; i < 64; i++) {
+                    active += runtime.isActive(MASKED, i) ? 1 : 0;
+                }
+                r.r5 = active;
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("check", e);
+            }
+            r.r6 = POOL.reset(runtime);
+        }
+    }
+}
