@@ -5,7 +5,6 @@ import io.snode.api.PlacedField;
 import io.snode.bench.workload.Layouts;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.interop.Bulk;
-import io.snode.codegen.interop.CellArrays;
 import io.snode.codegen.interop.Vdb;
 import io.snode.codegen.interop.VdbFormatException;
 import io.snode.codegen.samples.NarrowBand;
@@ -52,20 +51,12 @@ final class VdbCommands {
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
             NarrowBand band = NarrowBand.sorted(quick ? NarrowBand.QUICK_RADIUS : NarrowBand.RADIUS);
-            int[][] coordinates = new int[3][band.size()];
-            float[] values = new float[band.size()];
-            for (int n = 0; n < band.size(); n++) {
-                coordinates[0][n] = band.i(n);
-                coordinates[1][n] = band.j(n);
-                coordinates[2][n] = band.k(n);
-                values[n] = band.value(n);
-            }
             if (this.out.getParent() != null) {
                 Files.createDirectories(this.out.getParent());
             }
             try (SNodeRuntime runtime = SNodeRuntime.compile(Layouts.l2())) {
                 long start = System.nanoTime();
-                Bulk.writeCells(runtime, "phi", CellArrays.ofFloats(coordinates, values));
+                Bulk.writeCells(runtime, "phi", band.cells());
                 long built = System.nanoTime();
                 Vdb.ExportOptions options = Vdb.ExportOptions.DEFAULTS.gridClass(Vdb.GridClass.LEVEL_SET)
                         .compression(zip ? Vdb.Compression.ZIP : Vdb.Compression.NONE);

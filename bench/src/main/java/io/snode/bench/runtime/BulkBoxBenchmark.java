@@ -5,7 +5,6 @@ import io.snode.bench.workload.Layouts;
 import io.snode.bench.workload.SNodeContender;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.interop.Bulk;
-import io.snode.codegen.interop.CellArrays;
 import io.snode.codegen.samples.NarrowBand;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -60,16 +59,7 @@ public class BulkBoxBenchmark {
         Layout parsed = Layout.parse(layout.equals("L1") ? Layouts.L1 : Layouts.L2);
         shell = SNodeRuntime.compile(parsed);
         empty = SNodeRuntime.compile(parsed);
-        NarrowBand band = NarrowBand.sorted();
-        int[][] at = new int[3][band.size()];
-        float[] values = new float[band.size()];
-        for (int n = 0; n < band.size(); n++) {
-            at[0][n] = band.i(n);
-            at[1][n] = band.j(n);
-            at[2][n] = band.k(n);
-            values[n] = band.value(n);
-        }
-        Bulk.writeCells(shell, "phi", CellArrays.ofFloats(at, values));
+        Bulk.writeCells(shell, "phi", NarrowBand.sorted().cells());
         shellGrid = shell.accessor(SNodeContender.Grid.class);
         emptyGrid = empty.accessor(SNodeContender.Grid.class);
         box = new float[CELLS];

@@ -164,15 +164,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
     /** W1s through one bulk import of the sorted list as parallel arrays (the arrays are made untimed). */
     private Result bulkBuild(Context context) {
         NarrowBand sorted = context.data().sorted();
-        int[][] coordinates = new int[3][sorted.size()];
-        float[] values = new float[sorted.size()];
-        for (int n = 0; n < sorted.size(); n++) {
-            coordinates[0][n] = sorted.i(n);
-            coordinates[1][n] = sorted.j(n);
-            coordinates[2][n] = sorted.k(n);
-            values[n] = sorted.value(n);
-        }
-        CellArrays cells = CellArrays.ofFloats(coordinates, values);
+        CellArrays cells = sorted.cells();
         Trials.Timed<SNodeRuntime> timed = context.trials().time("W1s " + name + " " + BULK, () -> {
             empty(runtime);
             return runtime;

@@ -141,9 +141,11 @@ public final class Bulk {
     public static CellArrays activeCells(SNodeRuntime runtime, String name) {
         PlacedField field = field(runtime, name);
         int dimensions = field.snode().indexShape().length;
+        // Sized for the cells active now (the arrays still grow if other threads activate more).
+        long expected = Math.min(Integer.MAX_VALUE - 8, Math.max(1024, runtime.count(name)));
         try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
             BoxTransfer transfer = transfer(runtime, field);
-            Collected collected = new Collected(dimensions, field.type());
+            Collected collected = new Collected(dimensions, field.type(), (int) expected);
             transfer.forEachActive(collected);
             return collected.cells();
         }
@@ -264,73 +266,65 @@ public final class Bulk {
         };
     }
 
-    /** Collects the cells of {@link BoxTransfer#forEachActive} into growing arrays. */
+    /** Collects the cells of {@link BoxTransfer#forEachActive} into growing arrays of the field's type. */
     private static final class Collected implements BoxTransfer.CellSink {
         private final FieldType type;
         private int[][] coordinates;
         private int[] ints;
         private long[] longs;
+        private float[] floats;
+        private double[] doubles;
         private int size;
 
-        Collected(int dimensions, FieldType type) {
+        Collected(int dimensions, FieldType type, int capacity) {
             this.type = type;
-            this.coordinates = new int[dimensions][1024];
-            if (type.byteSize() == Integer.BYTES) {
-                ints = new int[1024];
-            } else {
-                longs = new long[1024];
-            }
+            this.coordinates = new int[dimensions][];
+            resize(capacity);
         }
 
         @Override
         public void cell(int[] at, MemorySegment segment, long offset) {
             if (size == coordinates[0].length) {
-                grow();
+                int capacity = (int) Math.min(Integer.MAX_VALUE - 8, coordinates[0].length * 2L);
+                if (capacity == size) {
+                    throw new IllegalStateException("more than " + size + " active cells: more than a Java array holds");
+                }
+                resize(capacity);
             }
             for (int c = 0; c < at.length; c++) {
                 coordinates[c][size] = at[c];
             }
-            if (ints != null) {
-                ints[size] = segment.get(ValueLayout.JAVA_INT, offset);
-            } else {
-                longs[size] = segment.get(ValueLayout.JAVA_LONG, offset);
+            switch (type) {
+                case F32 -> floats[size] = segment.get(ValueLayout.JAVA_FLOAT, offset);
+                case F64 -> doubles[size] = segment.get(ValueLayout.JAVA_DOUBLE, offset);
+                case I32 -> ints[size] = segment.get(ValueLayout.JAVA_INT, offset);
+                case I64 -> longs[size] = segment.get(ValueLayout.JAVA_LONG, offset);
             }
             size++;
         }
 
-        private void grow() {
-            int capacity = Math.toIntExact(Math.min(Integer.MAX_VALUE - 8, coordinates[0].length * 2L));
-            if (capacity == size) {
-                throw new IllegalStateException("more than " + size + " active cells: more than a Java array holds");
-            }
+        /** Gives every array {@code capacity} entries, keeping the first {@link #size}. */
+        private void resize(int capacity) {
             for (int c = 0; c < coordinates.length; c++) {
-                coordinates[c] = Arrays.copyOf(coordinates[c], capacity);
+                coordinates[c] = coordinates[c] == null ? new int[capacity] : Arrays.copyOf(coordinates[c], capacity);
             }
-            if (ints != null) {
-                ints = Arrays.copyOf(ints, capacity);
-            } else {
-                longs = Arrays.copyOf(longs, capacity);
+            switch (type) {
+                case F32 -> floats = floats == null ? new float[capacity] : Arrays.copyOf(floats, capacity);
+                case F64 -> doubles = doubles == null ? new double[capacity] : Arrays.copyOf(doubles, capacity);
+                case I32 -> ints = ints == null ? new int[capacity] : Arrays.copyOf(ints, capacity);
+                case I64 -> longs = longs == null ? new long[capacity] : Arrays.copyOf(longs, capacity);
             }
         }
 
         CellArrays cells() {
-            int[][] trimmed = new int[coordinates.length][];
-            for (int c = 0; c < trimmed.length; c++) {
-                trimmed[c] = Arrays.copyOf(coordinates[c], size);
+            if (coordinates[0].length != size) {
+                resize(size);
             }
             return switch (type) {
-                case I32 -> CellArrays.ofInts(trimmed, Arrays.copyOf(ints, size));
-                case I64 -> CellArrays.ofLongs(trimmed, Arrays.copyOf(longs, size));
-                case F32 -> {
-                    float[] values = new float[size];
-                    MemorySegment.copy(MemorySegment.ofArray(ints), 0, MemorySegment.ofArray(values), 0, size * 4L);
-                    yield CellArrays.ofFloats(trimmed, values);
-                }
-                case F64 -> {
-                    double[] values = new double[size];
-                    MemorySegment.copy(MemorySegment.ofArray(longs), 0, MemorySegment.ofArray(values), 0, size * 8L);
-                    yield CellArrays.ofDoubles(trimmed, values);
-                }
+                case F32 -> CellArrays.ofFloats(coordinates, floats);
+                case F64 -> CellArrays.ofDoubles(coordinates, doubles);
+                case I32 -> CellArrays.ofInts(coordinates, ints);
+                case I64 -> CellArrays.ofLongs(coordinates, longs);
             };
         }
     }

@@ -1,5 +1,7 @@
 package io.snode.codegen.samples;
 
+import io.snode.codegen.interop.CellArrays;
+
 /**
  * The reference data set of {@code WORKLOADS.md}: the voxels of a spherical shell of radius 400
  * (or, for quick runs, 100) and half-width 2 around (1024, 1024, 1024), with their signed
@@ -147,6 +149,20 @@ public final class NarrowBand {
 
     public float value(int n) {
         return values[n];
+    }
+
+    /**
+     * The list as parallel arrays (coordinates i, j, k and values, in list order), as
+     * {@code Bulk.writeCells} takes them.
+     */
+    public CellArrays cells() {
+        int[][] coordinates = new int[3][voxels.length];
+        for (int n = 0; n < voxels.length; n++) {
+            coordinates[0][n] = i(n);
+            coordinates[1][n] = j(n);
+            coordinates[2][n] = k(n);
+        }
+        return CellArrays.ofFloats(coordinates, values.clone());
     }
 
     /** The checksum of WORKLOADS.md: the sum of all values in double, in list order. */

@@ -37,6 +37,19 @@ class NarrowBandTest {
     }
 
     @Test
+    void itsCellArraysAreTheListInOrder() {
+        NarrowBand quick = NarrowBand.sorted(NarrowBand.QUICK_RADIUS);
+        io.snode.codegen.interop.CellArrays cells = quick.cells();
+        assertThat(cells.size()).isEqualTo(quick.size());
+        for (int n = 0; n < quick.size(); n += 101) {
+            assertThat(cells.coordinates(0)[n]).isEqualTo(quick.i(n));
+            assertThat(cells.coordinates(1)[n]).isEqualTo(quick.j(n));
+            assertThat(cells.coordinates(2)[n]).isEqualTo(quick.k(n));
+            assertThat(cells.floats()[n]).isEqualTo(quick.value(n));
+        }
+    }
+
+    @Test
     void shuffleIsAPermutation() {
         NarrowBand shuffled = band.shuffled();
         assertThat(shuffled.size()).isEqualTo(band.size());

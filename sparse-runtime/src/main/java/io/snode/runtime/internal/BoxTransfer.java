@@ -309,34 +309,97 @@ public final class BoxTransfer {
         for (int s = 0; s < steps.length; s++) {
             units[s] = tree.unit(steps[s].node().snode());
         }
-        return new ActiveWalk(steps, units, dimensions, fieldOffset, sink).visit(0, tree.root(), 0);
+        return new ActiveWalk(steps, units, sink).visit(0, tree.root(), 0);
     }
 
-    /** The walk of {@link #forEachActive}: per level, the low corner of the cell whose container it visits. */
-    private record ActiveWalk(PathStep[] steps, NodeUnit[] units, int[][] corners, long fieldOffset, CellSink sink) {
-        ActiveWalk(PathStep[] steps, NodeUnit[] units, int dimensions, long fieldOffset, CellSink sink) {
-            this(steps, units, new int[steps.length + 1][dimensions], fieldOffset, sink);
+    /**
+     * The walk of {@link #forEachActive}: the levels above the field's SNode through their units'
+     * active cells, keeping per level the low corner of the cell whose container it visits; the
+     * field's own containers directly (mask words read once each, with acquire ordering), with
+     * each cell's local coordinates from a table made once.
+     */
+    private final class ActiveWalk {
+        private static final int TABLE_LIMIT = 1 << 16;
+        private final PathStep[] steps;
+        private final NodeUnit[] units;
+        private final CellSink sink;
+        private final int[][] corners;
+        private final int[] at = new int[dimensions];
+        /** Per coordinate, per cell index of a container: its local coordinate; null for large containers. */
+        private final int[][] local;
+        private long visited;
+
+        ActiveWalk(PathStep[] steps, NodeUnit[] units, CellSink sink) {
+            this.steps = steps;
+            this.units = units;
+            this.sink = sink;
+            this.corners = new int[steps.length + 1][dimensions];
+            long cells = plan.cellCount();
+            if (cells <= TABLE_LIMIT) {
+                local = new int[dimensions][(int) cells];
+                for (int index = 0; index < cells; index++) {
+                    for (AxisSplit split : last.splits()) {
+                        local[split.coordinate()][index] =
+                                (int) (AxisSplit.split(index, split.stride(), -1, split.size()) * split.divisor());
+                    }
+                }
+            } else {
+                local = null;
+            }
         }
 
         long visit(int level, MemorySegment segment, long cell) {
             long container = cell + steps[level].containerOffset();
-            boolean last = level == steps.length - 1;
-            long[] visited = new long[1];
+            if (level == steps.length - 1) {
+                leaf(segment, container, corners[level]);
+                return visited;
+            }
             units[level].forEachActive(segment, container, (s, index, childSegment, child, managed) -> {
                 int[] corner = corners[level + 1];
                 System.arraycopy(corners[level], 0, corner, 0, corner.length);
                 for (AxisSplit split : steps[level].splits()) {
-                    long local = AxisSplit.split(index, split.stride(), -1, split.size());
-                    corner[split.coordinate()] += (int) (local * split.divisor());
+                    long digit = AxisSplit.split(index, split.stride(), -1, split.size());
+                    corner[split.coordinate()] += (int) (digit * split.divisor());
                 }
-                if (last) {
-                    sink.cell(corner, childSegment, child + fieldOffset);
-                    visited[0]++;
-                } else {
-                    visited[0] += visit(level + 1, childSegment, child);
-                }
+                visit(level + 1, childSegment, child);
             }, level);
-            return visited[0];
+            return visited;
+        }
+
+        /** Every active cell of the field's container at {@code container}, whose cell 0 is at {@code corner}. */
+        private void leaf(MemorySegment segment, long container, int[] corner) {
+            long cells = container + plan.cellsOffset() + fieldOffset;
+            long count = plan.cellCount();
+            if (!masked) {
+                for (long index = 0; index < count; index++) {
+                    cell(segment, cells, corner, index);
+                }
+                return;
+            }
+            long words = BitmaskWords.words(count);
+            for (long w = 0; w < words; w++) {
+                long bits = Atomics.getAcquire(segment, container + BitmaskWords.offsetOfWord(w));
+                while (bits != 0) {
+                    long index = BitmaskWords.lowestIndex(w, bits);
+                    bits &= bits - 1;
+                    cell(segment, cells, corner, index);
+                }
+            }
+        }
+
+        private void cell(MemorySegment segment, long cells, int[] corner, long index) {
+            if (local != null) {
+                for (int c = 0; c < dimensions; c++) {
+                    at[c] = corner[c] + local[c][(int) index];
+                }
+            } else {
+                System.arraycopy(corner, 0, at, 0, dimensions);
+                for (AxisSplit split : last.splits()) {
+                    at[split.coordinate()] += (int) (AxisSplit.split(index, split.stride(), -1, split.size()) * split.divisor());
+                }
+            }
+            sink.cell(at, segment, cells + index * cellBytes);
+            visited++;
         }
     }
 
