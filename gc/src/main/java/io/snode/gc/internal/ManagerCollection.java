@@ -248,7 +248,23 @@ public final class ManagerCollection {
         runs.flush();
     }
 
-    /** Collects cells into runs of neighbours in one chunk and zeroes each run with one kernel call. */
+    /**
+     * Fewest bytes of one run of recycled cells whose pages phase 2 gives back to the system
+     * instead of zeroing them, where the cells lie in a region: 16 pages. Shorter runs are zeroed
+     * and keep their pages (a page given back costs a fault when it is next touched, and a short
+     * run has at most a page or two inside it).
+     */
+    public static final long RELEASE_AT_LEAST_BYTES = 64 << 10;
+
+    /**
+     * Collects cells into runs of neighbours in one chunk and zeroes each run with one kernel
+     * call; a run of at least {@link #RELEASE_AT_LEAST_BYTES} in a region has its whole pages
+     * given back instead ({@link ListManager#releaseElements}: they read zero, and commit again
+     * when next touched) and the rest of its bytes zeroed. Every run's cells are free and used
+     * by no other thread (the collection is exclusive), so what happens halfway is seen by no
+     * one; if the give-back fails, the run is zeroed with the kernel, so every reclaimed cell
+     * reads zero whatever the allocator did.
+     */
     private static final class RunZeroer {
         private final GcKernels kernels;
         private final ListManager data;
@@ -256,6 +272,7 @@ public final class ManagerCollection {
         private MemorySegment runChunk;
         private long runStart;
         private long runEnd;
+        private int runFirstCell;
 
         RunZeroer(GcKernels kernels, ListManager data, long stride) {
             this.kernels = kernels;
@@ -274,12 +291,25 @@ public final class ManagerCollection {
             runChunk = chunk;
             runStart = offset;
             runEnd = offset + stride;
+            runFirstCell = cell;
         }
 
         void flush() {
             if (runChunk != null) {
-                kernels.zero(runChunk, runStart, runEnd - runStart);
+                long bytes = runEnd - runStart;
+                if (bytes < RELEASE_AT_LEAST_BYTES || !release(bytes / stride)) {
+                    kernels.zero(runChunk, runStart, bytes);
+                }
                 runChunk = null;
+            }
+        }
+
+        /** Gives the run's pages back; false when its cells are in no region or the allocator failed. */
+        private boolean release(long cells) {
+            try {
+                return data.releaseElements(runFirstCell, cells);
+            } catch (RuntimeException allocatorFault) {
+                return false; // the run is zeroed instead: a give-back is an economy, never needed
             }
         }
     }

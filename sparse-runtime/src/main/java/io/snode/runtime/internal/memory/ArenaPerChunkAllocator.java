@@ -61,6 +61,12 @@ final class ArenaPerChunkAllocator implements MemoryAllocator {
         region.asSlice(end, offset + byteSize - end).fill((byte) 0);
     }
 
+    /** Resident pages of the range, as {@code mincore} reports them. */
+    @Override
+    public long residentBytes(MemorySegment region, long offset, long byteSize) {
+        return NativeRegions.residentBytes(region, offset, byteSize);
+    }
+
     @Override
     public void releaseRegion(MemorySegment region) {
         Arena arena = regions.remove(region.address());

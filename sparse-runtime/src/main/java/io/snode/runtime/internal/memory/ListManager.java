@@ -269,6 +269,29 @@ public final class ListManager implements AutoCloseable {
         return geometry.byteOffsetInChunk(index);
     }
 
+    /**
+     * For a list in a region: gives the whole pages of elements {@code [first, first + count)}
+     * back to the system and zeroes the rest of their bytes ({@link MemoryPool#releasePages});
+     * the elements read zero afterwards and stay part of the list and its chunks. A collector's
+     * step over free cells (no other thread may use them). Returns false, doing nothing, for a
+     * list of chunks of its own.
+     *
+     * @throws IndexOutOfBoundsException if the range is not within {@link #size()}
+     * @throws IllegalStateException     if the allocator fails (the range may then be partly zeroed)
+     */
+    public boolean releaseElements(long first, long count) {
+        if (first < 0 || count < 0 || first + count > size()) {
+            throw new IndexOutOfBoundsException("elements [" + first + ", " + (first + count) + ") of a list of "
+                    + size());
+        }
+        if (region == null) {
+            return false;
+        }
+        long stride = geometry.elementStride();
+        pool.releasePages(region, first * stride, count * stride);
+        return true;
+    }
+
     /** Chunk {@code k} (0 &lt;= k &lt; chunkCount()). */
     public MemorySegment chunk(int k) {
         MemorySegment[] dir = (MemorySegment[]) DIRECTORY.getAcquire(this);

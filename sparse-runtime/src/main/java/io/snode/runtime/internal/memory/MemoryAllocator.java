@@ -78,6 +78,15 @@ public interface MemoryAllocator {
         region.asSlice(offset, byteSize).fill((byte) 0);
     }
 
+    /**
+     * Bytes of {@code [offset, offset + byteSize)} of {@code region} backed by physical pages now,
+     * in whole pages (a page shared with the range's neighbours counts when it is resident). The
+     * default says all of them: an allocator without regions commits on allocation.
+     */
+    default long residentBytes(MemorySegment region, long offset, long byteSize) {
+        return byteSize;
+    }
+
     /** Releases a region {@link #reserveRegion} returned; accesses through it throw afterwards. */
     default void releaseRegion(MemorySegment region) {
         throw new IllegalArgumentException("region=" + region + " was not reserved by " + this);

@@ -19,8 +19,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <em>owner</em> is whoever asked for it, named by the path of an SNode (the owner object is
  * interned per name so that hot paths hold a reference, not a string). Bytes are
  * <em>reserved</em> when the pool has promised them to a chunk and <em>committed</em> when they
- * are backed by physical pages; with the default allocator the two are equal because
- * {@link java.lang.foreign.Arena#allocate} zeroes, and so commits, a chunk at once.
+ * are backed by physical pages; for chunks of their own the two are equal because
+ * {@link java.lang.foreign.Arena#allocate} zeroes, and so commits, a chunk at once; the parts of a
+ * region commit page by page as they are touched, and a collector may give pages of free cells
+ * back ({@link #releasePages}), which lowers what is committed but not what is reserved.
  *
  * <p>What the pool promises:
  * <ul>
@@ -322,9 +324,63 @@ public final class MemoryPool implements AutoCloseable {
         return bytesReserved.get();
     }
 
-    /** Bytes backed by physical pages; equal to {@link #bytesReserved()} for allocators that commit on allocation. */
+    /**
+     * Bytes backed by physical pages: chunks that commit on allocation whole, and of each region
+     * the pages of its chunks that are resident now ({@link MemoryAllocator#residentBytes}: pages
+     * never touched, or given back by {@link #releasePages}, do not count). Equal to
+     * {@link #bytesReserved()} for allocators that commit on allocation.
+     */
     public long bytesCommitted() {
-        return bytesCommitted.get();
+        long committed = bytesCommitted.get();
+        if (regions.isEmpty()) {
+            return committed;
+        }
+        lifecycle.readLock().lock();
+        try {
+            if (closed) {
+                return committed;
+            }
+            for (Region region : regions) {
+                long handedOut = 0;
+                long low = Long.MAX_VALUE;
+                long high = 0;
+                for (Chunk chunk : chunks.values()) {
+                    if (chunk.region == region) {
+                        handedOut += chunk.byteSize;
+                        low = Math.min(low, chunk.regionOffset);
+                        high = Math.max(high, chunk.regionOffset + chunk.byteSize);
+                    }
+                }
+                if (handedOut > 0) {
+                    long resident = allocator.residentBytes(region.segment, low, high - low);
+                    committed -= handedOut - Math.min(handedOut, resident);
+                }
+            }
+            return committed;
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /**
+     * Gives the whole pages inside {@code [offset, offset + byteSize)} of {@code region} back to
+     * the system and zeroes the rest of the range ({@link MemoryAllocator#decommit}): the range reads
+     * zero afterwards, and its pages commit again when they are next touched. For a collector,
+     * over cells that are free: the range stays part of its chunks and counted against the cap
+     * (reserved), so cells reused later need no new reservation; only {@link #bytesCommitted()}
+     * falls. A throw (an allocator fault) may leave the range partly zeroed; the caller zeroes it.
+     *
+     * @throws IllegalStateException if the pool is closed
+     */
+    public void releasePages(Region region, long offset, long byteSize) {
+        Objects.requireNonNull(region, "region");
+        lifecycle.readLock().lock();
+        try {
+            checkOpen();
+            allocator.decommit(region.segment, offset, byteSize);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
     }
 
     /** Chunks held. */
@@ -334,7 +390,7 @@ public final class MemoryPool implements AutoCloseable {
 
     /** The counters, read one after another (exact when no request runs). */
     public PoolMetrics metrics() {
-        return new PoolMetrics(capBytes, bytesReserved.get(), bytesCommitted.get(), chunksHeld.get());
+        return new PoolMetrics(capBytes, bytesReserved.get(), bytesCommitted(), chunksHeld.get());
     }
 
     /** Per-owner counters, sorted by owner name; owners that never held memory are included. */

@@ -11,7 +11,8 @@ import java.util.Locale;
 
 /**
  * The one class that makes restricted FFM calls: reserving address space with {@code mmap},
- * giving pages back with {@code madvise(MADV_DONTNEED)} and unmapping with {@code munmap}, on
+ * giving pages back with {@code madvise(MADV_DONTNEED)}, counting resident pages with
+ * {@code mincore} and unmapping with {@code munmap}, on
  * Linux on x86-64 and AArch64 (where those constants hold), and only where native access is
  * enabled for this class's module ({@code --enable-native-access}), so that the JVM never warns
  * about a restricted call. Elsewhere, or without that flag (one {@link System.Logger} warning,
@@ -42,6 +43,7 @@ final class NativeRegions {
     private static final MethodHandle MMAP;
     private static final MethodHandle MUNMAP;
     private static final MethodHandle MADVISE;
+    private static final MethodHandle MINCORE;
     /** Whether regions can be reserved on this platform. */
     static final boolean AVAILABLE;
 
@@ -49,6 +51,7 @@ final class NativeRegions {
         MethodHandle mmap = null;
         MethodHandle munmap = null;
         MethodHandle madvise = null;
+        MethodHandle mincore = null;
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
         boolean platform = os.startsWith("linux")
@@ -73,6 +76,9 @@ final class NativeRegions {
                 madvise = linker.downcallHandle(libc.find("madvise").orElseThrow(),
                         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
                                 ValueLayout.JAVA_INT));
+                mincore = linker.downcallHandle(libc.find("mincore").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                                ValueLayout.ADDRESS));
             } catch (RuntimeException | LinkageError unavailable) {
                 mmap = null;
             }
@@ -80,6 +86,7 @@ final class NativeRegions {
         MMAP = mmap;
         MUNMAP = munmap;
         MADVISE = madvise;
+        MINCORE = mincore;
         AVAILABLE = mmap != null;
     }
 
@@ -139,6 +146,42 @@ final class NativeRegions {
             // committed and read what they held, which the zeroing of recycled cells covers.
             throw new IllegalStateException("madvise(MADV_DONTNEED) returned " + result + " for " + range);
         }
+    }
+
+    /**
+     * Bytes of the pages that hold {@code [offset, offset + byteSize)} of {@code region} and are
+     * resident now ({@code mincore}; a page of the range's edge counts whole). A page touched and
+     * not given back is resident: regions are private anonymous memory, and this machine's swap
+     * (if any) would make the figure lower than what was committed, never higher.
+     */
+    static long residentBytes(MemorySegment region, long offset, long byteSize) {
+        if (byteSize <= 0) {
+            return 0;
+        }
+        MemorySegment range = region.asSlice(offset, byteSize); // bounds- and liveness-checked
+        long start = range.address() & -PAGE;
+        long end = (range.address() + byteSize + PAGE - 1) & -PAGE;
+        long pages = (end - start) / PAGE;
+        long resident = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment vector = arena.allocate(Math.min(pages, 1L << 20));
+            for (long page = 0; page < pages; page += vector.byteSize()) {
+                long n = Math.min(vector.byteSize(), pages - page);
+                int result;
+                try {
+                    result = (int) MINCORE.invokeExact(start + page * PAGE, n * PAGE, vector);
+                } catch (Throwable t) {
+                    throw new IllegalStateException("mincore of " + n * PAGE + " bytes failed", t);
+                }
+                if (result != 0) {
+                    throw new IllegalStateException("mincore returned " + result + " for " + range);
+                }
+                for (long p = 0; p < n; p++) {
+                    resident += vector.get(ValueLayout.JAVA_BYTE, p) & 1;
+                }
+            }
+        }
+        return resident * PAGE;
     }
 
     private static void unmap(long address, long byteSize) {

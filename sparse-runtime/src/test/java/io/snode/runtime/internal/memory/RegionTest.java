@@ -98,7 +98,8 @@ class RegionTest {
             long counted = pool.bytesReserved();
             assertThat(counted).as("the cells handed out, in chunks of at most 1 MiB, plus the index lists")
                     .isBetween(3000 * CELL, 3000 * CELL + (2 << 20));
-            assertThat(pool.bytesCommitted()).isEqualTo(counted);
+            assertThat(pool.bytesCommitted()).as("resident: the pages of the cells written, not the rest of the chunks")
+                    .isBetween(3000 * CELL - NativeRegions.PAGE, counted - 1);
         }
     }
 
