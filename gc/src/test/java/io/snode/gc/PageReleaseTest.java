@@ -19,8 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * A collection gives the whole pages of long runs of recycled cells back to the system
- * ({@code madvise}) instead of zeroing them, where a node manager's cells lie in a region: the
+ * With {@link RuntimeOptions#withFreePageRelease}, a collection gives the whole pages of long
+ * runs of recycled cells back to the system ({@code madvise}) instead of zeroing them, where a
+ * node manager's cells lie in a region: the
  * runtime's committed bytes (resident pages, {@code mincore}) fall after a large delete, reused
  * cells read zero, the cells still active keep their values, and a give-back that fails falls back
  * to zeroing. The tests run with native access enabled (the test flags), so regions are used.
@@ -30,6 +31,7 @@ class PageReleaseTest {
     private static final Layout L2 = Layout.parse("pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)");
     /** Blocks per axis of the slab written: 16 x 16 x 16 blocks of 8^3 voxels, 8.6 MB of leaf cells. */
     private static final int BLOCKS = 16;
+    private static final RuntimeOptions RELEASING = RuntimeOptions.DEFAULT.withFreePageRelease(true);
 
     private static List<ThreePhaseCollector> collectors() {
         return List.of(ThreePhaseCollector.serial(), ParallelCollector.builder().parallelism(2).build());
@@ -82,7 +84,7 @@ class PageReleaseTest {
     @Test
     void aLargeDeleteGivesItsPagesBackAndTheCellsComeBackZeroed() {
         for (ThreePhaseCollector collector : collectors()) {
-            try (collector; SparseRuntime rt = SparseRuntime.create(L2, RuntimeOptions.DEFAULT.withCollector(collector))) {
+            try (collector; SparseRuntime rt = SparseRuntime.create(L2, RELEASING.withCollector(collector))) {
                 SNode blocks = rt.layout().snode(2);
                 writeSlab(rt, 0, BLOCKS, 0);
                 long before = rt.memoryStats().bytesCommitted();
@@ -109,9 +111,26 @@ class PageReleaseTest {
     }
 
     @Test
-    void shortRunsAreZeroedAndKeepTheirPages() {
+    void byDefaultTheCollectionKeepsThePagesOfFreeCells() {
         try (ThreePhaseCollector collector = ParallelCollector.builder().parallelism(2).build();
              SparseRuntime rt = SparseRuntime.create(L2, RuntimeOptions.DEFAULT.withCollector(collector))) {
+            assertThat(RuntimeOptions.DEFAULT.releasesFreePages()).isFalse();
+            writeSlab(rt, 0, BLOCKS, 0);
+            long before = rt.memoryStats().bytesCommitted();
+            rt.deactivateBox(rt.layout().snode(2), new int[] {0, 0, 0}, new int[] {BLOCKS / 2, BLOCKS, BLOCKS});
+            rt.collect();
+            assertThat(rt.memoryStats().bytesCommitted()).isEqualTo(before);
+            writeSlab(rt, 0, BLOCKS / 2, 1);
+            checkSlab(rt, 0, BLOCKS / 2, 1);
+            checkSlab(rt, BLOCKS / 2, BLOCKS, 0);
+            assertThat(rt.memoryStats().bytesCommitted()).isEqualTo(before);
+        }
+    }
+
+    @Test
+    void shortRunsAreZeroedAndKeepTheirPages() {
+        try (ThreePhaseCollector collector = ParallelCollector.builder().parallelism(2).build();
+             SparseRuntime rt = SparseRuntime.create(L2, RELEASING.withCollector(collector))) {
             SNode blocks = rt.layout().snode(2);
             writeSlab(rt, 0, BLOCKS, 0);
             long before = rt.memoryStats().bytesCommitted();
@@ -194,7 +213,7 @@ class PageReleaseTest {
         FailingGiveBack allocator = new FailingGiveBack();
         try (ThreePhaseCollector collector = ParallelCollector.builder().parallelism(4).zeroGrainBytes(64 << 10).build();
              SparseRuntime rt = SparseRuntime.create(L2,
-                     RuntimeOptions.DEFAULT.withAllocator(allocator).withCollector(collector));
+                     RELEASING.withAllocator(allocator).withCollector(collector));
              ExecutorService pool = Executors.newFixedThreadPool(4)) {
             SNode blocks = rt.layout().snode(2);
             writeSlab(rt, 0, BLOCKS, 0);

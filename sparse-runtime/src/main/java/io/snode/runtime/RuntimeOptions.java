@@ -16,8 +16,16 @@ import java.util.Objects;
  *                       is chosen with {@link #withCollector}: the runtime's own default (serial in a
  *                       {@code SparseRuntime}; {@code SNodeRuntime.compile} puts the {@code gc}
  *                       module's parallel collector in its place)
+ * @param releasesFreePages whether a collection gives the whole pages of long runs of the cells it
+ *                       reclaims back to the system ({@code madvise}) instead of zeroing them, where
+ *                       the cells lie in a region (the {@code gc} module's collectors; runs of at
+ *                       least 64 KiB). Then the memory committed falls after a large delete, and
+ *                       those pages commit again, each with a page fault, when they are next
+ *                       written. Off by default: a program that empties and rebuilds its structure
+ *                       keeps its pages. The cap counts those cells either way.
  */
-public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Collector collector) {
+public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Collector collector,
+                             boolean releasesFreePages) {
     /**
      * Stands for "no collector chosen": the runtime that receives these options uses its own
      * default. It collects serially, like {@link Collector#SERIAL}, but is a different object, so
@@ -42,7 +50,8 @@ public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Col
      * collector ({@link #DEFAULT_COLLECTOR}).
      */
     public static final RuntimeOptions DEFAULT =
-            new RuntimeOptions(MemoryPool.defaultCapBytes(), MemoryAllocator.regionsWherePossible(), DEFAULT_COLLECTOR);
+            new RuntimeOptions(MemoryPool.defaultCapBytes(), MemoryAllocator.regionsWherePossible(), DEFAULT_COLLECTOR,
+                    false);
 
     public RuntimeOptions {
         if (memoryCapBytes <= 0) {
@@ -52,21 +61,31 @@ public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Col
         Objects.requireNonNull(collector, "collector");
     }
 
+    /** Options that keep the pages of free cells ({@code releasesFreePages} false). */
+    public RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Collector collector) {
+        this(memoryCapBytes, allocator, collector, false);
+    }
+
     /** Whether no collector was chosen, so that the runtime picks its own ({@link #DEFAULT_COLLECTOR}). */
     public boolean usesDefaultCollector() {
         return collector == DEFAULT_COLLECTOR;
     }
 
-    /** These options with another cap; the allocator and the collector (chosen or default) stay. */
+    /** These options with another cap; the allocator, the collector (chosen or default) and the page release stay. */
     public RuntimeOptions withMemoryCap(long bytes) {
-        return new RuntimeOptions(bytes, allocator, collector);
+        return new RuntimeOptions(bytes, allocator, collector, releasesFreePages);
     }
 
     public RuntimeOptions withAllocator(MemoryAllocator allocator) {
-        return new RuntimeOptions(memoryCapBytes, allocator, collector);
+        return new RuntimeOptions(memoryCapBytes, allocator, collector, releasesFreePages);
     }
 
     public RuntimeOptions withCollector(Collector collector) {
-        return new RuntimeOptions(memoryCapBytes, allocator, collector);
+        return new RuntimeOptions(memoryCapBytes, allocator, collector, releasesFreePages);
+    }
+
+    /** These options with free pages given back at collection, or kept ({@link #releasesFreePages()}). */
+    public RuntimeOptions withFreePageRelease(boolean release) {
+        return new RuntimeOptions(memoryCapBytes, allocator, collector, release);
     }
 }

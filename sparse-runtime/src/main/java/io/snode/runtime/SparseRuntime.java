@@ -48,7 +48,7 @@ public final class SparseRuntime implements AutoCloseable {
     private SparseRuntime(Layout layout, RuntimeOptions options) {
         this.layout = layout;
         this.plan = Plan.of(layout);
-        this.pool = new MemoryPool(options.allocator(), options.memoryCapBytes());
+        this.pool = new MemoryPool(options.allocator(), options.memoryCapBytes(), options.releasesFreePages());
         this.collector = options.collector();
         boolean built = false;
         try {

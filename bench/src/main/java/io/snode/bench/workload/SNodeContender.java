@@ -10,6 +10,7 @@ import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.Kernel4;
 import io.snode.codegen.samples.NarrowBand;
 import io.snode.runtime.MemoryStats;
+import io.snode.runtime.RuntimeOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
@@ -57,6 +58,8 @@ public final class SNodeContender implements Contender, AutoCloseable {
     private final Layout layout;
     private final DataSet.Activity activity;
     private SNodeRuntime runtime;
+    /** W4's third row: a runtime whose collections give the pages of free cells back. */
+    private SNodeRuntime releasing;
     private SNodeRuntime particles;
 
     private SNodeContender(String name, WorkloadLayout workloadLayout) {
@@ -118,10 +121,18 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     build(workload, context, context.data().shuffled(), ACCESSOR));
             case W2 -> List.of(read(context, BIND), read(context, ACCESSOR));
             case W3 -> iterate(context);
-            case W4 -> List.of(recycle(context), recycleBox(context));
+            case W4 -> List.of(recycle(context), recycleBox(context, runtime, false), recycleBox(context, releasing(), true));
             case W5 -> parallelBuild(context);
             case W6, W6V -> particles(workload, context);
         };
+    }
+
+    private SNodeRuntime releasing() {
+        if (releasing == null) {
+            releasing = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withFreePageRelease(true));
+        }
+        releasing.parallelism(1);
+        return releasing;
     }
 
     private Grid grid(String api) {
@@ -178,9 +189,13 @@ public final class SNodeContender implements Contender, AutoCloseable {
 
     /** Makes the runtime hold the W1s grid (untimed). */
     private void buildSorted(Context context) {
-        empty(runtime);
+        buildSorted(runtime, context);
+    }
+
+    private void buildSorted(SNodeRuntime target, Context context) {
+        empty(target);
         NarrowBand sorted = context.data().sorted();
-        write(runtime.accessor(Grid.class), sorted, 0, sorted.size());
+        write(target.accessor(Grid.class), sorted, 0, sorted.size());
     }
 
     private Result read(Context context, String api) {
@@ -289,13 +304,15 @@ public final class SNodeContender implements Contender, AutoCloseable {
      * {@link DataSet#W4_SPLIT} (in the blocks' index space, {@link DataSet#BLOCK} voxels a cell),
      * deactivated in one call, which releases whole upper pointer cells at once.
      */
-    private Result recycleBox(Context context) {
+    private Result recycleBox(Context context, SNodeRuntime target, boolean released) {
         SNode blocks = workloadLayout.blocks().orElseThrow();
         int[] high = blocks.indexShape().clone();
         high[blocks.indexAxes().indexOf(io.snode.api.Axis.of('i'))] = DataSet.W4_SPLIT / DataSet.BLOCK;
-        return deleteAndRewrite(context, "box delete", "region deactivation",
+        return deleteAndRewrite(context, target, released ? "box delete, pages released" : "box delete",
+                released ? "region deactivation, pages released (withFreePageRelease)" : "region deactivation",
                 rt -> rt.deactivateBox(blocks, new int[high.length], high), // collects after it
-                "one deactivateBox call (whole upper cells at once; the collection runs after it)");
+                "one deactivateBox call (whole upper cells at once; the collection runs after it"
+                        + (released ? " and gives the free cells' pages back, which the rewrite faults in again)" : ")"));
     }
 
     /**
@@ -305,13 +322,18 @@ public final class SNodeContender implements Contender, AutoCloseable {
      */
     private Result deleteAndRewrite(Context context, String label, String way,
                                     java.util.function.Consumer<SNodeRuntime> delete, String note) {
-        buildSorted(context);
+        return deleteAndRewrite(context, runtime, label, way, delete, note);
+    }
+
+    private Result deleteAndRewrite(Context context, SNodeRuntime target, String label, String way,
+                                    java.util.function.Consumer<SNodeRuntime> delete, String note) {
+        buildSorted(target, context);
         int rewrite = context.data().lowVoxels();
         NarrowBand sorted = context.data().sorted();
-        Grid grid = runtime.accessor(Grid.class);
+        Grid grid = target.accessor(Grid.class);
         long[] held = new long[3];
         Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W4 " + name + " " + label + " + rewrite",
-                () -> runtime, rt -> {
+                () -> target, rt -> {
                     held[0] = rt.memoryStats().bytesCommitted();
                     long start = System.nanoTime();
                     delete.accept(rt);
@@ -324,7 +346,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     return (deleted - start) + (end - rewriteStart);
                 });
         return Row.of(Workload.W4, this, 1, way + " + " + ACCESSOR, context.trials(), timed, rewrite)
-                .checksums((long) sorted.size(), readBack(grid, sorted), runtime.count("phi"))
+                .checksums((long) sorted.size(), readBack(grid, sorted), target.count("phi"))
                 .held(held[0], held[1], held[2])
                 .note(note + "; items = voxels rewritten")
                 .check(context.data().references(), activity);
@@ -469,6 +491,9 @@ public final class SNodeContender implements Contender, AutoCloseable {
     public void close() {
         if (runtime != null) {
             runtime.close();
+        }
+        if (releasing != null) {
+            releasing.close();
         }
         if (particles != null) {
             particles.close();

@@ -175,8 +175,12 @@ public final class ManagerCollection {
         expectPhase(2);
         long t0 = System.nanoTime();
         long grainCells = Math.max(1, grainBytes / stride);
-        refillAndZero(kernels, runner, manager, tail, recycledCount, grainCells,
-                recycledCount >= sortAtLeast ? sort : null);
+        CellIndexSort order = recycledCount >= sortAtLeast ? sort : null;
+        if (data.releasesFreePages() && recycledCount * stride >= RELEASE_AT_LEAST_BYTES) {
+            // Sorted, neighbouring cells form the long runs whose pages can be given back.
+            order = sort != null ? sort : new CellIndexSort();
+        }
+        refillAndZero(kernels, runner, manager, tail, recycledCount, grainCells, order);
         manager.resetFreeList(tail + recycledCount);
         phase2Nanos = System.nanoTime() - t0;
     }

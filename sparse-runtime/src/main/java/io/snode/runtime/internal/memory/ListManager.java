@@ -274,11 +274,17 @@ public final class ListManager implements AutoCloseable {
      * back to the system and zeroes the rest of their bytes ({@link MemoryPool#releasePages});
      * the elements read zero afterwards and stay part of the list and its chunks. A collector's
      * step over free cells (no other thread may use them). Returns false, doing nothing, for a
-     * list of chunks of its own.
+     * list of chunks of its own or in a pool that does not release free pages
+     * ({@link MemoryPool#releasesFreePages()}).
      *
      * @throws IndexOutOfBoundsException if the range is not within {@link #size()}
      * @throws IllegalStateException     if the allocator fails (the range may then be partly zeroed)
      */
+    /** Whether {@link #releaseElements} gives pages back: a list in a region of a pool that releases free pages. */
+    public boolean releasesFreePages() {
+        return region != null && pool.releasesFreePages();
+    }
+
     public boolean releaseElements(long first, long count) {
         if (first < 0 || count < 0 || first + count > size()) {
             throw new IndexOutOfBoundsException("elements [" + first + ", " + (first + count) + ") of a list of "
@@ -288,8 +294,7 @@ public final class ListManager implements AutoCloseable {
             return false;
         }
         long stride = geometry.elementStride();
-        pool.releasePages(region, first * stride, count * stride);
-        return true;
+        return pool.releasePages(region, first * stride, count * stride);
     }
 
     /** Chunk {@code k} (0 &lt;= k &lt; chunkCount()). */

@@ -21,8 +21,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <em>reserved</em> when the pool has promised them to a chunk and <em>committed</em> when they
  * are backed by physical pages; for chunks of their own the two are equal because
  * {@link java.lang.foreign.Arena#allocate} zeroes, and so commits, a chunk at once; the parts of a
- * region commit page by page as they are touched, and a collector may give pages of free cells
- * back ({@link #releasePages}), which lowers what is committed but not what is reserved.
+ * region commit page by page as they are touched, and a pool made to release free pages lets a
+ * collector give pages of free cells back ({@link #releasePages}), which lowers what is
+ * committed but not what is reserved.
  *
  * <p>What the pool promises:
  * <ul>
@@ -64,6 +65,7 @@ public final class MemoryPool implements AutoCloseable {
     private final MemoryAllocator allocator;
     private final long capBytes;
     private final boolean commitsOnAllocate;
+    private final boolean releasesFreePages;
 
     /** Read side: requests; write side: close. Keeps a chunk from being allocated after close freed the rest. */
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -93,6 +95,17 @@ public final class MemoryPool implements AutoCloseable {
      * @param capBytes  the most bytes the pool may hold at once, positive; {@link #UNLIMITED} for no cap
      */
     public MemoryPool(MemoryAllocator allocator, long capBytes) {
+        this(allocator, capBytes, false);
+    }
+
+    /**
+     * @param allocator         every chunk is obtained from and returned to it
+     * @param capBytes          the most bytes the pool may hold at once, positive; {@link #UNLIMITED} for no cap
+     * @param releasesFreePages whether {@link #releasePages} gives pages of free cells back to the
+     *                          system (else it does nothing and the collector zeroes them)
+     */
+    public MemoryPool(MemoryAllocator allocator, long capBytes, boolean releasesFreePages) {
+        this.releasesFreePages = releasesFreePages;
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         if (capBytes <= 0) {
             throw new IllegalArgumentException("capBytes=" + capBytes + " (must be positive)");
@@ -370,17 +383,29 @@ public final class MemoryPool implements AutoCloseable {
      * (reserved), so cells reused later need no new reservation; only {@link #bytesCommitted()}
      * falls. A throw (an allocator fault) may leave the range partly zeroed; the caller zeroes it.
      *
+     * @return false, having done nothing, when this pool was made not to release free pages
+     *         (the default: a page given back costs a fault and its zeroing when it is next
+     *         written, which a program that empties and rebuilds pays every time)
      * @throws IllegalStateException if the pool is closed
      */
-    public void releasePages(Region region, long offset, long byteSize) {
+    public boolean releasePages(Region region, long offset, long byteSize) {
         Objects.requireNonNull(region, "region");
+        if (!releasesFreePages) {
+            return false;
+        }
         lifecycle.readLock().lock();
         try {
             checkOpen();
             allocator.decommit(region.segment, offset, byteSize);
+            return true;
         } finally {
             lifecycle.readLock().unlock();
         }
+    }
+
+    /** Whether {@link #releasePages} gives pages back. */
+    public boolean releasesFreePages() {
+        return releasesFreePages;
     }
 
     /** Chunks held. */
