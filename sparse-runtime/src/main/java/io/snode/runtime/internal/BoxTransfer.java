@@ -194,6 +194,10 @@ public final class BoxTransfer {
 
     private void writeBatch(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
                             int[] cell, Location location) {
+        if (dimensions == 3) {
+            writeBatch3(coordinates, from, end, buffer, at, cache, cell, location);
+            return;
+        }
         long cellsOffset = plan.cellsOffset() + fieldOffset;
         for (int n = from; n < end; n++) {
             long key = 0;
@@ -225,6 +229,70 @@ public final class BoxTransfer {
             }
             if (masked) {
                 cache.mark(slot, index);
+            }
+        }
+    }
+
+    /**
+     * {@link #writeBatch} for three coordinates, the usual case: the same steps with the axes'
+     * constants in locals, and the container of the cell before kept at hand, so that a run of
+     * cells in one container (sorted input) looks the cache up once.
+     */
+    private void writeBatch3(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
+                             int[] cell, Location location) {
+        long cellsOffset = plan.cellsOffset() + fieldOffset;
+        int[] xs = coordinates[0];
+        int[] ys = coordinates[1];
+        int[] zs = coordinates[2];
+        int shift0 = shifts[0];
+        int shift1 = shifts[1];
+        int shift2 = shifts[2];
+        int extent0 = extent[0];
+        int extent1 = extent[1];
+        int extent2 = extent[2];
+        long blocks1 = blocks[1];
+        long blocks2 = blocks[2];
+        long stride0 = stride[0];
+        long stride1 = stride[1];
+        long stride2 = stride[2];
+        long lastKey = -1;
+        int lastSlot = -1;
+        MemorySegment segment = null;
+        long base = 0;
+        for (int n = from; n < end; n++) {
+            int x = xs[n];
+            int y = ys[n];
+            int z = zs[n];
+            int bx = shift0 >= 0 ? x >>> shift0 : x / extent0;
+            int by = shift1 >= 0 ? y >>> shift1 : y / extent1;
+            int bz = shift2 >= 0 ? z >>> shift2 : z / extent2;
+            long key = (bx * blocks1 + by) * blocks2 + bz;
+            long index = (x - bx * extent0) * stride0 + (y - by * extent1) * stride1 + (z - bz * extent2) * stride2;
+            if (key != lastKey) {
+                // The slot of lastKey holds it until another key takes the slot, which sets lastKey.
+                int slot = cache.slot(key);
+                if (!cache.holds(slot, key)) {
+                    cache.flush(slot, this);
+                    cell[0] = x;
+                    cell[1] = y;
+                    cell[2] = z;
+                    long container = activateContainer(cell, location);
+                    cache.put(slot, key, location.segment, container);
+                }
+                lastKey = key;
+                lastSlot = slot;
+                segment = cache.segments[slot];
+                base = cache.containers[slot] + cellsOffset;
+            }
+            long node = base + index * cellBytes;
+            long value = at + (long) (n - from) * elementBytes;
+            if (elementBytes == Integer.BYTES) {
+                segment.set(ValueLayout.JAVA_INT_UNALIGNED, node, buffer.get(ValueLayout.JAVA_INT_UNALIGNED, value));
+            } else {
+                segment.set(ValueLayout.JAVA_LONG_UNALIGNED, node, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, value));
+            }
+            if (masked) {
+                cache.mark(lastSlot, index);
             }
         }
     }
