@@ -218,15 +218,8 @@ public final class BoxTransfer {
                 long container = activateContainer(cell, location);
                 cache.put(slot, key, location.segment, container);
             }
-            MemorySegment segment = cache.segments[slot];
-            long node = cache.containers[slot] + cellsOffset + index * cellBytes;
-            long value = at + (long) (n - from) * elementBytes;
-            // Unaligned access forms: node memory is aligned anyway, and they skip the alignment check.
-            if (elementBytes == Integer.BYTES) {
-                segment.set(ValueLayout.JAVA_INT_UNALIGNED, node, buffer.get(ValueLayout.JAVA_INT_UNALIGNED, value));
-            } else {
-                segment.set(ValueLayout.JAVA_LONG_UNALIGNED, node, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, value));
-            }
+            store(cache.segments[slot], cache.containers[slot] + cellsOffset + index * cellBytes, buffer,
+                    at + (long) (n - from) * elementBytes);
             if (masked) {
                 cache.mark(slot, index);
             }
@@ -284,16 +277,20 @@ public final class BoxTransfer {
                 segment = cache.segments[slot];
                 base = cache.containers[slot] + cellsOffset;
             }
-            long node = base + index * cellBytes;
-            long value = at + (long) (n - from) * elementBytes;
-            if (elementBytes == Integer.BYTES) {
-                segment.set(ValueLayout.JAVA_INT_UNALIGNED, node, buffer.get(ValueLayout.JAVA_INT_UNALIGNED, value));
-            } else {
-                segment.set(ValueLayout.JAVA_LONG_UNALIGNED, node, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, value));
-            }
+            store(segment, base + index * cellBytes, buffer, at + (long) (n - from) * elementBytes);
             if (masked) {
                 cache.mark(lastSlot, index);
             }
+        }
+    }
+
+    /** Copies one element of {@code buffer} at {@code value} into node memory at {@code node}. */
+    private void store(MemorySegment segment, long node, MemorySegment buffer, long value) {
+        // Unaligned access forms: node memory is aligned anyway, and they skip the alignment check.
+        if (elementBytes == Integer.BYTES) {
+            segment.set(ValueLayout.JAVA_INT_UNALIGNED, node, buffer.get(ValueLayout.JAVA_INT_UNALIGNED, value));
+        } else {
+            segment.set(ValueLayout.JAVA_LONG_UNALIGNED, node, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, value));
         }
     }
 
