@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 @EnabledIfSystemProperty(named = "snapshot.throughput", matches = "true")
 class SnapshotThroughputTest {
     static final Layout L2 = Layout.parse("pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)");
-    private static final int ROUNDS = 5;
+    private static final int ROUNDS = 9;
 
     @TempDir
     Path directory;
@@ -48,6 +48,8 @@ class SnapshotThroughputTest {
             assertThat(voxels).isEqualTo(8_048_580L);
             double sum = runtime.sum("phi");
             long size = 0;
+            // Writes first, then reads: a write's dirty pages and its truncation of the file
+            // before would otherwise be cleaned up by the kernel while the next read runs.
             for (int round = 0; round < ROUNDS; round++) {
                 long start = System.nanoTime();
                 Snapshots.write(runtime, file);
@@ -56,7 +58,9 @@ class SnapshotThroughputTest {
                 start = System.nanoTime();
                 rawWrite(raw, size);
                 rawWrite[round] = seconds(start);
-                start = System.nanoTime();
+            }
+            for (int round = 0; round < ROUNDS; round++) {
+                long start = System.nanoTime();
                 try (SNodeRuntime loaded = Snapshots.read(file)) {
                     read[round] = seconds(start);
                     assertThat(loaded.count("phi")).isEqualTo(voxels);
@@ -88,8 +92,16 @@ class SnapshotThroughputTest {
     private static void report(String what, double mb, double[] ours, double[] raw, String baseline) {
         double a = median(ours);
         double b = median(raw);
-        System.out.printf("%-22s %8.0f MB/s (%.1f ms)   %s %8.0f MB/s (%.1f ms)   ratio %.2f%n", what, mb / a, a * 1e3,
-                baseline, mb / b, b * 1e3, b / a);
+        System.out.printf("%-22s %8.0f MB/s (%.1f ms)   %s %8.0f MB/s (%.1f ms)   ratio %.2f   rounds %s / %s%n",
+                what, mb / a, a * 1e3, baseline, mb / b, b * 1e3, b / a, millis(ours), millis(raw));
+    }
+
+    private static String millis(double[] seconds) {
+        StringBuilder out = new StringBuilder();
+        for (double s : seconds) {
+            out.append(out.isEmpty() ? "" : " ").append(Math.round(s * 1e3));
+        }
+        return out.toString();
     }
 
     private static double median(double[] values) {

@@ -69,12 +69,16 @@ final class RecordApplier {
         switch (node.kind) {
             case DENSE -> cells(node, segment, container, null, data);
             case BITMASKED -> {
+                // Cells first: a plain copy is the first touch of fresh node memory, so its page
+                // faults in writable once; the atomic OR below then finds it there (an OR first
+                // would read, mapping the shared zero page, and fault again, with a TLB flush on
+                // every core, to write). The bits also come after their values, as elsewhere.
+                cells(node, segment, container + node.plan.cellsOffset(), packed ? mask : null, data);
                 for (int w = 0; w < mask.length; w++) {
                     if (mask[w] != 0) {
                         Atomics.getAndBitwiseOr(segment, container + 8L * w, mask[w]);
                     }
                 }
-                cells(node, segment, container + node.plan.cellsOffset(), packed ? mask : null, data);
             }
             case POINTER -> pointerCells(node, base, mask, data);
             default -> throw new AssertionError(node.kind);
