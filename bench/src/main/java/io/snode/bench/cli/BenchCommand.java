@@ -79,7 +79,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--warmups", paramLabel = "N", description = "untimed warm-up runs before them (default: 2, --quick: 0)")
     Integer warmups;
 
-    @Option(names = "--threads", paramLabel = "T", description = "W5's thread count besides 1 (default: the available processors)")
+    @Option(names = "--threads", paramLabel = "T", description = "The thread count besides 1 for W5 and for W3's launch after a change (default: the available processors)")
     Integer threads;
 
     @Option(names = "--peers", paramLabel = "DIR", description = "the OpenVDB harness directory (default:"

@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * make the benchmark's call sites megamorphic over the runs' hidden classes). An empty grid is
  * that runtime after {@code deactivateAll} on the root and a collection: node memory then comes
  * from the free lists, as it does in any program that rebuilds. W1 to W4 and W6 run with
- * parallelism 1 (as OpenVDB's single-threaded rows); W5 uses threads of its own.
+ * parallelism 1 (as OpenVDB's single-threaded rows), but for W3's launch after a change, which
+ * runs with each of the thread counts; W5 uses threads of its own.
  */
 public final class SNodeContender implements Contender, AutoCloseable {
     /** The generated accessors of {@code phi}. */
@@ -227,6 +228,25 @@ public final class SNodeContender implements Contender, AutoCloseable {
         results.add(Row.of(Workload.W3, this, 1, "block form (reduceBlocks)", context.trials(), blocks, block[0].count())
                 .checksums(null, block[0].sum(), block[0].count())
                 .check(context.data().references(), activity));
+        // After a change, the launch walks the tree again: a collection before each run (untimed)
+        // moves the structure's epoch without changing a cell. With T threads, both the walk and
+        // the reduction run on T.
+        for (int threads : context.threadCounts()) {
+            runtime.parallelism(threads);
+            BlockSum[] walked = new BlockSum[1];
+            Trials.Timed<SNodeRuntime> afterChange = context.trials().time("W3 " + name + " after a change T=" + threads,
+                    () -> {
+                        runtime.gc();
+                        return runtime;
+                    },
+                    rt -> walked[0] = rt.reduceBlocks(leaf, BlockSum::new, BlockSum::accumulate, BlockSum::merge));
+            results.add(Row.of(Workload.W3, this, threads, "block form after a change (walk + reduceBlocks)",
+                            context.trials(), afterChange, walked[0].count())
+                    .checksums(null, walked[0].sum(), walked[0].count())
+                    .note("a collection before each run, untimed, makes the launch walk again")
+                    .check(context.data().references(), activity));
+        }
+        runtime.parallelism(1);
         double[] sum = new double[1];
         Trials.Timed<SNodeRuntime> reduction = context.trials().time("W3 " + name + " sum(\"phi\")", () -> runtime,
                 rt -> sum[0] = rt.sum("phi"));

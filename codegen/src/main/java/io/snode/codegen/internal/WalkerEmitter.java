@@ -5,6 +5,7 @@ import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.DUP2;
 import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.I2L;
+import static org.objectweb.asm.Opcodes.IALOAD;
 import static org.objectweb.asm.Opcodes.IADD;
 import static org.objectweb.asm.Opcodes.IASTORE;
 import static org.objectweb.asm.Opcodes.ICONST_0;
@@ -62,6 +63,8 @@ import org.objectweb.asm.Type;
  *
  * <pre>{@code
  * public static int walk(int[] byCell, long[] present, int capacity)    // visit0(ROOT, 0, ..., 0); fence
+ * public static int walkBelow(MemorySegment segment, long cell, int[] at, int[] byCell, long[] present,
+ *                             int capacity)                             // visit1(segment, cell, ..., at[0], ...); fence
  * static int visitL(MemorySegment segment, long cell, int[] byCell, long[] present, int capacity,
  *                   int c0, ...)                                        // a cell of chain[L]
  * }</pre>
@@ -72,7 +75,11 @@ import org.objectweb.asm.Type;
  * container is read, and one at the end of the walk for the recorded cells). At the parent level
  * it records cell {@code c} (if below {@code capacity}): coordinates into
  * {@code byCell[c * W ...]} ({@code W} coordinate slots: the axes the chain uses, in order of
- * first use) and bit {@code c} of {@code present}. Returns the number of cells recorded. The
+ * first use) and bit {@code c} of {@code present}. Returns the number of cells recorded.
+ * {@code walkBelow}, emitted when a level lies between the root's children and the parent
+ * ({@link #splitsBelowTop}), does the same below one active cell of the root's child container
+ * (its memory and its coordinates {@code at}, by slot): the parallel walk hands each task some of
+ * those cells, each with a bitmap of its own. The
  * root segment and the cell managers of the pointer levels (and their regions, where they have
  * one: a child is then at {@code cell * cellBytes} of {@code REGION_<id>}) are static finals
  * loaded from the class data.
@@ -157,6 +164,9 @@ public final class WalkerEmitter {
         }
         classData = owner.classData();
         emitWalk(owner);
+        if (splitsBelowTop()) {
+            emitWalkBelow(owner);
+        }
         for (int level = 0; level < keyLevel; level++) {
             new Visit(owner, level).emit();
         }
@@ -179,6 +189,34 @@ public final class WalkerEmitter {
             mv.visitInsn(ICONST_0);
         }
         mv.visitMethodInsn(INVOKESTATIC, className, "visit0", visitDescriptor(), false);
+        mv.invoke(RuntimeMethods.ACQUIRE_FENCE);
+        mv.visitInsn(IRETURN);
+        mv.end();
+    }
+
+    /**
+     * Whether {@code walkBelow} is emitted: the parent lies two or more levels below the root, so
+     * that the cells of the root's child container each lead to a walk of their own.
+     */
+    public boolean splitsBelowTop() {
+        return keyLevel >= 2;
+    }
+
+    /** walkBelow(segment, cell, at, byCell, present, capacity) = visit1(segment, cell, byCell, present, capacity, at[0], ...) */
+    private void emitWalkBelow(ClassEmitter owner) {
+        MethodEmitter mv = owner.method("walkBelow", "(" + SEGMENT.getDescriptor() + "J[I[I[JI)I", true,
+                List.of("segment", "cell", "at", "byCell", "present", "capacity"));
+        mv.visitVarInsn(ALOAD, mv.parameter(0));
+        mv.visitVarInsn(LLOAD, mv.parameter(1));
+        mv.visitVarInsn(ALOAD, mv.parameter(3));
+        mv.visitVarInsn(ALOAD, mv.parameter(4));
+        mv.visitVarInsn(ILOAD, mv.parameter(5));
+        for (int slot = 0; slot < width; slot++) {
+            mv.visitVarInsn(ALOAD, mv.parameter(2));
+            mv.pushInt(slot);
+            mv.visitInsn(IALOAD);
+        }
+        mv.visitMethodInsn(INVOKESTATIC, className, "visit1", visitDescriptor(), false);
         mv.invoke(RuntimeMethods.ACQUIRE_FENCE);
         mv.visitInsn(IRETURN);
         mv.end();

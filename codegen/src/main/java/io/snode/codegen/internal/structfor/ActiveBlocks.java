@@ -74,6 +74,8 @@ public final class ActiveBlocks {
      */
     int[] byCell;
     long[] present;
+    /** The split first phase's bitmaps, one per task, all zero between walks; null until a walk splits. */
+    long[][] taskPresent;
     /**
      * The structure's epoch and activation count read before the walk ({@link #stamp}); -1
      * until stamped. Equal numbers later mean that the snapshot still describes the structure.
@@ -138,11 +140,11 @@ public final class ActiveBlocks {
 
     /**
      * As {@link #of(NodeTree, SNode, int)}, with the first phase done by {@code walker}, the
-     * {@code walk(int[] byCell, long[] present, int capacity)} that {@link io.snode.codegen.internal.WalkerEmitter}
-     * generated for {@code target} (null: the generic walk).
+     * walk that {@link io.snode.codegen.internal.WalkerEmitter} generated for {@code target}
+     * (null: the generic walk).
      */
-    public static ActiveBlocks of(NodeTree structure, SNode target, int expected, MethodHandle walker) {
-        return of(structure, target, expected, walker, null);
+    public static ActiveBlocks of(NodeTree structure, SNode target, int expected, GeneratedWalk walker) {
+        return of(structure, target, expected, walker, null, WalkSplit.SEQUENTIAL);
     }
 
     /**
@@ -151,8 +153,17 @@ public final class ActiveBlocks {
      * overwritten; null: allocate). A launch of 56,628 blocks otherwise allocates and zeroes
      * several megabytes per call.
      */
-    public static ActiveBlocks of(NodeTree structure, SNode target, int expected, MethodHandle walker,
+    public static ActiveBlocks of(NodeTree structure, SNode target, int expected, GeneratedWalk walker,
                                   ActiveBlocks spare) {
+        return of(structure, target, expected, walker, spare, WalkSplit.SEQUENTIAL);
+    }
+
+    /**
+     * As {@link #of(NodeTree, SNode, int, GeneratedWalk, ActiveBlocks)}, the walk split over the
+     * launches' pool as {@code split} says: the same blocks in the same order, on more threads.
+     */
+    public static ActiveBlocks of(NodeTree structure, SNode target, int expected, GeneratedWalk walker,
+                                  ActiveBlocks spare, WalkSplit split) {
         if (target.kind() == NodeKind.ROOT) {
             throw new IllegalArgumentException("snode=root has one cell and no coordinates; read its fields directly");
         }
@@ -163,6 +174,7 @@ public final class ActiveBlocks {
         SnapshotWalk walk = new SnapshotWalk(structure, target, expected);
         walk.walker = walker;
         walk.spare = spare;
+        walk.split = java.util.Objects.requireNonNull(split, "split");
         return walk.run(expected);
     }
 

@@ -12,6 +12,7 @@ import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.internal.NodeTree;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -64,10 +65,21 @@ public final class Launcher implements AutoCloseable {
      *               {@link PhaseLock#enterTask()} while it runs (null: no marks)
      */
     public Launcher(NodeTree structure, PhaseLock phases, int parallelism, Consumer<GeneratedClass> listing) {
+        this(structure, phases, parallelism, WalkSplit.MINIMUM_CELLS, listing);
+    }
+
+    /**
+     * @param walkSplitCells the least work from which a snapshot's walk splits over the pool
+     *                       ({@link WalkSplit}; {@link WalkSplit#MINIMUM_CELLS} by default, less
+     *                       in tests, so that small structures split too)
+     */
+    public Launcher(NodeTree structure, PhaseLock phases, int parallelism, long walkSplitCells,
+                    Consumer<GeneratedClass> listing) {
         this.structure = structure;
         this.listing = listing;
         this.ranges = new LaunchSplit(structure, phases, parallelism);
-        this.snapshots = new SnapshotCache(structure, this::defineWalker);
+        this.snapshots = new SnapshotCache(structure, this::defineWalker,
+                new WalkSplit(ranges.pool(), parallelism, walkSplitCells));
     }
 
     public int parallelism() {
@@ -228,7 +240,7 @@ public final class Launcher implements AutoCloseable {
         }
     }
 
-    private MethodHandle defineWalker(SNode target) {
+    private GeneratedWalk defineWalker(SNode target) {
         WalkerEmitter emitter = new WalkerEmitter(structure.plan(), driverName("Walk"), target);
         List<SNode> chain = target.ancestry();
         Object[] cells = new Object[chain.size()];
@@ -243,8 +255,12 @@ public final class Launcher implements AutoCloseable {
         listing.accept(code);
         try {
             MethodHandles.Lookup hidden = HiddenClasses.define(Anchor.lookup(), code, emitter.classData());
-            return hidden.findStatic(hidden.lookupClass(), "walk",
+            MethodHandle walk = hidden.findStatic(hidden.lookupClass(), "walk",
                     MethodType.methodType(int.class, int[].class, long[].class, int.class));
+            MethodHandle below = !emitter.splitsBelowTop() ? null : hidden.findStatic(hidden.lookupClass(),
+                    "walkBelow", MethodType.methodType(int.class, MemorySegment.class, long.class, int[].class,
+                            int[].class, long[].class, int.class));
+            return new GeneratedWalk(walk, below);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot define the active-block walk of " + target.path(), e);
         }

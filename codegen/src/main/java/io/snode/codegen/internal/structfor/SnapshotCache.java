@@ -3,7 +3,6 @@ package io.snode.codegen.internal.structfor;
 import io.snode.api.SNode;
 import io.snode.codegen.internal.WalkerEmitter;
 import io.snode.runtime.internal.NodeTree;
-import java.lang.invoke.MethodHandle;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -21,7 +20,9 @@ import java.util.function.Function;
 public final class SnapshotCache {
     private final NodeTree structure;
     /** The generated first phase of a snapshot's walk per target, or null where none applies. */
-    private final Function<SNode, MethodHandle> walkers;
+    private final Function<SNode, GeneratedWalk> walkers;
+    /** How walks split over the launches' pool. */
+    private final WalkSplit split;
     /** Blocks in the latest snapshot per target: sizes the next one's arrays. */
     private final Map<SNode, Integer> lastSizes = new ConcurrentHashMap<>();
     /**
@@ -37,9 +38,17 @@ public final class SnapshotCache {
      * @param walkers the generated walk of a target for which {@link WalkerEmitter#applies}
      *                (called once per such target; the handles are kept here)
      */
-    public SnapshotCache(NodeTree structure, Function<SNode, MethodHandle> walkers) {
+    public SnapshotCache(NodeTree structure, Function<SNode, GeneratedWalk> walkers) {
+        this(structure, walkers, WalkSplit.SEQUENTIAL);
+    }
+
+    /**
+     * @param split how walks split over the launches' pool ({@link WalkSplit#SEQUENTIAL}: never)
+     */
+    public SnapshotCache(NodeTree structure, Function<SNode, GeneratedWalk> walkers, WalkSplit split) {
         this.structure = structure;
-        Map<SNode, MethodHandle> defined = new ConcurrentHashMap<>();
+        this.split = java.util.Objects.requireNonNull(split, "split");
+        Map<SNode, GeneratedWalk> defined = new ConcurrentHashMap<>();
         this.walkers = target -> WalkerEmitter.applies(target) ? defined.computeIfAbsent(target, walkers) : null;
     }
 
@@ -100,7 +109,7 @@ public final class SnapshotCache {
 
     private ActiveBlocks walk(SNode target, ActiveBlocks spare) {
         ActiveBlocks blocks = ActiveBlocks.of(structure, target, lastSizes.getOrDefault(target, 0),
-                walkers.apply(target), spare);
+                walkers.apply(target), spare, split);
         lastSizes.put(target, blocks.size());
         return blocks;
     }

@@ -14,14 +14,29 @@ import io.snode.runtime.internal.node.NodeUnit;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
 
 /**
  * One walk from the root to the target's containers, filling an {@link ActiveBlocks} snapshot;
  * no allocation per visited cell. How the blocks come out in memory order is told in
  * {@link ActiveBlocks}' class comment. Each level's active cells come from its node unit's
  * {@link NodeUnit#forEachActive}, with this walk as the visitor of every level.
+ *
+ * <p>With a pool ({@link WalkSplit}) a large walk under a pointer parent splits, both phases:
+ * the generated first phase runs per active cell of the root's child container, in tasks of
+ * neighbouring cells with a bitmap each, and the emission runs in ranges of bitmap words, each
+ * range's first block the prefix sum of the bits before it (one pass merges the tasks' bitmaps
+ * and counts). The blocks, their order and what is recorded of each are those of the walk on one
+ * thread. A split walk only reads node memory, as a whole one does, and writes only this walk's
+ * arrays, each slot by one task; a task that throws ends the walk with its exception after the
+ * others end, and the arrays, with bits left set, are dropped with the walk (a failed launch
+ * keeps no snapshot for reuse).
  */
 final class SnapshotWalk implements ActiveCellVisitor {
     private final NodeTree structure;
@@ -68,7 +83,20 @@ final class SnapshotWalk implements ActiveCellVisitor {
      */
     private boolean direct;
     /** The generated first phase of the direct case, or null. */
-    MethodHandle walker;
+    GeneratedWalk walker;
+    /** Whether and how this walk splits over the launches' pool. */
+    WalkSplit split = WalkSplit.SEQUENTIAL;
+    /**
+     * The split first phase's bitmaps, one per task (like {@link #present}, all zero between
+     * walks: the emission clears every word it reads), or null when the first phase ran whole.
+     */
+    private long[][] taskPresent;
+    /** While the split first phase lists the active cells of the root's child container. */
+    private boolean collectingTops;
+    private int tops;
+    private MemorySegment[] topSegments;
+    private long[] topCells;
+    private int[] topCoordinates;
     private int capacity;
     private int[] byCell;
     private long[] present;
@@ -198,9 +226,11 @@ final class SnapshotWalk implements ActiveCellVisitor {
                 && spare.present.length >= presentWords;
         byCell = reuse ? spare.byCell : new int[cellCapacity * width];
         present = reuse ? spare.present : new long[presentWords];
-        if (walker != null) {
+        if (walker != null && walker.below() != null && split.tasks(cellCapacity, 2) > 1) {
+            records = walkSplit(presentWords, reuse ? spare.taskPresent : null);
+        } else if (walker != null) {
             try {
-                records = (int) walker.invokeExact(byCell, present, cellCapacity);
+                records = (int) walker.walk().invokeExact(byCell, present, cellCapacity);
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Throwable e) {
@@ -213,21 +243,201 @@ final class SnapshotWalk implements ActiveCellVisitor {
                 spare);
         blocks.byCell = byCell;
         blocks.present = present;
+        blocks.taskPresent = taskPresent;
         stopLevel = -1;
-        emitDirect(cells, presentWords);
-        if (!blocks.activity.copiedWhileEmitted()) {
-            blocks.activity.recordAll(blocks);
+        int ranges = split.tasks(records, presentWords);
+        if (ranges > 1) {
+            emitSplit(cells, presentWords, ranges);
+        } else {
+            blocks.size = emitDirect(cells, 0, presentWords, 0);
+            if (!blocks.activity.copiedWhileEmitted()) {
+                blocks.activity.recordAll(blocks);
+            }
         }
         return blocks;
     }
 
     /**
-     * Blocks in the order of the present bits (clearing them for the next walk): memory,
-     * base coordinates, and for a bitmasked target its mask and count in the same pass (the
-     * block's memory is read in order, once). Inside one chunk, cells lie at the manager's
-     * constant stride, so the chunk is looked up once per run of cells.
+     * The first phase split over the pool: the active cells of the root's child container are
+     * listed here (in tree order), then tasks of neighbouring ones each run the generated
+     * {@code walkBelow} on theirs, into {@link #byCell} (every parent cell has one slot, written
+     * by the one task that meets it) and a bitmap of the task's own. Returns the cells recorded.
      */
-    private void emitDirect(CheckedCells cells, int presentWords) {
+    private int walkSplit(int presentWords, long[][] spareBitmaps) {
+        collectingTops = true;
+        tops = 0;
+        topSegments = new MemorySegment[16];
+        topCells = new long[16];
+        topCoordinates = new int[16 * width];
+        try {
+            visit(0, structure.root(), 0);
+        } finally {
+            collectingTops = false;
+        }
+        int tasks = Math.max(1, Math.min(tops, 4 * split.parallelism()));
+        boolean reuse = spareBitmaps != null && spareBitmaps.length >= tasks && spareBitmaps[0].length >= presentWords;
+        taskPresent = reuse ? spareBitmaps : new long[tasks][presentWords];
+        List<IntSupplier> parts = new ArrayList<>(tasks);
+        for (int t = 0; t < tasks; t++) {
+            int from = (int) ((long) tops * t / tasks);
+            int to = (int) ((long) tops * (t + 1) / tasks);
+            long[] bitmap = taskPresent[t];
+            parts.add(() -> walkBelow(from, to, bitmap));
+        }
+        int recorded = 0;
+        for (int count : invokeAll(parts)) {
+            recorded += count;
+        }
+        return recorded;
+    }
+
+    /** The generated walk below tops [from, to) into {@code bitmap}; the cells recorded. */
+    private int walkBelow(int from, int to, long[] bitmap) {
+        int[] at = new int[width];
+        int count = 0;
+        MethodHandle below = walker.below();
+        for (int top = from; top < to; top++) {
+            System.arraycopy(topCoordinates, top * width, at, 0, width);
+            try {
+                count += (int) below.invokeExact(topSegments[top], topCells[top], at, byCell, bitmap, capacity);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException("the generated walk of " + target.path() + " failed", e);
+            }
+        }
+        return count;
+    }
+
+    /** An active cell of the root's child container, listed for the split first phase. */
+    private void addTop(long index, MemorySegment segment, long cell) {
+        if (tops == topCells.length) {
+            topSegments = Arrays.copyOf(topSegments, tops * 2);
+            topCells = Arrays.copyOf(topCells, tops * 2);
+            topCoordinates = Arrays.copyOf(topCoordinates, tops * 2 * width);
+        }
+        topSegments[tops] = segment;
+        topCells[tops] = cell;
+        descend(0, index, topCoordinates, tops * width);
+        tops++;
+    }
+
+    /**
+     * The emission split into {@code ranges} ranges of bitmap words: one pass here merges the
+     * tasks' bitmaps into {@link #present} (clearing theirs) and counts each range's bits, whose
+     * prefix sum is each range's first block; then each range is emitted by a task of its own.
+     */
+    private void emitSplit(CheckedCells cells, int presentWords, int ranges) {
+        int[] firstWord = new int[ranges + 1];
+        int[] firstBlock = new int[ranges + 1];
+        for (int r = 0; r < ranges; r++) {
+            firstWord[r] = (int) ((long) presentWords * r / ranges);
+        }
+        firstWord[ranges] = presentWords;
+        for (int r = 0; r < ranges; r++) {
+            int count = 0;
+            for (int word = firstWord[r]; word < firstWord[r + 1]; word++) {
+                count += Long.bitCount(mergedWord(word));
+            }
+            firstBlock[r + 1] = firstBlock[r] + count;
+        }
+        taskPresent = null; // merged: the ranges read present alone
+        boolean recordAfter = !blocks.activity.copiedWhileEmitted();
+        List<IntSupplier> parts = new ArrayList<>(ranges);
+        for (int r = 0; r < ranges; r++) {
+            int range = r;
+            parts.add(() -> {
+                int end = emitDirect(cells, firstWord[range], firstWord[range + 1], firstBlock[range]);
+                if (recordAfter) {
+                    for (int b = firstBlock[range]; b < end; b++) {
+                        blocks.activity.record(blocks, b, blocks.segments[b], blocks.containers[b]);
+                    }
+                }
+                return end;
+            });
+        }
+        invokeAll(parts);
+        blocks.size = firstBlock[ranges];
+    }
+
+    /** Word {@code word} of {@link #present} with the tasks' bitmaps ORed in (and cleared); stored back and returned. */
+    private long mergedWord(int word) {
+        long bits = present[word];
+        if (taskPresent != null) {
+            for (long[] bitmap : taskPresent) {
+                bits |= bitmap[word];
+                bitmap[word] = 0;
+            }
+        }
+        present[word] = bits;
+        return bits;
+    }
+
+    /**
+     * Runs {@code parts} and returns their results in order: the calling thread and up to
+     * parallelism - 1 helpers on the pool each take the next part not yet taken until none is
+     * left, so the parts run on as many threads as are free, without waiting for a helper to
+     * start (a helper that starts after every part was taken does nothing). Returns once every
+     * part has ended; the first part's exception to be thrown is rethrown, after the others end.
+     */
+    private int[] invokeAll(List<IntSupplier> parts) {
+        int n = parts.size();
+        int[] results = new int[n];
+        AtomicInteger next = new AtomicInteger();
+        CountDownLatch ended = new CountDownLatch(n);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Runnable take = () -> {
+            for (int part = next.getAndIncrement(); part < n; part = next.getAndIncrement()) {
+                try {
+                    if (failure.get() == null) {
+                        results[part] = parts.get(part).getAsInt();
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                } finally {
+                    ended.countDown();
+                }
+            }
+        };
+        int helpers = Math.min(n, split.parallelism()) - 1;
+        for (int h = 0; h < helpers; h++) {
+            split.pool().execute(take);
+        }
+        take.run();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                ended.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true; // the parts still write into this walk's arrays: wait for them
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        Throwable thrown = failure.get();
+        if (thrown instanceof RuntimeException e) {
+            throw e;
+        }
+        if (thrown instanceof Error e) {
+            throw e;
+        }
+        if (thrown != null) {
+            throw new IllegalStateException("a part of the walk of " + target.path() + " failed", thrown);
+        }
+        return results;
+    }
+
+    /**
+     * Blocks in the order of the present bits of words {@code [fromWord, toWord)}, from block
+     * {@code firstBlock} on (clearing the bits for the next walk; the tasks' bitmaps of a split
+     * first phase are merged in): memory, base coordinates, and for a bitmasked target its mask
+     * and count in the same pass (the block's memory is read in order, once). Inside one chunk,
+     * cells lie at the manager's constant stride, so the chunk is looked up once per run of
+     * cells. Returns the block after the last one written.
+     */
+    private int emitDirect(CheckedCells cells, int fromWord, int toWord, int firstBlock) {
         long childOffset = childOffsets[keyLevel];
         long stride = cells.cellStride();
         MemorySegment[] segments = blocks.segments;
@@ -249,9 +459,9 @@ final class SnapshotWalk implements ActiveCellVisitor {
         MemorySegment chunk = null;
         long chunkEnd = 0;
         long chunkBase = 0;
-        int b = 0;
-        for (int word = 0; word < presentWords; word++) {
-            long bits = present[word];
+        int b = firstBlock;
+        for (int word = fromWord; word < toWord; word++) {
+            long bits = taskPresent == null ? present[word] : mergedWord(word);
             if (bits == 0) {
                 continue;
             }
@@ -289,7 +499,7 @@ final class SnapshotWalk implements ActiveCellVisitor {
         if (masked) {
             VarHandle.acquireFence();
         }
-        blocks.size = b;
+        return b;
     }
 
     /** Record numbers by cell index: a counting sort when the indices are dense enough. */
@@ -367,6 +577,10 @@ final class SnapshotWalk implements ActiveCellVisitor {
     @Override
     public void visit(int level, long index, MemorySegment segment, long cell, long managed) {
         int childLevel = level + 1;
+        if (collectingTops) {
+            addTop(index, segment, cell);
+            return;
+        }
         if (childLevel == stopLevel) {
             record((int) managed, level, index);
             return;

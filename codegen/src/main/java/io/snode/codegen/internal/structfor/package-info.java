@@ -10,7 +10,10 @@
  * {@link io.snode.codegen.internal.structfor.TargetKind}). The walk from the root
  * ({@link io.snode.codegen.internal.structfor.SnapshotWalk}, or the walk generated for a target
  * under a pointer parent) lists the blocks in memory order. A launch visits the cells of its
- * snapshot, so cells activated after it began are not visited.
+ * snapshot, so cells activated after it began are not visited.  With a parallelism above 1, a large walk under
+ * a pointer parent runs its two phases on the launches' pool as well
+ * ({@link io.snode.codegen.internal.structfor.WalkSplit}), giving the same blocks in the same
+ * order.
  *
  * <p><b>Epoch, activations, reuse.</b> The structure keeps two counters: the <em>epoch</em>
  * advances on every deactivation and collection (anything after which memory a
