@@ -469,10 +469,31 @@ public final class SNodeContender implements Contender, AutoCloseable {
             for (ListVisit part : visit()) {
                 appended += part.n;
             }
-            return List.of(Row.of(Workload.W6, this, 1, "bound appender", context.trials(), timed, voxel.length)
+            Result perParticle = Row.of(Workload.W6, this, 1, "bound appender", context.trials(), timed, voxel.length)
                     .checksums(appended, null, null)
                     .note("layout " + Layouts.PARTICLES)
-                    .check(context.data().references(), activity));
+                    .check(context.data().references(), activity);
+            // The particle array in one call, as OpenVDB's createPointIndexGrid takes it: grouped by
+            // block (a radix sort, timed), then each block's particles a chunk at a time.
+            int[][] blocksOf = {bi, bj, bk};
+            int[] ids = new int[bi.length];
+            java.util.Arrays.setAll(ids, p -> p);
+            Trials.Timed<SNodeRuntime> bulk = context.trials().time("W6 " + name + " bulk append", () -> {
+                empty(particles);
+                return particles;
+            }, rt -> Bulk.appendAll(rt, "particle", blocksOf, ids));
+            ListVisit sum = new ListVisit(null);
+            for (ListVisit part : visit()) {
+                sum.n += part.n;
+                sum.ids += part.ids;
+                sum.nonEmpty += part.nonEmpty;
+            }
+            Result bulkRow = Row.of(Workload.W6, this, 1, "bulk append (Bulk.appendAll of the particle array)",
+                            context.trials(), bulk, voxel.length)
+                    .checksums(sum.n, (double) sum.ids, sum.nonEmpty)
+                    .note("layout " + Layouts.PARTICLES + "; grouping by block included")
+                    .check(context.data().references(), activity);
+            return List.of(perParticle, bulkRow);
         }
         empty(particles);
         for (int p = 0; p < bi.length; p++) {

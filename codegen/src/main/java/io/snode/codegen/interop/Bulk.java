@@ -18,7 +18,7 @@ import java.util.Objects;
  * space to and from a row-major array (the last coordinate fastest), and the active cells as
  * parallel arrays of coordinates and values ({@link CellArrays}). They copy container by
  * container, one walk per container of the field's SNode instead of one call per cell, and serve
- * fields of dense and bitmasked SNodes.
+ * fields of dense and bitmasked SNodes; appends to the lists of dynamic SNodes, a chunk at a time.
  *
  * <pre>{@code
  * float[] box = new float[8 * 8 * 8];
@@ -43,6 +43,13 @@ import java.util.Objects;
  * container and those after it; a list write leaves a prefix of the list written and active and
  * nothing after it. Size the cap for the whole import, or import in pieces whose refusal you can
  * retry.
+ *
+ * <p><b>List appends.</b> {@link #append} appends an array of values to one list of a dynamic
+ * SNode, {@link #appendAll} values to many lists (grouped by list first): as that many single
+ * appends would, but taking a chunk's worth of indices with one compare-and-set of the list's
+ * length and copying the values into the chunk in one piece. A refused element (a full list, the
+ * memory cap, an allocator fault) ends the call with a {@link BulkAppendException} that lists the
+ * elements appended before it; nothing is taken back.
  *
  * <p>Every call enters the runtime's phase lock shared, as a launch does, so no collection
  * overlaps it; it may run from a kernel and beside other threads' accesses. A cell that another
@@ -197,6 +204,62 @@ public final class Bulk {
         return writeCells(runtime, field, CellArrays.ofLongs(coordinates, values));
     }
 
+    // ------------------------------------------------------------------ list appends
+
+    /**
+     * Appends {@code values} to the list of {@code field}'s dynamic SNode at {@code list} (the
+     * list's parent coordinates, as the runtime's {@code appendInt} takes them), in order, as that
+     * many single appends would, a chunk's worth of indices at a time; returns the elements
+     * appended ({@code values.length}). Other threads' appends to the same list may take indices
+     * between the chunks'.
+     *
+     * @throws BulkAppendException when an element is refused (the list is full, the memory cap,
+     *                             an allocator fault): the elements before it are appended, it and the ones after are not
+     */
+    public static long append(SNodeRuntime runtime, String field, int[] list, int[] values) {
+        return Appends.one(runtime, field, list, Objects.requireNonNull(values, "values"), FieldType.I32, values.length);
+    }
+
+    public static long append(SNodeRuntime runtime, String field, int[] list, long[] values) {
+        return Appends.one(runtime, field, list, Objects.requireNonNull(values, "values"), FieldType.I64, values.length);
+    }
+
+    public static long append(SNodeRuntime runtime, String field, int[] list, float[] values) {
+        return Appends.one(runtime, field, list, Objects.requireNonNull(values, "values"), FieldType.F32, values.length);
+    }
+
+    public static long append(SNodeRuntime runtime, String field, int[] list, double[] values) {
+        return Appends.one(runtime, field, list, Objects.requireNonNull(values, "values"), FieldType.F64, values.length);
+    }
+
+    /**
+     * Appends {@code values[n]} to the list at {@code lists[0][n], lists[1][n], ...} for every
+     * {@code n} (as OpenVDB's point index grid is built from a particle array): the elements are
+     * grouped by list first (a stable radix sort of the lists' coordinates), then each list's are
+     * appended as {@link #append(SNodeRuntime, String, int[], int[])} does, the lists in
+     * coordinate order (the first axis most significant). So each list receives its elements in
+     * the order of the arrays. Every coordinate is checked before the first append. Returns the
+     * elements appended ({@code values.length}).
+     *
+     * @throws BulkAppendException when an element is refused: the elements before it in that
+     *                             order are appended ({@link BulkAppendException#appended()} lists them), it and the ones after are not
+     */
+    public static long appendAll(SNodeRuntime runtime, String field, int[][] lists, int[] values) {
+        return Appends.all(runtime, field, lists, Objects.requireNonNull(values, "values"), FieldType.I32, values.length);
+    }
+
+    public static long appendAll(SNodeRuntime runtime, String field, int[][] lists, long[] values) {
+        return Appends.all(runtime, field, lists, Objects.requireNonNull(values, "values"), FieldType.I64, values.length);
+    }
+
+    public static long appendAll(SNodeRuntime runtime, String field, int[][] lists, float[] values) {
+        return Appends.all(runtime, field, lists, Objects.requireNonNull(values, "values"), FieldType.F32, values.length);
+    }
+
+    public static long appendAll(SNodeRuntime runtime, String field, int[][] lists, double[] values) {
+        return Appends.all(runtime, field, lists, Objects.requireNonNull(values, "values"), FieldType.F64, values.length);
+    }
+
     // ------------------------------------------------------------------ shared
 
     static PlacedField field(SNodeRuntime runtime, String name) {
@@ -217,7 +280,7 @@ public final class Bulk {
         return new BoxTransfer(runtime.generic().internalTree(), field);
     }
 
-    private static void checkType(PlacedField field, FieldType type) {
+    static void checkType(PlacedField field, FieldType type) {
         if (field.type() != type) {
             throw new IllegalArgumentException("field " + field.name() + " is " + field.type() + "; got " + type
                     + " values (pass a " + field.type().javaType() + "[])");
@@ -256,7 +319,7 @@ public final class Bulk {
         return volume;
     }
 
-    private static MemorySegment heap(Object array) {
+    static MemorySegment heap(Object array) {
         return switch (array) {
             case float[] floats -> MemorySegment.ofArray(floats);
             case double[] doubles -> MemorySegment.ofArray(doubles);

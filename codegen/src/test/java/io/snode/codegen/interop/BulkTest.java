@@ -8,6 +8,7 @@ import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.testing.FailingAllocator;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.internal.memory.MemoryAllocator;
 import java.lang.foreign.Arena;
@@ -134,22 +135,8 @@ class BulkTest {
     @Test
     void anInjectedAllocatorFaultLeavesTheBlocksBeforeItAndNothingOfTheRest() {
         Layout layout = Layout.parse(BLOCKS);
-        AtomicInteger countdown = new AtomicInteger(Integer.MAX_VALUE);
-        MemoryAllocator real = MemoryAllocator.arenaPerChunk();
-        MemoryAllocator failing = new MemoryAllocator() {
-            @Override
-            public MemorySegment allocate(long byteSize, long byteAlignment) {
-                if (countdown.decrementAndGet() == 0) {
-                    throw new OutOfMemoryError("injected failure");
-                }
-                return real.allocate(byteSize, byteAlignment);
-            }
-
-            @Override
-            public void free(MemorySegment segment) {
-                real.free(segment);
-            }
-        };
+        FailingAllocator failing = new FailingAllocator(() -> new OutOfMemoryError("injected failure"));
+        AtomicInteger countdown = failing.countdown;
         try (SNodeRuntime rt = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withAllocator(failing))) {
             rt.generic().setFloat("phi", 1f, 0, 0, 0);
             countdown.set(2); // the first new chunk after this one fails

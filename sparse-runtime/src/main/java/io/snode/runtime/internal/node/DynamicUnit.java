@@ -95,6 +95,20 @@ public final class DynamicUnit extends NodeUnit {
      */
     public static long tryAppend(MemorySegment segment, long header, int chunkSize, int capacity, CheckedCells blocks,
                                  int leafFanout) {
+        return tryAppendRun(segment, header, chunkSize, capacity, blocks, leafFanout, 1);
+    }
+
+    /**
+     * As {@link #tryAppend}, a run at once: takes indices {@code [e, e + k)} with one
+     * compare-and-set of the length from {@code e} to {@code e + k}, where {@code e} is the length
+     * read, whose chunk exists, and {@code k = }{@link #runLength runLength(e, max, ...)} (the run
+     * stays inside that chunk and the capacity); returns {@code e}, or {@code -1}, having changed
+     * nothing, when the chunk is missing or the list is full. A reader that sees the new length
+     * finds the chunk of every index below it, as after {@code k} single appends; the elements'
+     * values are stored after, as a single append stores its one.
+     */
+    public static long tryAppendRun(MemorySegment segment, long header, int chunkSize, int capacity, CheckedCells blocks,
+                                    int leafFanout, long max) {
         long lengthOffset = header + DynamicHeader.LENGTH_OFFSET;
         while (true) {
             long element = Atomics.getVolatile(segment, lengthOffset);
@@ -102,10 +116,16 @@ public final class DynamicUnit extends NodeUnit {
                     || chunkReference(segment, header, element / chunkSize, blocks, leafFanout) == PointerWord.NULL) {
                 return -1;
             }
-            if (Atomics.compareAndSet(segment, lengthOffset, element, element + 1)) {
+            if (Atomics.compareAndSet(segment, lengthOffset, element, element + runLength(element, max, chunkSize,
+                    capacity))) {
                 return element;
             }
         }
+    }
+
+    /** Indices a run from {@code element} takes: at most {@code max}, inside element's chunk and the capacity. */
+    public static long runLength(long element, long max, int chunkSize, int capacity) {
+        return Math.min(max, Math.min(capacity - element, chunkSize - element % chunkSize));
     }
 
     private long chunkReference(MemorySegment segment, long header, long chunk) {

@@ -1,0 +1,154 @@
+package io.snode.runtime.internal;
+
+import io.snode.api.NodeKind;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import io.snode.runtime.PointerWord;
+import io.snode.runtime.SNodePlan;
+import io.snode.runtime.internal.node.DynamicUnit;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * Appends a run of values of one field to one list of a dynamic SNode, as that many single
+ * appends in order would, taking the indices a chunk at a time: where the list exists and its
+ * next element's chunk too, one compare-and-set on the length takes every index up to the end of
+ * that chunk ({@link DynamicUnit#tryAppendRun}), and the values are copied into the chunk in one
+ * piece (or one per element when the element holds other fields); anything else (an inactive
+ * path, a missing chunk, a full list) goes to the runtime's append for one element
+ * ({@link NodeTree#append}: the activation protocol), then the runs go on.
+ *
+ * <p><b>Shared state and failure.</b> This publishes only what single appends publish: a run's
+ * indices appear with one compare-and-set of the length after their chunk exists, so a reader
+ * that sees the new length finds the chunk of every index below it (the values are stored after,
+ * as a single append stores its one; other threads' appends to the same list take indices before,
+ * between or after the runs). When the runtime's append refuses an element (the list is full, the
+ * memory cap, an allocator fault) it has published nothing of its own, and this stops there:
+ * every element before it is appended, it and the ones after are not, and
+ * {@link #refusal()} holds the exception. Nothing is taken back. A deactivation that empties the
+ * list while a run is stored makes the run's values go with the list, as a single append's
+ * value does (no collection can run meanwhile: the caller holds the phase lock shared).
+ */
+public final class ListAppend {
+    private final NodeTree structure;
+    private final SNode list;
+    private final SNode parent;
+    private final int chunkSize;
+    private final int capacity;
+    private final int leafFanout;
+    private final CheckedCells chunks;
+    private final CheckedCells blocks;
+    private final long containerOffset;
+    private final long cellBytes;
+    private final long fieldOffset;
+    private final long fieldBytes;
+    private final int listPosition;
+    private final Location location = new Location();
+    private RuntimeException refusal;
+
+    /**
+     * @param field a field of a dynamic SNode (a list element's field)
+     */
+    public ListAppend(NodeTree structure, PlacedField field) {
+        this.structure = Objects.requireNonNull(structure, "structure");
+        this.list = field.snode();
+        if (list.kind() != NodeKind.DYNAMIC) {
+            throw new IllegalArgumentException("field " + field.name() + " lies in " + list.description()
+                    + ", not in a dynamic node's elements");
+        }
+        this.parent = list.parent();
+        SNodePlan plan = structure.plan().node(list);
+        this.chunkSize = plan.chunkSize();
+        this.capacity = plan.capacity();
+        this.leafFanout = plan.directoryLeafFanout();
+        DynamicUnit unit = (DynamicUnit) structure.unit(list);
+        this.chunks = unit.chunks();
+        this.blocks = unit.blocks();
+        this.containerOffset = structure.plan().node(parent).childContainerOffset(parent.children().indexOf(list));
+        this.cellBytes = plan.cellBytes();
+        this.fieldOffset = plan.fieldOffset(field.slot());
+        this.fieldBytes = field.type().byteSize();
+        this.listPosition = list.indexAxes().indexOf(list.axes().get(0));
+    }
+
+    /**
+     * Appends elements {@code [from, to)} of {@code values} (the field's values, {@code
+     * fieldBytes} each, in native order) to the list at {@code listCoordinates} (the parent's
+     * coordinates, checked by the caller), in order.
+     *
+     * @return the elements appended: {@code to - from}, or fewer when one was refused ({@link #refusal()})
+     */
+    public long append(int[] listCoordinates, MemorySegment values, long from, long to) {
+        refusal = null;
+        long n = from;
+        boolean header = false;
+        MemorySegment headerSegment = null;
+        long headerOffset = 0;
+        while (n < to) {
+            if (!header && locateParent(listCoordinates)) {
+                header = true;
+                headerSegment = location.segment;
+                headerOffset = location.offset + containerOffset;
+            }
+            if (header) {
+                long element = DynamicUnit.tryAppendRun(headerSegment, headerOffset, chunkSize, capacity, blocks,
+                        leafFanout, to - n);
+                if (element >= 0) {
+                    structure.countActivation();
+                    long run = DynamicUnit.runLength(element, to - n, chunkSize, capacity);
+                    long reference = DynamicUnit.chunkReference(headerSegment, headerOffset, element / chunkSize,
+                            blocks, leafFanout);
+                    if (reference != PointerWord.NULL) { // else emptied meanwhile: the run went with the list
+                        long cell = PointerWord.cellIndex(reference);
+                        store(values, n, run, chunks.segment(cell),
+                                chunks.offset(cell) + (element % chunkSize) * cellBytes + fieldOffset);
+                    }
+                    n += run;
+                    continue;
+                }
+            }
+            try {
+                structure.append(list, elementCoordinates(listCoordinates), location);
+            } catch (RuntimeException refused) {
+                refusal = refused;
+                return n - from;
+            }
+            MemorySegment.copy(values, n * fieldBytes, location.segment, location.offset + fieldOffset, fieldBytes);
+            n++;
+            header = false; // the path or the chunk is new: find the header again for the next run
+        }
+        return n - from;
+    }
+
+    /** What refused the element the last {@link #append} stopped at, or null when it appended every one. */
+    public RuntimeException refusal() {
+        return refusal;
+    }
+
+    /** Values {@code [n, n + run)} into consecutive elements from {@code offset} of {@code chunk}. */
+    private void store(MemorySegment values, long n, long run, MemorySegment chunk, long offset) {
+        if (cellBytes == fieldBytes) {
+            MemorySegment.copy(values, n * fieldBytes, chunk, offset, run * fieldBytes);
+            return;
+        }
+        for (long m = 0; m < run; m++) {
+            MemorySegment.copy(values, (n + m) * fieldBytes, chunk, offset + m * cellBytes, fieldBytes);
+        }
+    }
+
+    /** Moves {@link #location} to the list's parent cell; false when it is not active. */
+    private boolean locateParent(int[] listCoordinates) {
+        if (parent.kind() == NodeKind.ROOT) {
+            location.set(structure.root(), 0);
+            return true;
+        }
+        return structure.locate(parent, listCoordinates, false, location);
+    }
+
+    private int[] elementCoordinates(int[] listCoordinates) {
+        int[] element = new int[listCoordinates.length + 1];
+        System.arraycopy(listCoordinates, 0, element, 0, listPosition);
+        System.arraycopy(listCoordinates, listPosition, element, listPosition + 1, listCoordinates.length - listPosition);
+        return element;
+    }
+}
