@@ -129,7 +129,7 @@ final class BenchCommand implements Callable<Integer> {
         long physical = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getTotalMemorySize();
         Map<String, Object> header = header(roundCount, runCount, warmupCount, threadCounts, physical);
-        out.printf(Locale.ROOT, "snode bench: %s band, %d round(s) of %d timed run(s) after %d warm-up(s); W5 threads %s%n",
+        out.printf(Locale.ROOT, "snode bench: %s band, %d round(s) of %d timed run(s) after %d warm-up(s); threads (W3 after a change, W5) %s%n",
                 quick ? "quick (R = 100)" : "reference (R = 400)", roundCount, runCount, warmupCount, threadCounts);
         out.printf(Locale.ROOT, "machine: %s, %d cores, %.1f GiB; JDK %s; child JVM flags: %s -Xmx<per structure>%n",
                 header.get("cpu"), cores, physical / (double) (1L << 30), Runtime.version(),
