@@ -183,4 +183,34 @@ class StructForTest {
                     "INVOKEINTERFACE io/snode/codegen/kernel/Kernel3.apply (III)V");
         }
     }
+
+    /**
+     * Changing the parallelism keeps the generated drivers and walks: the same launches after it
+     * define no new class (new ones would make the JIT's call sites polymorphic over copies of one
+     * driver), and give the same results on the new thread count.
+     */
+    @Test
+    void changingTheParallelismGeneratesNoClassAgain() {
+        Layout layout = Layout.parse("pointer(ijk,8).pointer(ijk,8).bitmasked(ijk,4).place(f32 phi)");
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            for (int n = 0; n < 4000; n++) {
+                rt.generic().setFloat("phi", n * 0.5f, (n * 37) % 256, (n * 11) % 256, (n * 5) % 256);
+            }
+            rt.parallelism(1);
+            AtomicLong cells = new AtomicLong();
+            Kernel3 counting = (i, j, k) -> cells.incrementAndGet();
+            rt.forEach("phi", counting);
+            double sum = rt.sum("phi");
+            int classes = rt.generatedCode().size();
+            for (int threads : new int[] {2, 3, 1}) {
+                rt.parallelism(threads);
+                rt.gc(); // the epoch moves: the launches below walk again
+                cells.set(0);
+                rt.forEach("phi", counting);
+                assertThat(cells.get()).as("cells at parallelism %d", threads).isEqualTo(rt.count("phi"));
+                assertThat(rt.sum("phi")).isEqualTo(sum);
+                assertThat(rt.generatedCode()).as("classes after parallelism %d", threads).hasSize(classes);
+            }
+        }
+    }
 }

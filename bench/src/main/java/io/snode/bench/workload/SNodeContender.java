@@ -228,22 +228,30 @@ public final class SNodeContender implements Contender, AutoCloseable {
         results.add(Row.of(Workload.W3, this, 1, "block form (reduceBlocks)", context.trials(), blocks, block[0].count())
                 .checksums(null, block[0].sum(), block[0].count())
                 .check(context.data().references(), activity));
-        // After a change, the launch walks the tree again: a collection before each run (untimed)
-        // moves the structure's epoch without changing a cell. With T threads, both the walk and
-        // the reduction run on T.
+        // After a change, the launch walks the tree again: before each run (untimed), the
+        // deactivation of an inactive cell of the leaf's parent moves the structure's epoch
+        // without changing a cell (a collection where no such cell is found). With T threads,
+        // both the walk and the reduction run on T.
+        int[] idle = idleParentCell(context.data().sorted());
         for (int threads : context.threadCounts()) {
             runtime.parallelism(threads);
             BlockSum[] walked = new BlockSum[1];
             Trials.Timed<SNodeRuntime> afterChange = context.trials().time("W3 " + name + " after a change T=" + threads,
                     () -> {
-                        runtime.gc();
+                        if (idle == null) {
+                            runtime.gc();
+                        } else if (runtime.generic().deactivate(leaf.parent(), idle)) {
+                            throw new IllegalStateException("the idle cell " + java.util.Arrays.toString(idle)
+                                    + " of " + leaf.parent().path() + " was active");
+                        }
                         return runtime;
                     },
                     rt -> walked[0] = rt.reduceBlocks(leaf, BlockSum::new, BlockSum::accumulate, BlockSum::merge));
             results.add(Row.of(Workload.W3, this, threads, "block form after a change (walk + reduceBlocks)",
                             context.trials(), afterChange, walked[0].count())
                     .checksums(null, walked[0].sum(), walked[0].count())
-                    .note("a collection before each run, untimed, makes the launch walk again")
+                    .note(idle == null ? "a collection before each run, untimed, makes the launch walk again"
+                            : "an inactive cell deactivated before each run, untimed, makes the launch walk again")
                     .check(context.data().references(), activity));
         }
         runtime.parallelism(1);
@@ -284,6 +292,38 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 .checksums(null, exportedSum[0], (long) exported[0].size())
                 .check(context.data().references(), activity));
         return results;
+    }
+
+    /**
+     * An inactive cell of the leaf's parent next to an active one, in an active cell of the
+     * node above (so that deactivating it reaches it and moves the epoch), or null when the
+     * layout has no such pair of sparse nodes on the last axis or none is found.
+     */
+    private int[] idleParentCell(NarrowBand band) {
+        SNode parent = workloadLayout.leaf().parent();
+        SNode above = parent.parent();
+        if (!parent.kind().isSparse() || above == null || !above.kind().isSparse()) {
+            return null;
+        }
+        List<io.snode.api.Axis> axes = parent.indexAxes();
+        int last = axes.size() - 1;
+        int size = parent.size(axes.get(last));
+        SNode leaf = workloadLayout.leaf();
+        for (int n = 0; n < band.size(); n += 997) {
+            int[] voxel = {band.i(n), band.j(n), band.k(n)};
+            int[] at = new int[axes.size()];
+            for (int c = 0; c < at.length; c++) {
+                at[c] = voxel[c] / leaf.size(axes.get(c));
+            }
+            for (int d = 1; d < size; d++) {
+                int[] near = at.clone();
+                near[last] = at[last] - at[last] % size + (at[last] + d) % size;
+                if (!runtime.generic().isActive(parent, near)) {
+                    return near;
+                }
+            }
+        }
+        return null;
     }
 
     /** W3's per-cell kernel: one per task, reading each value through the task's accessor. */

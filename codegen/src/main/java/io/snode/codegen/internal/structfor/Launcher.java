@@ -48,7 +48,8 @@ public final class Launcher implements AutoCloseable {
 
     private final NodeTree structure;
     private final LaunchSplit ranges;
-    private final Map<List<Object>, MethodHandle> drivers = new ConcurrentHashMap<>();
+    private final Map<List<Object>, MethodHandle> drivers;
+    private final PhaseLock phases;
     private final Consumer<GeneratedClass> listing;
     private final SnapshotCache snapshots;
 
@@ -77,9 +78,31 @@ public final class Launcher implements AutoCloseable {
                     Consumer<GeneratedClass> listing) {
         this.structure = structure;
         this.listing = listing;
+        this.phases = phases;
+        this.drivers = new ConcurrentHashMap<>();
         this.ranges = new LaunchSplit(structure, phases, parallelism);
         this.snapshots = new SnapshotCache(structure, this::defineWalker,
                 new WalkSplit(ranges.pool(), parallelism, walkSplitCells));
+    }
+
+    private Launcher(Launcher previous, int parallelism) {
+        this.structure = previous.structure;
+        this.listing = previous.listing;
+        this.phases = previous.phases;
+        this.drivers = previous.drivers;
+        this.ranges = new LaunchSplit(structure, phases, parallelism);
+        WalkSplit split = previous.snapshots.split();
+        this.snapshots = previous.snapshots.withSplit(new WalkSplit(ranges.pool(), parallelism, split.minimumCells()));
+    }
+
+    /**
+     * A launcher of {@code parallelism} threads (a pool of its own) that keeps this one's
+     * generated drivers and walks and its kept snapshots: a program that changes the parallelism
+     * runs the same classes after it as before, so their call sites stay as the JIT compiled
+     * them. Close this one ({@link #close()} shuts its pool down only) and use the new one.
+     */
+    public Launcher withParallelism(int parallelism) {
+        return new Launcher(this, parallelism);
     }
 
     public int parallelism() {
@@ -281,7 +304,11 @@ public final class Launcher implements AutoCloseable {
 
     @Override
     public void close() {
-        snapshots.clear();
         ranges.close();
+    }
+
+    /** Forgets the kept snapshots (their arrays go to the garbage collector); the runtime's close calls it. */
+    public void clearSnapshots() {
+        snapshots.clear();
     }
 }

@@ -24,15 +24,15 @@ public final class SnapshotCache {
     /** How walks split over the launches' pool. */
     private final WalkSplit split;
     /** Blocks in the latest snapshot per target: sizes the next one's arrays. */
-    private final Map<SNode, Integer> lastSizes = new ConcurrentHashMap<>();
+    private final Map<SNode, Integer> lastSizes;
     /**
      * Per target, the snapshot of the latest launch that ended normally: the next launch uses it
      * as it is when the structure has not changed since, else refills its arrays instead of
      * allocating them (several megabytes for 56,628 blocks). Taken with
      * {@code remove}, so two launches never share one; kept sets ({@link #keep}) never go here.
      */
-    private final Map<SNode, ActiveBlocks> spares = new ConcurrentHashMap<>();
-    private final LongAdder walks = new LongAdder();
+    private final Map<SNode, ActiveBlocks> spares;
+    private final LongAdder walks;
 
     /**
      * @param walkers the generated walk of a target for which {@link WalkerEmitter#applies}
@@ -50,6 +50,27 @@ public final class SnapshotCache {
         this.split = java.util.Objects.requireNonNull(split, "split");
         Map<SNode, GeneratedWalk> defined = new ConcurrentHashMap<>();
         this.walkers = target -> WalkerEmitter.applies(target) ? defined.computeIfAbsent(target, walkers) : null;
+        this.lastSizes = new ConcurrentHashMap<>();
+        this.spares = new ConcurrentHashMap<>();
+        this.walks = new LongAdder();
+    }
+
+    private SnapshotCache(SnapshotCache previous, WalkSplit split) {
+        this.structure = previous.structure;
+        this.split = java.util.Objects.requireNonNull(split, "split");
+        this.walkers = previous.walkers;
+        this.lastSizes = previous.lastSizes;
+        this.spares = previous.spares;
+        this.walks = previous.walks;
+    }
+
+    /**
+     * This cache with walks split as {@code split} says, for a launcher of another parallelism:
+     * it keeps the generated walks (no class is generated again), the kept snapshots and the
+     * count of walks, which do not depend on the parallelism. Use one of the two from then on.
+     */
+    public SnapshotCache withSplit(WalkSplit split) {
+        return new SnapshotCache(this, split);
     }
 
     /**
@@ -100,6 +121,11 @@ public final class SnapshotCache {
     /** Walks for the active blocks that launches made so far (a launch over an unchanged structure makes none). */
     public long walks() {
         return walks.sum();
+    }
+
+    /** How this cache's walks split. */
+    WalkSplit split() {
+        return split;
     }
 
     /** Forgets the kept snapshots (their arrays go to the garbage collector). */

@@ -51,10 +51,13 @@ public final class StructFor {
         this.launcher = new Launcher(structure, phases, Runtime.getRuntime().availableProcessors(), listing);
     }
 
-    /** A new launcher with {@code threads}; the old one's pool shuts down. */
+    /**
+     * A new launcher with {@code threads}, keeping the old one's generated drivers and walks
+     * ({@link Launcher#withParallelism}); the old one's pool shuts down.
+     */
     public void parallelism(int threads) {
         Launcher old = launcher;
-        launcher = new Launcher(structure, phases, threads, listing);
+        launcher = old.withParallelism(threads);
         old.close();
     }
 
@@ -237,6 +240,7 @@ public final class StructFor {
         try {
             phases.exclusive(() -> {
                 current.close();
+                current.clearSnapshots();
                 runtime.close();
             });
         } finally {
