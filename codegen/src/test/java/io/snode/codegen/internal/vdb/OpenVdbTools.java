@@ -20,6 +20,8 @@ final class OpenVdbTools {
     static final Path VDB_PRINT = Path.of("/usr/bin/vdb_print");
     static final Path PYTHON = Path.of("/usr/bin/python3");
     static final Path OPENVDB_HEADER = Path.of("/usr/include/openvdb/openvdb.h");
+    static final Path BOOST_HEADER = Path.of("/usr/include/boost/numeric/conversion/conversion_traits.hpp");
+    static final Path TBB_HEADER = Path.of("/usr/include/tbb/tbb.h");
     /** The module directory (surefire's basedir). */
     static final Path MODULE = Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
     static final Path WORK = MODULE.resolve("target/openvdb-interop");
@@ -85,6 +87,13 @@ final class OpenVdbTools {
     static String compilerMissing() throws IOException, InterruptedException {
         if (!Files.isRegularFile(OPENVDB_HEADER)) {
             return OPENVDB_HEADER + " is missing (Debian package libopenvdb-dev): cannot build write_shell.cpp";
+        }
+        // OpenVDB's headers include Boost's and TBB's, which Debian's libopenvdb-dev does not pull in.
+        for (Path header : List.of(BOOST_HEADER, TBB_HEADER)) {
+            if (!Files.isRegularFile(header)) {
+                return header + " is missing (Debian packages libboost-dev and libtbb-dev): OpenVDB's headers need it"
+                        + " to build write_shell.cpp";
+            }
         }
         try {
             Result r = run(60, List.of("g++", "--version"));
