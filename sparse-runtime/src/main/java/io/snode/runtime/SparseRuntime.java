@@ -8,6 +8,7 @@ import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.GeneratedCalls;
+import io.snode.runtime.internal.ListAppend;
 import io.snode.runtime.internal.Location;
 import io.snode.runtime.internal.NodeTree;
 import io.snode.runtime.internal.memory.HashTables;
@@ -383,12 +384,7 @@ public final class SparseRuntime implements AutoCloseable {
                     + ", not dynamic");
         }
         checkCoordinates(dynamic.parent(), listCoordinates);
-        int position = dynamic.indexAxes().indexOf(dynamic.axes().get(0));
-        int[] element = new int[listCoordinates.length + 1];
-        System.arraycopy(listCoordinates, 0, element, 0, position);
-        element[position] = index;
-        System.arraycopy(listCoordinates, position, element, position + 1, listCoordinates.length - position);
-        return element;
+        return ListAppend.elementCoordinates(dynamic, listCoordinates, index);
     }
 
     // ------------------------------------------------------------------ memory

@@ -10,6 +10,7 @@ import io.snode.gc.PhaseLock;
 import io.snode.runtime.internal.GeneratedCalls;
 import io.snode.runtime.internal.ListAppend;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -75,7 +76,7 @@ final class Appends {
             }
         }
         long[] grouped = group(lists, shape, length);
-        MemorySegment values = Bulk.heap(gather(valuesArray, grouped));
+        MemorySegment values = gather(Bulk.heap(valuesArray), type.byteSize(), grouped);
         try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
             ListAppend append = new ListAppend(runtime.generic().internalTree(), field);
             int[] list = new int[shape.length];
@@ -264,39 +265,23 @@ final class Appends {
         return true;
     }
 
-    /** {@code values} in the order of the grouped entries: a new array of the same type. */
-    private static Object gather(Object values, long[] grouped) {
+    /**
+     * The elements of {@code values} ({@code bytes} each, 4 or 8: the bits of any field type) in
+     * the order of the grouped entries, in a new heap segment.
+     */
+    private static MemorySegment gather(MemorySegment values, long bytes, long[] grouped) {
         int length = grouped.length;
-        return switch (values) {
-            case int[] ints -> {
-                int[] out = new int[length];
-                for (int n = 0; n < length; n++) {
-                    out[n] = ints[index(grouped[n])];
-                }
-                yield out;
+        if (bytes == Integer.BYTES) {
+            int[] out = new int[length];
+            for (int n = 0; n < length; n++) {
+                out[n] = values.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, index(grouped[n]));
             }
-            case long[] longs -> {
-                long[] out = new long[length];
-                for (int n = 0; n < length; n++) {
-                    out[n] = longs[index(grouped[n])];
-                }
-                yield out;
-            }
-            case float[] floats -> {
-                float[] out = new float[length];
-                for (int n = 0; n < length; n++) {
-                    out[n] = floats[index(grouped[n])];
-                }
-                yield out;
-            }
-            case double[] doubles -> {
-                double[] out = new double[length];
-                for (int n = 0; n < length; n++) {
-                    out[n] = doubles[index(grouped[n])];
-                }
-                yield out;
-            }
-            default -> throw new AssertionError(values.getClass());
-        };
+            return MemorySegment.ofArray(out);
+        }
+        long[] out = new long[length];
+        for (int n = 0; n < length; n++) {
+            out[n] = values.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, index(grouped[n]));
+        }
+        return MemorySegment.ofArray(out);
     }
 }

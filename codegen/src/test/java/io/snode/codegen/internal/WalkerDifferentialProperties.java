@@ -1,5 +1,6 @@
 package io.snode.codegen.internal;
 
+import static io.snode.codegen.testing.BlockDescriptions.describe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
@@ -7,6 +8,7 @@ import io.snode.api.SNode;
 import io.snode.api.testing.RandomLayouts;
 import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.testing.BlockDescriptions;
 import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.codegen.internal.structfor.Launcher;
 import io.snode.codegen.testing.RandomWrites;
@@ -88,29 +90,13 @@ class WalkerDifferentialProperties {
                         if (node.kind() == io.snode.api.NodeKind.ROOT) {
                             continue;
                         }
-                        List<String> launched = launcher.withSnapshot(node, WalkerDifferentialProperties::describe);
+                        List<String> launched = launcher.withSnapshot(node, BlockDescriptions::describe);
                         assertThat(launched).as("round %d, %s in %s", round, node.path(), layout)
                                 .isEqualTo(describe(ActiveBlocks.of(structure, node)));
                     }
                 }
             }
         }
-    }
-
-    /** Everything a launch reads of a snapshot, block by block. */
-    static List<String> describe(ActiveBlocks blocks) {
-        List<String> lines = new ArrayList<>();
-        for (int b = 0; b < blocks.size(); b++) {
-            StringBuilder line = new StringBuilder();
-            line.append(blocks.segment(b).address()).append('+').append(blocks.container(b))
-                    .append(' ').append(java.util.Arrays.toString(blocks.base(b)))
-                    .append(" cells ").append(blocks.activeCells(b)).append(" length ").append(blocks.length(b));
-            for (int word = 0; word < blocks.maskWords(); word++) {
-                line.append(' ').append(Long.toHexString(blocks.masks()[b * blocks.maskWords() + word]));
-            }
-            lines.add(line.toString());
-        }
-        return lines;
     }
 
     @Provide

@@ -32,17 +32,14 @@ import java.util.Objects;
 public final class ListAppend {
     private final NodeTree structure;
     private final SNode list;
-    private final SNode parent;
     private final int chunkSize;
     private final int capacity;
     private final int leafFanout;
     private final CheckedCells chunks;
     private final CheckedCells blocks;
-    private final long containerOffset;
     private final long cellBytes;
     private final long fieldOffset;
     private final long fieldBytes;
-    private final int listPosition;
     private final Location location = new Location();
     private RuntimeException refusal;
 
@@ -56,7 +53,6 @@ public final class ListAppend {
             throw new IllegalArgumentException("field " + field.name() + " lies in " + list.description()
                     + ", not in a dynamic node's elements");
         }
-        this.parent = list.parent();
         SNodePlan plan = structure.plan().node(list);
         this.chunkSize = plan.chunkSize();
         this.capacity = plan.capacity();
@@ -64,11 +60,9 @@ public final class ListAppend {
         DynamicUnit unit = (DynamicUnit) structure.unit(list);
         this.chunks = unit.chunks();
         this.blocks = unit.blocks();
-        this.containerOffset = structure.plan().node(parent).childContainerOffset(parent.children().indexOf(list));
         this.cellBytes = plan.cellBytes();
         this.fieldOffset = plan.fieldOffset(field.slot());
         this.fieldBytes = field.type().byteSize();
-        this.listPosition = list.indexAxes().indexOf(list.axes().get(0));
     }
 
     /**
@@ -80,35 +74,36 @@ public final class ListAppend {
      */
     public long append(int[] listCoordinates, MemorySegment values, long from, long to) {
         refusal = null;
+        int[] element = elementCoordinates(list, listCoordinates, 0);
         long n = from;
         boolean header = false;
         MemorySegment headerSegment = null;
         long headerOffset = 0;
         while (n < to) {
-            if (!header && locateParent(listCoordinates)) {
+            if (!header && structure.locateContainer(list, element, location)) {
                 header = true;
                 headerSegment = location.segment;
-                headerOffset = location.offset + containerOffset;
+                headerOffset = location.offset;
             }
             if (header) {
-                long element = DynamicUnit.tryAppendRun(headerSegment, headerOffset, chunkSize, capacity, blocks,
+                long first = DynamicUnit.tryAppendRun(headerSegment, headerOffset, chunkSize, capacity, blocks,
                         leafFanout, to - n);
-                if (element >= 0) {
+                if (first >= 0) {
                     structure.countActivation();
-                    long run = DynamicUnit.runLength(element, to - n, chunkSize, capacity);
-                    long reference = DynamicUnit.chunkReference(headerSegment, headerOffset, element / chunkSize,
+                    long run = DynamicUnit.runLength(first, to - n, chunkSize, capacity);
+                    long reference = DynamicUnit.chunkReference(headerSegment, headerOffset, first / chunkSize,
                             blocks, leafFanout);
                     if (reference != PointerWord.NULL) { // else emptied meanwhile: the run went with the list
                         long cell = PointerWord.cellIndex(reference);
                         store(values, n, run, chunks.segment(cell),
-                                chunks.offset(cell) + (element % chunkSize) * cellBytes + fieldOffset);
+                                chunks.offset(cell) + (first % chunkSize) * cellBytes + fieldOffset);
                     }
                     n += run;
                     continue;
                 }
             }
             try {
-                structure.append(list, elementCoordinates(listCoordinates), location);
+                structure.append(list, element, location);
             } catch (RuntimeException refused) {
                 refusal = refused;
                 return n - from;
@@ -136,19 +131,17 @@ public final class ListAppend {
         }
     }
 
-    /** Moves {@link #location} to the list's parent cell; false when it is not active. */
-    private boolean locateParent(int[] listCoordinates) {
-        if (parent.kind() == NodeKind.ROOT) {
-            location.set(structure.root(), 0);
-            return true;
-        }
-        return structure.locate(parent, listCoordinates, false, location);
-    }
-
-    private int[] elementCoordinates(int[] listCoordinates) {
+    /**
+     * The coordinates of element {@code index} of the list of {@code dynamic} at
+     * {@code listCoordinates} (its parent's coordinates): the index inserted at the list axis's
+     * position among the node's index axes.
+     */
+    public static int[] elementCoordinates(SNode dynamic, int[] listCoordinates, int index) {
+        int position = dynamic.indexAxes().indexOf(dynamic.axes().get(0));
         int[] element = new int[listCoordinates.length + 1];
-        System.arraycopy(listCoordinates, 0, element, 0, listPosition);
-        System.arraycopy(listCoordinates, listPosition, element, listPosition + 1, listCoordinates.length - listPosition);
+        System.arraycopy(listCoordinates, 0, element, 0, position);
+        element[position] = index;
+        System.arraycopy(listCoordinates, position, element, position + 1, listCoordinates.length - position);
         return element;
     }
 }

@@ -90,7 +90,16 @@ public final class LaunchSplit implements AutoCloseable {
         LongAdder deactivations = structure.deactivationCounter();
         Split<A> all = new Split<>(prefix, grain, 0, blocks.size(), identity, range, combiner, failure, deactivations);
         A result = pool == null ? all.compute() : pool.invoke(all);
-        Throwable thrown = failure.get();
+        rethrow(failure.get(), "a struct-for driver threw a checked exception");
+        return result;
+    }
+
+    /**
+     * Throws {@code thrown} as it is when it is unchecked, else wrapped with {@code checked} as
+     * the message; nothing when it is null. The first failure of a launch's (or a split walk's)
+     * tasks reaches the caller so.
+     */
+    static void rethrow(Throwable thrown, String checked) {
         if (thrown instanceof RuntimeException e) {
             throw e;
         }
@@ -98,9 +107,8 @@ public final class LaunchSplit implements AutoCloseable {
             throw e;
         }
         if (thrown != null) {
-            throw new IllegalStateException("a struct-for driver threw a checked exception", thrown);
+            throw new IllegalStateException(checked, thrown);
         }
-        return result;
     }
 
     /**

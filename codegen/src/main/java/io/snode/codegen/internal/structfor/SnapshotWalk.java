@@ -274,7 +274,7 @@ final class SnapshotWalk implements ActiveCellVisitor {
         } finally {
             collectingTops = false;
         }
-        int tasks = Math.max(1, Math.min(tops, 4 * split.parallelism()));
+        int tasks = split.tasks(capacity, tops);
         boolean reuse = spareBitmaps != null && spareBitmaps.length >= tasks && spareBitmaps[0].length >= presentWords;
         taskPresent = reuse ? spareBitmaps : new long[tasks][presentWords];
         List<IntSupplier> parts = new ArrayList<>(tasks);
@@ -416,16 +416,7 @@ final class SnapshotWalk implements ActiveCellVisitor {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        Throwable thrown = failure.get();
-        if (thrown instanceof RuntimeException e) {
-            throw e;
-        }
-        if (thrown instanceof Error e) {
-            throw e;
-        }
-        if (thrown != null) {
-            throw new IllegalStateException("a part of the walk of " + target.path() + " failed", thrown);
-        }
+        LaunchSplit.rethrow(failure.get(), "a part of the walk of " + target.path() + " failed");
         return results;
     }
 

@@ -1,5 +1,6 @@
 package io.snode.codegen.internal.structfor;
 
+import static io.snode.codegen.testing.BlockDescriptions.describe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,13 +9,13 @@ import io.snode.api.NodeKind;
 import io.snode.api.SNode;
 import io.snode.api.testing.RandomLayouts;
 import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.testing.BlockDescriptions;
 import io.snode.codegen.internal.WalkerEmitter;
 import io.snode.codegen.testing.RandomWrites;
 import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -138,7 +139,8 @@ class SplitWalkProperties {
                 BELOW_CALLS.set(0);
                 assertThatThrownBy(() -> ActiveBlocks.of(structure, leaf, 0, failing, null, new WalkSplit(pool, 2, 1)))
                         .isInstanceOf(IllegalStateException.class).hasMessage("injected: the walk below a cell failed");
-                assertThat(BELOW_CALLS.get()).as("cells walked below before the walk gave up").isGreaterThanOrEqualTo(3);
+                assertThat(BELOW_CALLS.get()).as("cells walked below before the walk gave up")
+                        .isGreaterThanOrEqualTo(3);
             } finally {
                 pool.shutdownNow();
                 assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
@@ -155,7 +157,7 @@ class SplitWalkProperties {
             if (node.kind() == NodeKind.ROOT) {
                 continue;
             }
-            List<String> launched = launcher.withSnapshot(node, SplitWalkProperties::describe);
+            List<String> launched = launcher.withSnapshot(node, BlockDescriptions::describe);
             assertThat(launched).as("%s, %s in %s", when, node.path(), layout)
                     .isEqualTo(describe(ActiveBlocks.of(structure, node)));
             if (WalkerEmitter.applies(node) && node.ancestry().size() >= 4 && !launched.isEmpty()) {
@@ -163,22 +165,6 @@ class SplitWalkProperties {
                 assertThat(kept.taskPresent).as("%s split its first phase", node.path()).isNotNull();
             }
         }
-    }
-
-    /** Everything a launch reads of a snapshot, block by block. */
-    static List<String> describe(ActiveBlocks blocks) {
-        List<String> lines = new ArrayList<>();
-        for (int b = 0; b < blocks.size(); b++) {
-            StringBuilder line = new StringBuilder();
-            line.append(blocks.segment(b).address()).append('+').append(blocks.container(b))
-                    .append(' ').append(Arrays.toString(blocks.base(b)))
-                    .append(" cells ").append(blocks.activeCells(b)).append(" length ").append(blocks.length(b));
-            for (int word = 0; word < blocks.maskWords(); word++) {
-                line.append(' ').append(Long.toHexString(blocks.masks()[b * blocks.maskWords() + word]));
-            }
-            lines.add(line.toString());
-        }
-        return lines;
     }
 
     @Provide
