@@ -255,102 +255,133 @@ class BulkAppendTest {
             }
             cap = probe.memoryStats().bytesReserved();
         }
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, options.withMemoryCap(cap))) {
+            threadsAgainstTheModel(rt, MemoryCapExceededException.class);
+        }
+    }
+
+    /** As under a cap, with lists of 1,000 elements that fill up (80,000 elements for 64 lists). */
+    @Test
+    void threadsAppendingToListsThatFillUpLoseNothingThatReturnedAndAddNothingElse() throws Exception {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(layout(1000, 16)))) {
+            threadsAgainstTheModel(rt, DynamicListFullException.class);
+        }
+    }
+
+    /** As under a cap, with the node managers' next request for memory failing while the threads run. */
+    @Test
+    void threadsAppendingThroughAnAllocatorFaultLoseNothingThatReturnedAndAddNothingElse() throws Exception {
+        FailingAllocator failing = new FailingAllocator(() -> new IllegalStateException("injected failure"));
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(layout(1 << 16, 16)),
+                RuntimeOptions.DEFAULT.withAllocator(failing))) {
+            failing.countdown.set(1);
+            threadsAgainstTheModel(rt, IllegalStateException.class);
+        }
+    }
+
+    /**
+     * Four threads append to the 64 lists of {@code rt} at once (three in bulk, one element at a
+     * time, stopping at its call's first refusal) until some calls are refused with {@code refusal}:
+     * the lists then hold exactly the elements of the calls that returned and those the refused
+     * calls list, each once and in its thread's order.
+     */
+    private static void threadsAgainstTheModel(SNodeRuntime rt, Class<? extends RuntimeException> refusal)
+            throws Exception {
+        Layout layout = rt.layout();
         int threads = 4;
         int calls = 10;
         int perCall = 2000;
-        try (SNodeRuntime rt = SNodeRuntime.compile(layout, options.withMemoryCap(cap))) {
-            CyclicBarrier start = new CyclicBarrier(threads);
-            ExecutorService pool = Executors.newFixedThreadPool(threads);
-            int[][][] lists = new int[threads * calls][][];
-            int[][] values = new int[threads * calls][];
-            List<Future<List<int[]>>> kept = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int thread = t;
-                Random random = new Random(thread);
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        int[][][] lists = new int[threads * calls][][];
+        int[][] values = new int[threads * calls][];
+        List<Future<List<int[]>>> kept = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            Random random = new Random(thread);
+            for (int c = 0; c < calls; c++) {
+                int call = thread * calls + c;
+                lists[call] = new int[2][perCall];
+                values[call] = new int[perCall];
+                for (int n = 0; n < perCall; n++) {
+                    lists[call][0][n] = random.nextInt(8);
+                    lists[call][1][n] = random.nextInt(8);
+                    values[call][n] = call * perCall + n;
+                }
+            }
+            kept.add(pool.submit(() -> {
+                start.await(10, TimeUnit.SECONDS);
+                List<int[]> appended = new ArrayList<>();
                 for (int c = 0; c < calls; c++) {
                     int call = thread * calls + c;
-                    lists[call] = new int[2][perCall];
-                    values[call] = new int[perCall];
-                    for (int n = 0; n < perCall; n++) {
-                        lists[call][0][n] = random.nextInt(8);
-                        lists[call][1][n] = random.nextInt(8);
-                        values[call][n] = call * perCall + n;
-                    }
-                }
-                kept.add(pool.submit(() -> {
-                    start.await(10, TimeUnit.SECONDS);
-                    List<int[]> appended = new ArrayList<>();
-                    for (int c = 0; c < calls; c++) {
-                        int call = thread * calls + c;
-                        if (thread == 0) { // one element at a time, stopping at the first refusal
-                            int n = 0;
-                            try {
-                                for (; n < perCall; n++) {
-                                    rt.generic().appendInt("v", values[call][n], lists[call][0][n], lists[call][1][n]);
-                                }
-                            } catch (MemoryCapExceededException refused) {
-                                // elements 0..n-1 were appended
-                            }
-                            int[] done = new int[n];
-                            Arrays.setAll(done, m -> m);
-                            appended.add(done);
-                            continue;
-                        }
+                    if (thread == 0) { // one element at a time, stopping at the first refusal
+                        int n = 0;
                         try {
-                            Bulk.appendAll(rt, "v", lists[call], values[call]);
-                            int[] all = new int[perCall];
-                            Arrays.setAll(all, m -> m);
-                            appended.add(all);
-                        } catch (BulkAppendException refused) {
-                            assertThat(refused).hasCauseInstanceOf(MemoryCapExceededException.class);
-                            appended.add(refused.appended());
+                            for (; n < perCall; n++) {
+                                rt.generic().appendInt("v", values[call][n], lists[call][0][n], lists[call][1][n]);
+                            }
+                        } catch (RuntimeException refused) {
+                            assertThat(refused).isInstanceOf(refusal); // elements 0..n-1 were appended
                         }
+                        int[] done = new int[n];
+                        Arrays.setAll(done, m -> m);
+                        appended.add(done);
+                        continue;
                     }
-                    return appended;
-                }));
-            }
-            pool.shutdown();
-            assertThat(pool.awaitTermination(120, TimeUnit.SECONDS)).isTrue();
-            // Expected per list: each thread's appended elements in its call order.
-            Map<Integer, Set<Integer>> expected = new HashMap<>();
-            Map<Integer, Integer> thread = new HashMap<>();
-            long total = 0;
-            int refusedCalls = 0;
-            for (int t = 0; t < threads; t++) {
-                List<int[]> appended = kept.get(t).get();
-                for (int c = 0; c < calls; c++) {
-                    int call = t * calls + c;
-                    int[] done = appended.get(c);
-                    refusedCalls += done.length < perCall ? 1 : 0;
-                    for (int n : done) {
-                        int value = values[call][n];
-                        expected.computeIfAbsent(lists[call][0][n] * 8 + lists[call][1][n], key -> new HashSet<>())
-                                .add(value);
-                        thread.put(value, t);
-                        total++;
+                    try {
+                        Bulk.appendAll(rt, "v", lists[call], values[call]);
+                        int[] all = new int[perCall];
+                        Arrays.setAll(all, m -> m);
+                        appended.add(all);
+                    } catch (BulkAppendException refused) {
+                        assertThat(refused).hasCauseInstanceOf(refusal);
+                        appended.add(refused.appended());
                     }
                 }
-            }
-            assertThat(refusedCalls).as("calls the cap refused").isPositive();
-            assertThat(total).as("elements appended").isPositive();
-            SNode list = layout.snode(2);
-            for (int i = 0; i < 8; i++) {
-                for (int j = 0; j < 8; j++) {
-                    long length = rt.generic().length(list, i, j);
-                    Set<Integer> want = expected.getOrDefault(i * 8 + j, Set.of());
-                    Set<Integer> seen = new HashSet<>();
-                    int[] last = new int[threads];
-                    Arrays.fill(last, -1);
-                    for (long n = 0; n < length; n++) {
-                        int value = rt.generic().getInt("v", i, j, (int) n);
-                        assertThat(want).as("list [%d, %d] element %d", i, j, n).contains(value);
-                        assertThat(seen.add(value)).as("element %d once", value).isTrue();
-                        int t = thread.get(value);
-                        assertThat(value).as("thread %d's order in list [%d, %d]", t, i, j).isGreaterThan(last[t]);
-                        last[t] = value;
-                    }
-                    assertThat(seen).as("list [%d, %d]", i, j).isEqualTo(want);
+                return appended;
+            }));
+        }
+        pool.shutdown();
+        assertThat(pool.awaitTermination(120, TimeUnit.SECONDS)).isTrue();
+        // Expected per list: each thread's appended elements in its call order.
+        Map<Integer, Set<Integer>> expected = new HashMap<>();
+        Map<Integer, Integer> thread = new HashMap<>();
+        long total = 0;
+        int refusedCalls = 0;
+        for (int t = 0; t < threads; t++) {
+            List<int[]> appended = kept.get(t).get();
+            for (int c = 0; c < calls; c++) {
+                int call = t * calls + c;
+                int[] done = appended.get(c);
+                refusedCalls += done.length < perCall ? 1 : 0;
+                for (int n : done) {
+                    int value = values[call][n];
+                    expected.computeIfAbsent(lists[call][0][n] * 8 + lists[call][1][n], key -> new HashSet<>())
+                            .add(value);
+                    thread.put(value, t);
+                    total++;
                 }
+            }
+        }
+        assertThat(refusedCalls).as("calls refused (%s)", refusal.getSimpleName()).isPositive();
+        assertThat(total).as("elements appended").isPositive();
+        SNode list = layout.snode(2);
+        for (int i = 0; i < 8; i++) {
+            for (int j = 0; j < 8; j++) {
+                long length = rt.generic().length(list, i, j);
+                Set<Integer> want = expected.getOrDefault(i * 8 + j, Set.of());
+                Set<Integer> seen = new HashSet<>();
+                int[] last = new int[threads];
+                Arrays.fill(last, -1);
+                for (long n = 0; n < length; n++) {
+                    int value = rt.generic().getInt("v", i, j, (int) n);
+                    assertThat(want).as("list [%d, %d] element %d", i, j, n).contains(value);
+                    assertThat(seen.add(value)).as("element %d once", value).isTrue();
+                    int t = thread.get(value);
+                    assertThat(value).as("thread %d's order in list [%d, %d]", t, i, j).isGreaterThan(last[t]);
+                    last[t] = value;
+                }
+                assertThat(seen).as("list [%d, %d]", i, j).isEqualTo(want);
             }
         }
     }
