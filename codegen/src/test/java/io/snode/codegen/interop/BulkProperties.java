@@ -100,6 +100,74 @@ class BulkProperties {
         }
     }
 
+    /**
+     * A list of cells in any order, with repeats, over more containers than the write remembers
+     * at once (so that containers are forgotten and found again), writes what per-cell writes of
+     * the same list in the same order write: the same structure, and each cell's last value.
+     */
+    @Property(tries = 120)
+    void cellListsInAnyOrderAgreeWithPerCellWrites(@ForAll("layouts") Layout layout, @ForAll("seeds") long seed) {
+        List<PlacedField> fields = layout.fields().stream().filter(f -> BoxTransfer.supports(f.snode())).toList();
+        if (fields.isEmpty()) {
+            return;
+        }
+        Random random = new Random(seed);
+        try (SNodeRuntime bulk = SNodeRuntime.compile(layout); SNodeRuntime model = SNodeRuntime.compile(layout)) {
+            long writesSeed = random.nextLong();
+            RandomWrites.apply(bulk, layout, new Random(writesSeed), 20, 4, 0);
+            RandomWrites.apply(model, layout, new Random(writesSeed), 20, 4, 0);
+            for (int round = 0; round < 3; round++) {
+                PlacedField field = fields.get(random.nextInt(fields.size()));
+                int[] shape = field.snode().indexShape();
+                int count = 1 + random.nextInt(random.nextBoolean() ? 64 : 6000);
+                int[][] coordinates = new int[shape.length][count];
+                long[] bits = new long[count];
+                for (int n = 0; n < count; n++) {
+                    int[] at = new int[shape.length];
+                    for (int c = 0; c < shape.length; c++) {
+                        // Now and then the cell before, or a neighbour of it: runs in one container.
+                        at[c] = n > 0 && random.nextInt(3) == 0
+                                ? Math.min(shape[c] - 1, coordinates[c][n - 1] + random.nextInt(2))
+                                : random.nextInt(shape[c]);
+                        coordinates[c][n] = at[c];
+                    }
+                    bits[n] = LayoutModel.randomBits(field.type(), random);
+                    model.generic().writeBits(field, bits[n], at);
+                }
+                assertThat(Bulk.writeCells(bulk, field.name(), cells(field, coordinates, bits))).isEqualTo(count);
+                assertSameStructureAndValues(bulk, model, layout);
+            }
+        }
+    }
+
+    private static CellArrays cells(PlacedField field, int[][] coordinates, long[] bits) {
+        int count = bits.length;
+        return switch (field.type()) {
+            case I32 -> {
+                int[] values = new int[count];
+                for (int n = 0; n < count; n++) {
+                    values[n] = (int) bits[n];
+                }
+                yield CellArrays.ofInts(coordinates, values);
+            }
+            case I64 -> CellArrays.ofLongs(coordinates, bits.clone());
+            case F32 -> {
+                float[] values = new float[count];
+                for (int n = 0; n < count; n++) {
+                    values[n] = Float.intBitsToFloat((int) bits[n]);
+                }
+                yield CellArrays.ofFloats(coordinates, values);
+            }
+            case F64 -> {
+                double[] values = new double[count];
+                for (int n = 0; n < count; n++) {
+                    values[n] = Double.longBitsToDouble(bits[n]);
+                }
+                yield CellArrays.ofDoubles(coordinates, values);
+            }
+        };
+    }
+
     static void assertSameStructureAndValues(SNodeRuntime actual, SNodeRuntime expected, Layout layout) {
         for (SNode node : layout.snodes().subList(1, layout.snodes().size())) {
             everywhere(node, at -> assertThat(actual.generic().isActive(node, at))

@@ -233,6 +233,27 @@ public final class BoxTransfer {
      */
     private void writeBatch3(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
                              int[] cell, Location location) {
+        if (shifts[0] >= 0 && shifts[1] >= 0 && shifts[2] >= 0) {
+            for (int n = from; n < end; ) {
+                n = writeRun3(coordinates, n, end, buffer, at + (long) (n - from) * elementBytes, cache, cache.segment);
+                if (n < end) {
+                    // Cell n's container is not remembered, or lies in another segment.
+                    cell[0] = coordinates[0][n];
+                    cell[1] = coordinates[1][n];
+                    cell[2] = coordinates[2][n];
+                    long key = containerKey(cell);
+                    int slot = cache.slot(key);
+                    if (!cache.holds(slot, key)) {
+                        cache.flush(slot, this);
+                        long container = activateContainer(cell, location);
+                        cache.put(slot, key, location.segment, container);
+                    }
+                    cache.segment = cache.segments[slot];
+                    cache.lastKey = -1;
+                }
+            }
+            return;
+        }
         long cellsOffset = plan.cellsOffset() + fieldOffset;
         int[] xs = coordinates[0];
         int[] ys = coordinates[1];
@@ -284,6 +305,95 @@ public final class BoxTransfer {
         }
     }
 
+    /**
+     * {@link #writeBatch3} where every extent is a power of two: writes cells from {@code from}
+     * while their containers are remembered in {@code cache} and lie in {@code segment} (the node
+     * manager's region, when it has one: then every container does), and returns the first cell
+     * whose container is not (or {@code end}), with the cursor (the last container's key, mask
+     * words and cells) left in {@code cache}; the caller activates that container and calls again.
+     * The loop calls nothing, so that C2 checks the segment, the buffer and the arrays once per
+     * call instead of once per cell (one call in the loop, even on a path taken for one cell in a
+     * hundred, made the loop 1.6 times slower in a probe).
+     */
+    private int writeRun3(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
+                          MemorySegment segment) {
+        long cellsOffset = plan.cellsOffset() + fieldOffset;
+        int[] xs = coordinates[0];
+        int[] ys = coordinates[1];
+        int[] zs = coordinates[2];
+        int shift0 = shifts[0];
+        int shift1 = shifts[1];
+        int shift2 = shifts[2];
+        int mask0 = extent[0] - 1;
+        int mask1 = extent[1] - 1;
+        int mask2 = extent[2] - 1;
+        long blocks1 = blocks[1];
+        long blocks2 = blocks[2];
+        long stride0 = stride[0];
+        long stride1 = stride[1];
+        long stride2 = stride[2];
+        long cellBytes = this.cellBytes;
+        boolean masked = this.masked;
+        boolean narrow = elementBytes == Integer.BYTES;
+        long[] keys = cache.keys;
+        MemorySegment[] segments = cache.segments;
+        long[] containers = cache.containers;
+        boolean[] dirty = cache.dirty;
+        long[] words = cache.words;
+        int maskWords = cache.maskWords;
+        int slotShift = Long.SIZE - cache.bits;
+        long lastKey = cache.lastKey;
+        int wordBase = cache.wordBase;
+        long base = cache.base;
+        long value = at;
+        int n = from;
+        for (; n < end; n++, value += elementBytes) {
+            int x = xs[n];
+            int y = ys[n];
+            int z = zs[n];
+            long key = ((x >>> shift0) * blocks1 + (y >>> shift1)) * blocks2 + (z >>> shift2);
+            long index = (x & mask0) * stride0 + (y & mask1) * stride1 + (z & mask2) * stride2;
+            if (key != lastKey) {
+                // The slot of lastKey holds it until another key takes the slot, which sets lastKey.
+                int slot = (int) ((key * CellCache.MIX) >>> slotShift);
+                if (keys[slot] != key || segments[slot] != segment) {
+                    break;
+                }
+                if (masked) {
+                    dirty[slot] = true;
+                }
+                lastKey = key;
+                wordBase = slot * maskWords;
+                base = containers[slot] + cellsOffset;
+            }
+            // Unaligned access forms: node memory is aligned anyway, and they skip the alignment check.
+            if (narrow) {
+                segment.set(ValueLayout.JAVA_INT_UNALIGNED, base + index * cellBytes,
+                        buffer.get(ValueLayout.JAVA_INT_UNALIGNED, value));
+            } else {
+                segment.set(ValueLayout.JAVA_LONG_UNALIGNED, base + index * cellBytes,
+                        buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, value));
+            }
+            if (masked) {
+                words[wordBase + (int) (index >>> 6)] |= 1L << index;
+            }
+        }
+        cache.lastKey = lastKey;
+        cache.wordBase = wordBase;
+        cache.base = base;
+        return n;
+    }
+
+    /** The key of the container that holds {@code cell} (the radix number of its container coordinates). */
+    private long containerKey(int[] cell) {
+        long key = 0;
+        for (int c = 0; c < dimensions; c++) {
+            int shift = shifts[c];
+            key = key * blocks[c] + (shift >= 0 ? cell[c] >>> shift : cell[c] / extent[c]);
+        }
+        return key;
+    }
+
     /** Copies one element of {@code buffer} at {@code value} into node memory at {@code node}. */
     private void store(MemorySegment segment, long node, MemorySegment buffer, long value) {
         // Unaligned access forms: node memory is aligned anyway, and they skip the alignment check.
@@ -308,11 +418,21 @@ public final class BoxTransfer {
         /** Slot {@code s}'s gathered mask words at {@code [s * maskWords, (s + 1) * maskWords)}. */
         final long[] words;
         final boolean[] dirty;
+        /**
+         * {@link #writeRun3}'s cursor: the last container's key (-1: none), the start of its
+         * gathered mask words and of its cells, and the segment the run writes into.
+         */
+        long lastKey = -1;
+        int wordBase;
+        long base;
+        MemorySegment segment;
 
         CellCache(int maskWords, int cells) {
             this.bits = Math.max(4, Math.min(12, Integer.SIZE - Integer.numberOfLeadingZeros(Math.max(1, cells) - 1)));
             int slots = 1 << bits;
             this.keys = new long[slots];
+            // No container has key -1, so an empty slot never matches: writeRun3 tests only the key and the segment.
+            Arrays.fill(keys, -1);
             this.segments = new MemorySegment[slots];
             this.containers = new long[slots];
             this.maskWords = maskWords;
@@ -320,8 +440,11 @@ public final class BoxTransfer {
             this.dirty = new boolean[slots];
         }
 
+        /** The multiplier of the slot hash (Fibonacci hashing: the top bits of key times 2^64 / phi). */
+        static final long MIX = 0x9E3779B97F4A7C15L;
+
         int slot(long key) {
-            return (int) ((key * 0x9E3779B97F4A7C15L) >>> (Long.SIZE - bits));
+            return (int) ((key * MIX) >>> (Long.SIZE - bits));
         }
 
         boolean holds(int slot, long key) {
