@@ -13,6 +13,7 @@ import io.snode.runtime.internal.node.DynamicUnit;
 import io.snode.runtime.internal.node.NodeUnit;
 import io.snode.runtime.internal.node.NodeUnits;
 import io.snode.runtime.internal.node.PathCells;
+import io.snode.runtime.internal.node.PointerUnit;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -60,7 +61,14 @@ import java.util.concurrent.atomic.LongAdder;
  * list whose next chunk exists takes its index ({@link GeneratedCalls#tryAppend}); each is one
  * atomic store that cannot fail halfway, counted in {@link #activations()} after it, and
  * anything else (an inactive pointer, a missing chunk, a full list) comes here with nothing
- * stored.
+ * stored. A write whose path needs exactly one cell (every step above the last pointer step
+ * active, that pointer word {@link PointerWord#NULL}, only dense and bitmasked steps below it:
+ * a new 8^3 leaf block) runs the three steps for that one cell without an {@link Activation}
+ * or a {@link Reservation} ({@link #activateOnePointer}): it allocates the cell (where the cap
+ * or a fault refuse with nothing published), builds the steps below in it, and publishes it
+ * with the same compare-and-set; a lost race or a word that is no longer
+ * {@link PointerWord#NULL} (active, busy, retired) zeroes what it built, hands the cell back
+ * ({@code unallocate}) and leaves the call to the protocol, having published nothing.
  *
  * <p><b>Assumptions:</b> no collection runs while any method here runs (the runtime's phase
  * lock or the caller guarantee it). <b>Guarantees:</b>
@@ -112,6 +120,11 @@ public final class NodeTree {
     /** {@link #inlineTails}: where a target's path has only dense and bitmasked steps left. */
     private final int[] inlineTail;
     /**
+     * Per target: the step of {@link #activateOnePointer}'s one pointer (the step just above the
+     * inline tail, when it is a pointer step), or -1 when the target has no such step.
+     */
+    private final int[] onePointer;
+    /**
      * Counts events after which a remembered cell may no longer be the cell of its coordinates:
      * deactivations and collections. Accessors that cache cells compare
      * it before using a cached cell (read before their walk, so a change during the walk is
@@ -156,6 +169,7 @@ public final class NodeTree {
         this.pathSteps = new PathStep[count][];
         this.pathUnits = new NodeUnit[count][];
         this.inlineTail = new int[count];
+        this.onePointer = new int[count];
         for (int id = 0; id < count; id++) {
             List<PathStep> path = plan.path(plan.nodes().get(id).snode());
             pathSteps[id] = path.toArray(new PathStep[0]);
@@ -164,6 +178,8 @@ public final class NodeTree {
                 pathUnits[id][s] = units.unit(path.get(s).node().snode());
             }
             inlineTail[id] = inlineTail(pathUnits[id]);
+            int above = inlineTail[id] - 1;
+            onePointer[id] = above >= 0 && pathUnits[id][above] instanceof PointerUnit ? above : -1;
         }
     }
 
@@ -355,7 +371,7 @@ public final class NodeTree {
      */
     private long activate(SNode target, int[] coordinates, boolean append, Location location) {
         int id = target.id();
-        if (!append && activateInline(id, coordinates, location)) {
+        if (!append && (activateInline(id, coordinates, location) || activateOnePointer(id, coordinates, location))) {
             return 0;
         }
         Reservation reservation = new Reservation(pathSteps[id].length);
@@ -410,6 +426,63 @@ public final class NodeTree {
             activations.increment();
         }
         return true;
+    }
+
+    /**
+     * The activation that needs one cell: every step above the target's {@link #onePointer}
+     * step is active, that step's pointer word is {@link PointerWord#NULL}, and only dense and
+     * bitmasked steps follow. The protocol's three steps for that one cell, without an
+     * {@link Activation} or a {@link Reservation}: allocate it (the memory cap or an allocator
+     * fault throw here, before anything is published), build the steps below inside it (a
+     * bitmasked step stores its bit into the fresh, zeroed container), publish it with the
+     * compare-and-set from {@link PointerWord#NULL} (release), and count the change. Returns
+     * false with nothing published, and the cell handed back with its bytes zero again, when the
+     * path does not have that shape now or the compare-and-set fails (another activation won,
+     * or a deactivation holds or retired the word): the protocol then decides.
+     */
+    private boolean activateOnePointer(int target, int[] coordinates, Location location) {
+        int step = onePointer[target];
+        if (step < 0) {
+            return false;
+        }
+        PathStep[] steps = pathSteps[target];
+        NodeUnit[] path = pathUnits[target];
+        location.set(root, 0);
+        for (int s = 0; s < step; s++) {
+            if (path[s].activateInline(location, location.offset + steps[s].containerOffset(),
+                    steps[s].cellIndex(coordinates), false) != NodeUnit.INLINE_UNCHANGED) {
+                return false;
+            }
+        }
+        MemorySegment segment = location.segment;
+        long wordOffset = location.offset + steps[step].containerOffset()
+                + PointerWord.wordOffset(steps[step].cellIndex(coordinates));
+        if (Atomics.getAcquire(segment, wordOffset) != PointerWord.NULL) {
+            return false;
+        }
+        CheckedCells manager = ((PointerUnit) path[step]).cells();
+        long cell = allocate(path[step].node().snode(), manager);
+        boolean published = false;
+        try {
+            location.set(manager.segment(cell), manager.offset(cell));
+            for (int s = step + 1; s < steps.length; s++) {
+                path[s].buildInPlace(location, location.offset + steps[s].containerOffset(),
+                        steps[s].cellIndex(coordinates));
+            }
+            published = Atomics.compareAndSet(segment, wordOffset, PointerWord.NULL, PointerWord.encode(cell));
+        } finally {
+            if (!published) {
+                Location undo = new Location().set(manager.segment(cell), manager.offset(cell));
+                for (int s = step + 1; s < steps.length; s++) {
+                    path[s].unbuildInPlace(undo, undo.offset + steps[s].containerOffset(), steps[s].cellIndex(coordinates));
+                }
+                manager.unallocate(cell);
+            }
+        }
+        if (published) {
+            activations.increment();
+        }
+        return published;
     }
 
     /**

@@ -94,6 +94,19 @@ public final class BitmaskedUnit extends NodeUnit {
     }
 
     @Override
+    public void buildInPlace(Location at, long container, long index) {
+        // Nobody else can reach this cell until the release CAS that publishes it.
+        Atomics.setRelease(at.segment, container + BitmaskWords.wordOffset(index), BitmaskWords.bit(index));
+        at.offset = container + cellOffset(index);
+    }
+
+    @Override
+    public void unbuildInPlace(Location at, long container, long index) {
+        Atomics.setRelease(at.segment, container + BitmaskWords.wordOffset(index), 0);
+        at.offset = container + cellOffset(index);
+    }
+
+    @Override
     public boolean deactivate(MemorySegment segment, long container, long index) {
         long bit = BitmaskWords.bit(index);
         long old = Atomics.getAndBitwiseAnd(segment, container + BitmaskWords.wordOffset(index), ~bit);

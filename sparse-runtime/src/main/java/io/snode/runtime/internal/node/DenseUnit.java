@@ -65,6 +65,16 @@ public final class DenseUnit extends NodeUnit {
     }
 
     @Override
+    public void buildInPlace(Location at, long container, long index) {
+        at.offset = container + cellOffset(index);
+    }
+
+    @Override
+    public void unbuildInPlace(Location at, long container, long index) {
+        at.offset = container + cellOffset(index);
+    }
+
+    @Override
     public boolean deactivate(MemorySegment segment, long container, long index) {
         throw new AssertionError("a dense cell is always active: " + node.snode().path());
     }

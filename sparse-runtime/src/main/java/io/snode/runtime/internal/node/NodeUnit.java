@@ -111,6 +111,21 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
     public abstract long build(Location at, long container, long index, int step, ActivationRun activation);
 
     /**
+     * {@link #build} for the kinds that {@link #activatesInPlace}, without a reservation: in a
+     * fresh cell that nobody else can reach, makes cell {@code index} active (a bitmasked node
+     * stores its bit; the word was zero) and moves {@code at} to it. {@link #unbuildInPlace}
+     * zeroes what it stored. {@code NodeTree}'s one-pointer activation uses the two.
+     */
+    public void buildInPlace(Location at, long container, long index) {
+        throw new AssertionError(getClass().getSimpleName() + " does not activate in place");
+    }
+
+    /** Reverses {@link #buildInPlace} (the word it stored is zero again) and moves {@code at} as it did. */
+    public void unbuildInPlace(Location at, long container, long index) {
+        throw new AssertionError(getClass().getSimpleName() + " does not activate in place");
+    }
+
+    /**
      * Deactivates cell {@code index} and releases everything below it (Taichi's
      * {@code deactivate}); false when it was inactive.
      */
