@@ -36,15 +36,7 @@ class BulkProperties {
 
     @Property(tries = 120)
     void boxCopiesAgreeWithPerCellAccess(@ForAll("layouts") Layout layout, @ForAll("seeds") long seed) {
-        List<PlacedField> fields = layout.fields().stream().filter(f -> BoxTransfer.supports(f.snode())).toList();
-        if (fields.isEmpty()) {
-            return;
-        }
-        Random random = new Random(seed);
-        try (SNodeRuntime bulk = SNodeRuntime.compile(layout); SNodeRuntime model = SNodeRuntime.compile(layout)) {
-            long writesSeed = random.nextLong();
-            RandomWrites.apply(bulk, layout, new Random(writesSeed), 20, 4, 0);
-            RandomWrites.apply(model, layout, new Random(writesSeed), 20, 4, 0);
+        twins(layout, seed, (bulk, model, fields, random) -> {
             for (int round = 0; round < 4; round++) {
                 PlacedField field = fields.get(random.nextInt(fields.size()));
                 int[] shape = field.snode().indexShape();
@@ -97,7 +89,7 @@ class BulkProperties {
                     });
                 }
             }
-        }
+        });
     }
 
     /**
@@ -107,15 +99,7 @@ class BulkProperties {
      */
     @Property(tries = 120)
     void cellListsInAnyOrderAgreeWithPerCellWrites(@ForAll("layouts") Layout layout, @ForAll("seeds") long seed) {
-        List<PlacedField> fields = layout.fields().stream().filter(f -> BoxTransfer.supports(f.snode())).toList();
-        if (fields.isEmpty()) {
-            return;
-        }
-        Random random = new Random(seed);
-        try (SNodeRuntime bulk = SNodeRuntime.compile(layout); SNodeRuntime model = SNodeRuntime.compile(layout)) {
-            long writesSeed = random.nextLong();
-            RandomWrites.apply(bulk, layout, new Random(writesSeed), 20, 4, 0);
-            RandomWrites.apply(model, layout, new Random(writesSeed), 20, 4, 0);
+        twins(layout, seed, (bulk, model, fields, random) -> {
             for (int round = 0; round < 3; round++) {
                 PlacedField field = fields.get(random.nextInt(fields.size()));
                 int[] shape = field.snode().indexShape();
@@ -137,6 +121,29 @@ class BulkProperties {
                 assertThat(Bulk.writeCells(bulk, field.name(), cells(field, coordinates, bits))).isEqualTo(count);
                 assertSameStructureAndValues(bulk, model, layout);
             }
+        });
+    }
+
+    /** The body of a property: two runtimes of the layout after the same random writes, the bulk-copyable fields. */
+    interface TwinBody {
+        void run(SNodeRuntime bulk, SNodeRuntime model, List<PlacedField> fields, Random random);
+    }
+
+    /**
+     * Runs {@code body} on a runtime for bulk copies and a model runtime of {@code layout}, both
+     * after the same random writes; nothing when the layout has no field that bulk copies serve.
+     */
+    private static void twins(Layout layout, long seed, TwinBody body) {
+        List<PlacedField> fields = layout.fields().stream().filter(f -> BoxTransfer.supports(f.snode())).toList();
+        if (fields.isEmpty()) {
+            return;
+        }
+        Random random = new Random(seed);
+        try (SNodeRuntime bulk = SNodeRuntime.compile(layout); SNodeRuntime model = SNodeRuntime.compile(layout)) {
+            long writesSeed = random.nextLong();
+            RandomWrites.apply(bulk, layout, new Random(writesSeed), 20, 4, 0);
+            RandomWrites.apply(model, layout, new Random(writesSeed), 20, 4, 0);
+            body.run(bulk, model, fields, random);
         }
     }
 

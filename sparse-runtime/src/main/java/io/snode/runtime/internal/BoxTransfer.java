@@ -194,7 +194,7 @@ public final class BoxTransfer {
 
     private void writeBatch(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
                             int[] cell, Location location) {
-        if (dimensions == 3) {
+        if (dimensions == 3 && shifts[0] >= 0 && shifts[1] >= 0 && shifts[2] >= 0) {
             writeBatch3(coordinates, from, end, buffer, at, cache, cell, location);
             return;
         }
@@ -209,15 +209,7 @@ public final class BoxTransfer {
                 key = key * blocks[c] + block;
                 index += (x - block * extent[c]) * stride[c];
             }
-            int slot = cache.slot(key);
-            if (!cache.holds(slot, key)) {
-                cache.flush(slot, this);
-                for (int c = 0; c < dimensions; c++) {
-                    cell[c] = coordinates[c][n];
-                }
-                long container = activateContainer(cell, location);
-                cache.put(slot, key, location.segment, container);
-            }
+            int slot = remember(cache, key, coordinates, n, cell, location);
             store(cache.segments[slot], cache.containers[slot] + cellsOffset + index * cellBytes, buffer,
                     at + (long) (n - from) * elementBytes);
             if (masked) {
@@ -227,86 +219,44 @@ public final class BoxTransfer {
     }
 
     /**
-     * {@link #writeBatch} for three coordinates, the usual case: the same steps with the axes'
-     * constants in locals, and the container of the cell before kept at hand, so that a run of
-     * cells in one container (sorted input) looks the cache up once.
+     * {@link #writeBatch} for three coordinates whose containers' extents are powers of two (every
+     * usual layout): runs of {@link #writeRun3}, and between them the container that ended a run
+     * activated and remembered, or its segment taken.
      */
     private void writeBatch3(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
                              int[] cell, Location location) {
-        if (shifts[0] >= 0 && shifts[1] >= 0 && shifts[2] >= 0) {
-            for (int n = from; n < end; ) {
-                n = writeRun3(coordinates, n, end, buffer, at + (long) (n - from) * elementBytes, cache, cache.segment);
-                if (n < end) {
-                    // Cell n's container is not remembered, or lies in another segment.
-                    cell[0] = coordinates[0][n];
-                    cell[1] = coordinates[1][n];
-                    cell[2] = coordinates[2][n];
-                    long key = containerKey(cell);
-                    int slot = cache.slot(key);
-                    if (!cache.holds(slot, key)) {
-                        cache.flush(slot, this);
-                        long container = activateContainer(cell, location);
-                        cache.put(slot, key, location.segment, container);
-                    }
-                    cache.segment = cache.segments[slot];
-                    cache.lastKey = -1;
-                }
-            }
-            return;
-        }
-        long cellsOffset = plan.cellsOffset() + fieldOffset;
-        int[] xs = coordinates[0];
-        int[] ys = coordinates[1];
-        int[] zs = coordinates[2];
-        int shift0 = shifts[0];
-        int shift1 = shifts[1];
-        int shift2 = shifts[2];
-        int extent0 = extent[0];
-        int extent1 = extent[1];
-        int extent2 = extent[2];
-        long blocks1 = blocks[1];
-        long blocks2 = blocks[2];
-        long stride0 = stride[0];
-        long stride1 = stride[1];
-        long stride2 = stride[2];
-        long lastKey = -1;
-        int lastSlot = -1;
-        MemorySegment segment = null;
-        long base = 0;
-        for (int n = from; n < end; n++) {
-            int x = xs[n];
-            int y = ys[n];
-            int z = zs[n];
-            int bx = shift0 >= 0 ? x >>> shift0 : x / extent0;
-            int by = shift1 >= 0 ? y >>> shift1 : y / extent1;
-            int bz = shift2 >= 0 ? z >>> shift2 : z / extent2;
-            long key = (bx * blocks1 + by) * blocks2 + bz;
-            long index = (x - bx * extent0) * stride0 + (y - by * extent1) * stride1 + (z - bz * extent2) * stride2;
-            if (key != lastKey) {
-                // The slot of lastKey holds it until another key takes the slot, which sets lastKey.
-                int slot = cache.slot(key);
-                if (!cache.holds(slot, key)) {
-                    cache.flush(slot, this);
-                    cell[0] = x;
-                    cell[1] = y;
-                    cell[2] = z;
-                    long container = activateContainer(cell, location);
-                    cache.put(slot, key, location.segment, container);
-                }
-                lastKey = key;
-                lastSlot = slot;
-                segment = cache.segments[slot];
-                base = cache.containers[slot] + cellsOffset;
-            }
-            store(segment, base + index * cellBytes, buffer, at + (long) (n - from) * elementBytes);
-            if (masked) {
-                cache.mark(lastSlot, index);
+        for (int n = from; n < end; ) {
+            n = writeRun3(coordinates, n, end, buffer, at + (long) (n - from) * elementBytes, cache, cache.segment);
+            if (n < end) {
+                // Cell n's container is not remembered, or lies in another segment.
+                int slot = remember(cache, containerKey(coordinates, n), coordinates, n, cell, location);
+                cache.segment = cache.segments[slot];
+                cache.lastKey = -1;
             }
         }
     }
 
     /**
-     * {@link #writeBatch3} where every extent is a power of two: writes cells from {@code from}
+     * The slot of {@code cache} that holds the container with {@code key}, the one holding cell
+     * {@code n} of {@code coordinates}: where it is not remembered, the slot's container is
+     * forgotten (its gathered bits set) and this one activated (through {@code cell}) and
+     * remembered in its place.
+     */
+    private int remember(CellCache cache, long key, int[][] coordinates, int n, int[] cell, Location location) {
+        int slot = cache.slot(key);
+        if (!cache.holds(slot, key)) {
+            cache.flush(slot, this);
+            for (int c = 0; c < dimensions; c++) {
+                cell[c] = coordinates[c][n];
+            }
+            long container = activateContainer(cell, location);
+            cache.put(slot, key, location.segment, container);
+        }
+        return slot;
+    }
+
+    /**
+     * One run of {@link #writeBatch3} (every extent a power of two): writes cells from {@code from}
      * while their containers are remembered in {@code cache} and lie in {@code segment} (the node
      * manager's region, when it has one: then every container does), and returns the first cell
      * whose container is not (or {@code end}), with the cursor (the last container's key, mask
@@ -384,12 +334,13 @@ public final class BoxTransfer {
         return n;
     }
 
-    /** The key of the container that holds {@code cell} (the radix number of its container coordinates). */
-    private long containerKey(int[] cell) {
+    /** The key of the container that holds cell {@code n} of {@code coordinates} (its container coordinates in radix). */
+    private long containerKey(int[][] coordinates, int n) {
         long key = 0;
         for (int c = 0; c < dimensions; c++) {
             int shift = shifts[c];
-            key = key * blocks[c] + (shift >= 0 ? cell[c] >>> shift : cell[c] / extent[c]);
+            int x = coordinates[c][n];
+            key = key * blocks[c] + (shift >= 0 ? x >>> shift : x / extent[c]);
         }
         return key;
     }

@@ -371,8 +371,12 @@ public final class NodeTree {
      */
     private long activate(SNode target, int[] coordinates, boolean append, Location location) {
         int id = target.id();
-        if (!append && (activateInline(id, coordinates, location) || activateOnePointer(id, coordinates, location))) {
-            return 0;
+        if (!append) {
+            int refused = activateInline(id, coordinates, location);
+            if (refused == pathSteps[id].length
+                    || (refused == onePointer[id] && activateOnePointer(id, coordinates, location))) {
+                return 0;
+            }
         }
         Reservation reservation = new Reservation(pathSteps[id].length);
         Activation activation = new Activation(this, pathSteps[id], pathUnits[id], coordinates, append,
@@ -405,10 +409,13 @@ public final class NodeTree {
      * block of a bitmasked leaf, or any write to an active cell). Its stores are the atomic ORs of
      * those mask bits, exactly what the protocol's publish would store for the same path, and none
      * of them can fail. Anything else (an inactive, busy or retired pointer word, a list, a clear
-     * bit above the inline tail) returns false before the first store, since no step after the
+     * bit above the inline tail) stops before the first store, since no step after the
      * inline tail can bail out, and the whole protocol runs.
+     *
+     * @return the path's length when the activation is done; else the step that refused, with
+     *         {@code location} at that step's parent cell and nothing stored
      */
-    private boolean activateInline(int target, int[] coordinates, Location location) {
+    private int activateInline(int target, int[] coordinates, Location location) {
         PathStep[] steps = pathSteps[target];
         NodeUnit[] path = pathUnits[target];
         int tail = inlineTail[target];
@@ -418,19 +425,20 @@ public final class NodeTree {
             int step = path[s].activateInline(location, location.offset + steps[s].containerOffset(),
                     steps[s].cellIndex(coordinates), s >= tail);
             if (step == NodeUnit.INLINE_REFUSED) {
-                return false;
+                return s; // before the inline tail: nothing stored, location at step s's parent cell
             }
             changed |= step == NodeUnit.INLINE_CHANGED;
         }
         if (changed) {
             activations.increment();
         }
-        return true;
+        return steps.length;
     }
 
     /**
-     * The activation that needs one cell: every step above the target's {@link #onePointer}
-     * step is active, that step's pointer word is {@link PointerWord#NULL}, and only dense and
+     * The activation that needs one cell, where {@link #activateInline} stopped at the target's
+     * {@link #onePointer} step ({@code location} at that step's parent cell, every step above
+     * active): that step's pointer word is {@link PointerWord#NULL}, and only dense and
      * bitmasked steps follow. The protocol's three steps for that one cell, without an
      * {@link Activation} or a {@link Reservation}: allocate it (the memory cap or an allocator
      * fault throw here, before anything is published), build the steps below inside it (a
@@ -442,18 +450,8 @@ public final class NodeTree {
      */
     private boolean activateOnePointer(int target, int[] coordinates, Location location) {
         int step = onePointer[target];
-        if (step < 0) {
-            return false;
-        }
         PathStep[] steps = pathSteps[target];
         NodeUnit[] path = pathUnits[target];
-        location.set(root, 0);
-        for (int s = 0; s < step; s++) {
-            if (path[s].activateInline(location, location.offset + steps[s].containerOffset(),
-                    steps[s].cellIndex(coordinates), false) != NodeUnit.INLINE_UNCHANGED) {
-                return false;
-            }
-        }
         MemorySegment segment = location.segment;
         long wordOffset = location.offset + steps[step].containerOffset()
                 + PointerWord.wordOffset(steps[step].cellIndex(coordinates));
