@@ -68,11 +68,10 @@ final class Appends {
                 throw new IllegalArgumentException("lists[" + c + "] has " + axis.length + " coordinates; the values "
                         + length);
             }
-            for (int n = 0; n < length; n++) {
-                if (axis[n] < 0 || axis[n] >= shape[c]) {
-                    throw GeneratedCalls.outside("field " + name + ", the list of element " + n, axes.get(c).letter(),
-                            axis[n], shape[c]);
-                }
+            int n = CoordinateChecks.firstOutside(axis, length, shape[c]);
+            if (n >= 0) {
+                throw GeneratedCalls.outside("field " + name + ", the list of element " + n, axes.get(c).letter(),
+                        axis[n], shape[c]);
             }
         }
         long[] grouped = group(lists, shape, length);

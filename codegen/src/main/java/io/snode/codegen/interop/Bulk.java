@@ -177,10 +177,9 @@ public final class Bulk {
         }
         for (int c = 0; c < shape.length; c++) {
             int[] axis = coordinates[c];
-            for (int n = 0; n < axis.length; n++) {
-                if (axis[n] < 0 || axis[n] >= shape[c]) {
-                    throw GeneratedCalls.outside("field " + name + ", cell " + n, axes.get(c).letter(), axis[n], shape[c]);
-                }
+            int n = CoordinateChecks.firstOutside(axis, axis.length, shape[c]);
+            if (n >= 0) {
+                throw GeneratedCalls.outside("field " + name + ", cell " + n, axes.get(c).letter(), axis[n], shape[c]);
             }
         }
         try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
