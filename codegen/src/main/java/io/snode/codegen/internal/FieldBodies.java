@@ -133,15 +133,31 @@ final class FieldBodies {
         end(mv);
     }
 
-    /** A plain store, or with {@code add} an atomic add returning the previous value. */
+    /**
+     * A plain store, or with {@code add} an atomic add returning the previous value. The walk's
+     * path and the runtime's activation each end in a store of their own, not in one store both
+     * jump to: on the walk's path the segment is then the constant of the last level (its
+     * region, where the cells lie in one), whose bounds, address and liveness C2 folds, instead
+     * of a segment merged from two paths whose class and fields every call loads and checks.
+     */
     void store(MethodEmitter mv, PlacedField field, boolean add, Walk cached) {
-        ValueType value = ValueType.of(field.type());
         int dims = field.dimensionality();
         Label slow = new Label();
-        Label store = new Label();
         PathWalk walk = new PathWalk(owner, mv);
         boolean mayBeInactive = walkToField(walk, field, slow, false, cached);
-        mv.visitLabel(store);
+        storeValue(walk, field, add, dims);
+        if (mayBeInactive) {
+            mv.visitLabel(slow);
+            slowActivation(walk, field.snode(), dims);
+            storeValue(walk, field, add, dims);
+        }
+        end(mv);
+    }
+
+    /** The store (or atomic add) of the value parameter at the walk's cell, and the return. */
+    private void storeValue(PathWalk walk, PlacedField field, boolean add, int dims) {
+        MethodEmitter mv = walk.mv();
+        ValueType value = ValueType.of(field.type());
         if (add) {
             mv.visitVarInsn(ALOAD, walk.segment());
             mv.visitVarInsn(LLOAD, walk.offset());
@@ -156,12 +172,6 @@ final class FieldBodies {
             mv.invoke(value.set);
             mv.visitInsn(RETURN);
         }
-        if (mayBeInactive) {
-            mv.visitLabel(slow);
-            slowActivation(walk, field.snode(), dims);
-            mv.visitJumpInsn(GOTO, store);
-        }
-        end(mv);
     }
 
     /**
