@@ -57,9 +57,14 @@ enum ValueType {
         return type.getOpcode(Opcodes.IRETURN);
     }
 
-    /** Pushes the {@code ValueLayout} constant of the type ({@code ValueLayout.JAVA_INT}, ...). */
+    /**
+     * Pushes the unaligned {@code ValueLayout} constant of the type
+     * ({@code ValueLayout.JAVA_INT_UNALIGNED}, ...) for plain reads and stores: the plan aligns
+     * every field in node memory, so the aligned constant's check (an AND and a branch per
+     * access in the compiled code) could never fail. Atomic operations keep aligned layouts.
+     */
     void pushLayout(MethodVisitor mv) {
-        mv.visitFieldInsn(Opcodes.GETSTATIC, Type.getInternalName(ValueLayout.class), layoutField,
+        mv.visitFieldInsn(Opcodes.GETSTATIC, Type.getInternalName(ValueLayout.class), layoutField + "_UNALIGNED",
                 Type.getDescriptor(layoutClass));
     }
 }

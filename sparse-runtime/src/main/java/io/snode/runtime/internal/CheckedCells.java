@@ -96,7 +96,8 @@ public final class CheckedCells {
     }
 
     private static int index(long cell) {
-        if (cell < 0 || cell > Integer.MAX_VALUE) {
+        // One test for both ends of [0, Integer.MAX_VALUE] (generated walks run this per level).
+        if (cell >>> Integer.SIZE - 1 != 0) {
             throw new IllegalStateException("corrupted cell reference " + cell
                     + ": node memory holds a word that no cell of this SNode has");
         }
