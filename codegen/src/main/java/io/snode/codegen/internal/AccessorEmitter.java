@@ -158,11 +158,11 @@ final class AccessorEmitter {
     }
 
     /**
-     * Uses the remembered cell when the epoch and the key match; otherwise calls the field's
-     * {@code fill} method (inactive levels jump to {@code inactive}). Then walks the levels
-     * below the cached one. The walk to the cached level lives in that method of its own, so
-     * that an access that hits (the common case) stays small enough for the JIT to inline
-     * into its caller.
+     * Uses the remembered cell when the epoch and the key match; otherwise a read calls the
+     * field's {@code fill} method and a write walks and remembers in place (inactive levels jump
+     * to {@code inactive}). Then walks the levels below the cached one. A read's walk to the
+     * cached level lives in that method of its own, so that a read that hits (the common case)
+     * stays small enough for the JIT to inline into its caller.
      */
     private boolean emitCachedWalk(PathWalk walk, PlacedField field, Cache cache, Label inactive, boolean write) {
         MethodEmitter mv = walk.mv();
@@ -187,12 +187,23 @@ final class AccessorEmitter {
         mv.visitJumpInsn(GOTO, load);
 
         mv.visitLabel(miss); // if (!fill(coordinates)) goto inactive
-        mv.visitVarInsn(ALOAD, 0);
-        for (int n = 0; n < dims; n++) {
-            mv.visitVarInsn(ILOAD, mv.parameter(n));
+        if (write) {
+            // A write's miss walks here: C2 will not inline the fill method into a call site
+            // that runs on a sixth of the calls ("already compiled into a medium method"),
+            // and a call kept on the miss path made C2 store most of the caller's registers on
+            // the hit path. The write method is then too large to inline into its caller, and
+            // one call per write cost less than those stores in a probe (W1s L1: 180-235 ->
+            // 146-181 ms, alternating JVMs). Reads, whose hit path their callers inline (a
+            // struct-for kernel's loop), keep the call.
+            fillBody(walk, field, cache, inactive);
+        } else {
+            mv.visitVarInsn(ALOAD, 0);
+            for (int n = 0; n < dims; n++) {
+                mv.visitVarInsn(ILOAD, mv.parameter(n));
+            }
+            mv.visitMethodInsn(INVOKEVIRTUAL, self, fillName(cache), fillDescriptor(dims), false);
+            mv.visitJumpInsn(IFEQ, inactive);
         }
-        mv.visitMethodInsn(INVOKEVIRTUAL, self, fillName(cache), fillDescriptor(dims), false);
-        mv.visitJumpInsn(IFEQ, inactive);
 
         mv.visitLabel(load);
         if (cache.inRegion()) {
@@ -222,14 +233,26 @@ final class AccessorEmitter {
         int dims = field.dimensionality();
         MethodEmitter mv = owner.method(ACC_PRIVATE, fillName(cache), fillDescriptor(dims),
                 FieldBodies.names(field.axes(), null));
-        PathWalk walk = new PathWalk(owner, mv);
+        Label inactive = new Label();
+        fillBody(new PathWalk(owner, mv), field, cache, inactive);
+        mv.visitInsn(ICONST_1);
+        mv.visitInsn(IRETURN);
+        mv.visitLabel(inactive);
+        mv.visitInsn(ICONST_0);
+        mv.visitInsn(IRETURN);
+        mv.end();
+    }
+
+    /** {@link #emitFill}'s body inline in an access method: walks to the cached level and remembers it, or jumps to {@code inactive}. */
+    private void fillBody(PathWalk walk, PlacedField field, Cache cache, Label inactive) {
+        MethodEmitter mv = walk.mv();
+        int dims = field.dimensionality();
         String self = owner.className();
         String prefix = cache.prefix();
         int epoch = mv.newLocal("epoch", Type.LONG_TYPE);
         owner.getConstant(mv, "STRUCTURE");
         mv.invoke(RuntimeMethods.EPOCH);
         mv.visitVarInsn(LSTORE, epoch);
-        Label inactive = new Label();
         walk.walk(plan.path(field), 0, cache.level() + 1, inactive, false);
         mv.visitVarInsn(ALOAD, 0);
         mv.visitVarInsn(LLOAD, epoch);
@@ -247,12 +270,6 @@ final class AccessorEmitter {
         mv.visitVarInsn(ALOAD, 0);
         mv.visitVarInsn(LLOAD, walk.offset());
         mv.visitFieldInsn(PUTFIELD, self, prefix + "offset", "J");
-        mv.visitInsn(ICONST_1);
-        mv.visitInsn(IRETURN);
-        mv.visitLabel(inactive);
-        mv.visitInsn(ICONST_0);
-        mv.visitInsn(IRETURN);
-        mv.end();
     }
 
     private static String fillName(Cache cache) {
