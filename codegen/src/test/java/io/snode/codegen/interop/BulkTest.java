@@ -198,73 +198,100 @@ class BulkTest {
     void whenTheCapRefusesACellListAPrefixOfItIsWrittenAndActiveAndNothingAfter() throws Exception {
         Layout layout = Layout.parse("pointer(ijk,32).bitmasked(ijk,8).place(f32 phi)");
         RuntimeOptions options = RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
-        int threads = 2;
-        int cellsPerThread = 3000;
         try (SNodeRuntime rt = SNodeRuntime.compile(layout, options.withMemoryCap(reservedAfter(layout, 24)))) {
-            CyclicBarrier start = new CyclicBarrier(threads);
-            ExecutorService pool = Executors.newFixedThreadPool(threads);
-            List<Future<Integer>> outcomes = new ArrayList<>();
-            int[][][] lists = new int[threads][][];
-            for (int t = 0; t < threads; t++) {
-                // Thread t: cells scattered over the blocks of its own j rows, three per block, in an order that
-                // comes back to earlier blocks (so bits wait in the call's cache when the cap refuses).
-                int[][] at = new int[3][cellsPerThread];
-                java.util.Random random = new java.util.Random(t);
-                for (int n = 0; n < cellsPerThread; n++) {
-                    at[0][n] = random.nextInt(256);
-                    at[1][n] = t * 128 + random.nextInt(128);
-                    at[2][n] = random.nextInt(8);
-                }
-                lists[t] = at;
-                int thread = t;
-                outcomes.add(pool.submit(() -> {
-                    float[] values = new float[cellsPerThread];
-                    for (int n = 0; n < cellsPerThread; n++) {
-                        values[n] = thread * cellsPerThread + n + 1;
-                    }
-                    start.await(10, TimeUnit.SECONDS);
-                    try {
-                        Bulk.writeCells(rt, "phi", at, values);
-                        return -1;
-                    } catch (MemoryCapExceededException refused) {
-                        return 0;
-                    }
-                }));
-            }
-            pool.shutdown();
-            assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
-            SNode voxels = rt.layout().snode(2);
-            int refused = 0;
-            for (int t = 0; t < threads; t++) {
-                boolean returned = outcomes.get(t).get() < 0;
-                refused += returned ? 0 : 1;
-                // The last value written to each cell, and whether the list got that far: a prefix.
-                int[][] at = lists[t];
-                java.util.Map<List<Integer>, Integer> last = new java.util.HashMap<>();
-                int firstMissing = -1;
-                for (int n = 0; n < cellsPerThread; n++) {
-                    List<Integer> cell = List.of(at[0][n], at[1][n], at[2][n]);
-                    boolean active = rt.generic().isActive(voxels, at[0][n], at[1][n], at[2][n]);
-                    if (!active && firstMissing < 0) {
-                        firstMissing = n;
-                    }
-                    if (firstMissing < 0) {
-                        last.put(cell, n);
-                    } else if (!last.containsKey(cell)) {
-                        assertThat(active).as("thread %d cell %d after the first missing one (%d)", t, n, firstMissing).isFalse();
-                    }
-                }
-                if (returned) {
-                    assertThat(firstMissing).as("a list that returned is written whole").isEqualTo(-1);
-                }
-                for (var entry : last.entrySet()) {
-                    List<Integer> cell = entry.getKey();
-                    assertThat(rt.generic().getFloat("phi", cell.get(0), cell.get(1), cell.get(2)))
-                            .isEqualTo(t * cellsPerThread + entry.getValue() + 1f);
-                }
-            }
+            int refused = racingCellLists(rt, MemoryCapExceededException.class);
             assertThat(refused).as("lists the cap refused").isPositive();
         }
+    }
+
+    @Test
+    void whenAnInjectedAllocatorFaultEndsACellListAPrefixOfItIsWrittenAndActiveAndNothingAfter() throws Exception {
+        Layout layout = Layout.parse("pointer(ijk,32).bitmasked(ijk,8).place(f32 phi)");
+        FailingAllocator failing = new FailingAllocator(() -> new OutOfMemoryError("injected failure"));
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withAllocator(failing))) {
+            failing.countdown.set(3); // the third chunk request of the two lists fails, once
+            int refused = racingCellLists(rt, OutOfMemoryError.class);
+            assertThat(refused).as("lists the fault ended").isEqualTo(1);
+        }
+    }
+
+    /**
+     * Two threads write cell lists at once into {@code rt} (layout pointer(ijk,32).bitmasked(ijk,8),
+     * each thread in its own j rows, cells scattered so that the call's cache holds gathered bits
+     * when a failure of {@code failure}'s class ends a list). Checks against the model of what the
+     * calls did: a list that returned is written whole, one that threw is written and active up to
+     * a prefix and nothing after it, every written cell holds its last value. Returns the lists
+     * that threw.
+     */
+    private static int racingCellLists(SNodeRuntime rt, Class<? extends Throwable> failure) throws Exception {
+        int threads = 2;
+        int cellsPerThread = 3000;
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<Integer>> outcomes = new ArrayList<>();
+        int[][][] lists = new int[threads][][];
+        for (int t = 0; t < threads; t++) {
+            // Thread t: cells scattered over the blocks of its own j rows, three per block, in an order that
+            // comes back to earlier blocks (so bits wait in the call's cache when the failure comes).
+            int[][] at = new int[3][cellsPerThread];
+            java.util.Random random = new java.util.Random(t);
+            for (int n = 0; n < cellsPerThread; n++) {
+                at[0][n] = random.nextInt(256);
+                at[1][n] = t * 128 + random.nextInt(128);
+                at[2][n] = random.nextInt(8);
+            }
+            lists[t] = at;
+            int thread = t;
+            outcomes.add(pool.submit(() -> {
+                float[] values = new float[cellsPerThread];
+                for (int n = 0; n < cellsPerThread; n++) {
+                    values[n] = thread * cellsPerThread + n + 1;
+                }
+                start.await(10, TimeUnit.SECONDS);
+                try {
+                    Bulk.writeCells(rt, "phi", at, values);
+                    return -1;
+                } catch (Throwable thrown) {
+                    if (!failure.isInstance(thrown)) {
+                        throw thrown;
+                    }
+                    return 0;
+                }
+            }));
+        }
+        pool.shutdown();
+        assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+        SNode voxels = rt.layout().snode(2);
+        int refused = 0;
+        for (int t = 0; t < threads; t++) {
+            boolean returned = outcomes.get(t).get() < 0;
+            refused += returned ? 0 : 1;
+            // The last value written to each cell, and whether the list got that far: a prefix.
+            int[][] at = lists[t];
+            java.util.Map<List<Integer>, Integer> last = new java.util.HashMap<>();
+            int firstMissing = -1;
+            for (int n = 0; n < cellsPerThread; n++) {
+                List<Integer> cell = List.of(at[0][n], at[1][n], at[2][n]);
+                boolean active = rt.generic().isActive(voxels, at[0][n], at[1][n], at[2][n]);
+                if (!active && firstMissing < 0) {
+                    firstMissing = n;
+                }
+                if (firstMissing < 0) {
+                    last.put(cell, n);
+                } else if (!last.containsKey(cell)) {
+                    assertThat(active).as("thread %d cell %d after the first missing one (%d)", t, n, firstMissing).isFalse();
+                }
+            }
+            if (returned) {
+                assertThat(firstMissing).as("a list that returned is written whole").isEqualTo(-1);
+            }
+            for (var entry : last.entrySet()) {
+                List<Integer> cell = entry.getKey();
+                assertThat(rt.generic().getFloat("phi", cell.get(0), cell.get(1), cell.get(2)))
+                        .isEqualTo(t * cellsPerThread + entry.getValue() + 1f);
+            }
+        }
+        return refused;
     }
 
     @Test
