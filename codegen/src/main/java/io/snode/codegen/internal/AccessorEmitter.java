@@ -102,7 +102,8 @@ final class AccessorEmitter {
         init.end();
         Set<String> filled = new HashSet<>();
         for (Binding binding : bindings) {
-            Cache cache = binding.operation() == Operation.APPEND ? null : cacheFor(binding.field());
+            // Only reads call the fill method; a write's miss walks in the write method itself.
+            Cache cache = binding.operation() == Operation.GET ? cacheFor(binding.field()) : null;
             if (cache != null && filled.add(cache.prefix())) {
                 emitFill(binding.field(), cache);
             }

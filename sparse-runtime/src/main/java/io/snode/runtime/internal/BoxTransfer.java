@@ -327,7 +327,7 @@ public final class BoxTransfer {
             offsets[n - from] = base + index * cellBytes;
             if (masked) {
                 wordAt[n - from] = wordBase + (int) (index >>> 6);
-                bits[n - from] = (byte) index;
+                bits[n - from] = (byte) (index & 63);
             }
         }
         cache.lastKey = lastKey;
