@@ -49,8 +49,9 @@ import org.objectweb.asm.Type;
  * {@code f} the instance holds {@code f$epoch} (-1 until the first walk), {@code f$key0...}
  * (the coordinates divided by the sizes below the cached level), {@code f$segment} (only where
  * the level's cells lie in chunks: in a region the segment is the constant {@code REGION_<id>})
- * and {@code f$offset}, and has a private method {@code f$fill} that walks to the cached level and
- * remembers what it found. One instance serves one thread.
+ * and {@code f$offset}. Where the interface reads {@code f}, a private method {@code f$fill}
+ * walks to the cached level and remembers what it found; writes and adds do the same walk in
+ * their own method. One instance serves one thread.
  */
 final class AccessorEmitter {
     /**
