@@ -25,8 +25,10 @@ class RegionCodeTest {
             Phi phi = rt.bind(Phi.class);
             String code = rt.generatedCode().getFirst().disassembly();
             assertThat(code).contains("REGION_1 : Ljava/lang/foreign/MemorySegment;", "REGION_2 : Ljava/lang/foreign/MemorySegment;")
-                    .contains("GeneratedCalls.regionOffset", "GeneratedCalls.regionOrAmbient")
-                    .doesNotContain("GeneratedCalls.child (", "GeneratedCalls.childOrAmbient (");
+                    .contains("GeneratedCalls.regionOffset", "GeneratedCalls.regionOrZeroCell")
+                    .as("a read of an inactive pointer selects an offset in the region, never another segment")
+                    .contains("ZERO_CELL_1 = ", "ZERO_CELL_2 = ")
+                    .doesNotContain("GeneratedCalls.child (", "GeneratedCalls.childOrAmbient (", "AMBIENT_1", "AMBIENT_2");
             phi.phi(1000, 5, 2047, 3f);
             phi.phi(0, 0, 0, 4f);
             assertThat(phi.phi(1000, 5, 2047)).isEqualTo(3f);

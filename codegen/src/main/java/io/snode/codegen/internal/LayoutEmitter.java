@@ -236,7 +236,12 @@ public final class LayoutEmitter {
                     }
                     owner.constant("REGION_" + snode.id(), MemorySegment.class, cells.region());
                 }
-                owner.constant("AMBIENT_" + snode.id(), MemorySegment.class, objects.ambient(snode));
+                if (readsThroughZeroCell(node, objects.cells(snode))) {
+                    // Reads of an inactive pointer land on the region's zero cell, past every cell.
+                    owner.longConstant("ZERO_CELL_" + snode.id(), ((CheckedCells) objects.cells(snode)).zeroCellOffset());
+                } else {
+                    owner.constant("AMBIENT_" + snode.id(), MemorySegment.class, objects.ambient(snode));
+                }
             }
             if (node.kind() == NodeKind.DYNAMIC && node.directoryLeafFanout() > 0) {
                 owner.constant("DIRECTORY_" + snode.id(), CheckedCells.class, objects.directories(snode));
@@ -245,6 +250,15 @@ public final class LayoutEmitter {
                 owner.constant("TABLES_" + snode.id(), HashTables.class, objects.tables(snode));
             }
         }
+    }
+
+    /**
+     * Whether reads of an inactive cell of {@code node} (a pointer or hash node whose children lie
+     * in a region) land on the region's zero cell instead of a separate ambient cell.
+     */
+    private static boolean readsThroughZeroCell(SNodePlan node, Object cells) {
+        return (node.kind() == NodeKind.POINTER || node.kind() == NodeKind.HASH)
+                && cells instanceof CheckedCells checked && checked.region() != null;
     }
 
     // ------------------------------------------------------------------ field methods

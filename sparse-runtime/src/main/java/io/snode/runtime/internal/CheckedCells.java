@@ -36,6 +36,11 @@ public final class CheckedCells {
         return manager.region();
     }
 
+    /** The offset in {@link #region()} of its zero cell ({@link NodeManager#zeroCellOffset()}); -1 without a region. */
+    public long zeroCellOffset() {
+        return manager.zeroCellOffset();
+    }
+
     /** {@code cellIndex(word) * stride}: the offset in {@link #region()} of the cell an active word refers to, checked. */
     public static long regionOffset(long cell, long stride) {
         return (long) index(cell) * stride;

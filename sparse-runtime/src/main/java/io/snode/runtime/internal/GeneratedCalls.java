@@ -35,14 +35,13 @@ public final class GeneratedCalls {
         return CheckedCells.regionOffset(PointerWord.cellIndex(word), stride);
     }
 
-    /** The region for an active word, the SNode's ambient cell for any other word. */
-    public static MemorySegment regionOrAmbient(long word, MemorySegment region, MemorySegment ambient) {
-        return PointerWord.isActive(word) ? region : ambient;
-    }
-
-    /** The child's offset in the region for an active word, 0 (the ambient cell) otherwise. */
-    public static long regionOrAmbientOffset(long word, long stride) {
-        return PointerWord.isActive(word) ? regionOffset(word, stride) : 0;
+    /**
+     * The child's offset in its manager's region for an active word, else {@code zeroCell}, the
+     * offset of the region's zero cell ({@code NodeManager.zeroCellOffset}): a read of an inactive
+     * pointer stays in the same region, so the segment it reads is the region constant.
+     */
+    public static long regionOrZeroCell(long word, long stride, long zeroCell) {
+        return PointerWord.isActive(word) ? regionOffset(word, stride) : zeroCell;
     }
 
     /** The chunk of the child an active word refers to. */

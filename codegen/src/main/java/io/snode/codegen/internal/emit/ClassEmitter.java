@@ -33,6 +33,8 @@ public final class ClassEmitter {
     private final ClassWriter writer;
     private final String className;
     private final Map<String, Type> constants = new LinkedHashMap<>();
+    /** Constants whose value the class file holds (ConstantValue), not the class data. */
+    private final Map<String, Type> literals = new LinkedHashMap<>();
     private final List<Object> classData = new ArrayList<>();
 
     /**
@@ -70,14 +72,23 @@ public final class ClassEmitter {
         classData.add(value);
     }
 
+    /**
+     * Declares constant {@code name}, a {@code long} with value {@code value} in the class file
+     * (its ConstantValue attribute: the dump shows the number).
+     */
+    public void longConstant(String name, long value) {
+        writer.visitField(ACC_PRIVATE | ACC_STATIC | ACC_FINAL, name, "J", null, value).visitEnd();
+        literals.put(name, Type.LONG_TYPE);
+    }
+
     /** Whether constant {@code name} was declared. */
     public boolean hasConstant(String name) {
-        return constants.containsKey(name);
+        return constants.containsKey(name) || literals.containsKey(name);
     }
 
     /** Pushes constant {@code name}. */
     public void getConstant(MethodVisitor mv, String name) {
-        Type type = constants.get(name);
+        Type type = constants.containsKey(name) ? constants.get(name) : literals.get(name);
         if (type == null) {
             throw new IllegalArgumentException("name=" + name + " is not a constant of " + className + "; constants: "
                     + constants.keySet());

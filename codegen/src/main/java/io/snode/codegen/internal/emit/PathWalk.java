@@ -197,17 +197,21 @@ public final class PathWalk {
 
     /**
      * segment, offset := the child cell of the word in {@code word} when it is active, else
-     * {@code node}'s ambient cell (a pointer or hash node's read of an inactive cell).
+     * {@code node}'s ambient cell (a pointer or hash node's read of an inactive cell). With a
+     * region the ambient cell is the region's zero cell ({@code ZERO_CELL_<id>}), so only the
+     * offset is chosen and the segment stays the region constant, whose checks the JIT folds;
+     * else the chunk lookup chooses between the child's chunk and {@code AMBIENT_<id>}.
      */
     void childOrAmbient(SNodePlan node) {
         String region = region(node);
         if (region != null) {
-            mv.visitVarInsn(LLOAD, word);
             owner.getConstant(mv, region);
-            owner.getConstant(mv, "AMBIENT_" + node.id());
-            mv.invoke(RuntimeMethods.REGION_OR_AMBIENT);
             mv.visitVarInsn(ASTORE, segment);
-            regionOffset(node, RuntimeMethods.REGION_OR_AMBIENT_OFFSET);
+            mv.visitVarInsn(LLOAD, word);
+            mv.pushLong(managedCellBytes(node));
+            owner.getConstant(mv, "ZERO_CELL_" + node.id());
+            mv.invoke(RuntimeMethods.REGION_OR_ZERO_CELL);
+            mv.visitVarInsn(LSTORE, offset);
             return;
         }
         enterWord(PointerEmitUnit.cells(node), "AMBIENT_" + node.id(), RuntimeMethods.CHILD_OR_AMBIENT,

@@ -41,9 +41,7 @@ public final class RuntimeMethods {
     public static final RuntimeMethod POINTER_WORD = of(GeneratedCalls.class, "pointerWord", MemorySegment.class, long.class);
     public static final RuntimeMethod CHILD = of(GeneratedCalls.class, "child", CheckedCells.class, long.class);
     public static final RuntimeMethod REGION_OFFSET = of(GeneratedCalls.class, "regionOffset", long.class, long.class);
-    public static final RuntimeMethod REGION_OR_AMBIENT = of(GeneratedCalls.class, "regionOrAmbient", long.class,
-            MemorySegment.class, MemorySegment.class);
-    public static final RuntimeMethod REGION_OR_AMBIENT_OFFSET = of(GeneratedCalls.class, "regionOrAmbientOffset",
+    public static final RuntimeMethod REGION_OR_ZERO_CELL = of(GeneratedCalls.class, "regionOrZeroCell", long.class,
             long.class, long.class);
     public static final RuntimeMethod CHILD_OFFSET = of(GeneratedCalls.class, "childOffset", CheckedCells.class, long.class);
     public static final RuntimeMethod CHILD_OR_AMBIENT = of(GeneratedCalls.class, "childOrAmbient", CheckedCells.class,

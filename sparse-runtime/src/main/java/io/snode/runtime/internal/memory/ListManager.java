@@ -101,7 +101,8 @@ public final class ListManager implements AutoCloseable {
      * A list in {@code region} (or in chunks of its own when null): its chunks are the parts of
      * the region one after the other ({@link ChunkGeometry#inRegion}), so that
      * element {@code i} lies at byte {@code i * stride} of {@link #region()}; the list holds as
-     * many elements as whole chunks fit the region.
+     * many elements as whole chunks fit the region with one element's bytes to spare after them:
+     * the zero element ({@link #zeroElementOffset()}).
      */
     public ListManager(MemoryPool.Owner owner, long elementSize, long elementAlignment, MemoryPool.Region region) {
         this.owner = Objects.requireNonNull(owner, "owner");
@@ -112,12 +113,23 @@ public final class ListManager implements AutoCloseable {
             this.maxElements = geometry.maxElements();
         } else {
             this.geometry = ChunkGeometry.inRegion(elementSize, elementAlignment);
-            long fit = region.segment().byteSize() / geometry.elementStride();
-            // Whole chunks only: those before the chunk that holds index `fit` end within the region.
+            // Elements that fit with the zero element after them; whole chunks only: those before
+            // the chunk that holds index `fit` end before the zero element.
+            long fit = region.segment().byteSize() / geometry.elementStride() - 1;
             this.maxElements = fit >= geometry.maxElements() ? geometry.maxElements()
                     : geometry.chunkStart(geometry.chunkIndex(fit));
         }
         pool.checkOpen();
+    }
+
+    /**
+     * For a list in a region: the byte offset in {@link #region()} of one element's bytes past
+     * every chunk the list can have ({@code maxElements() * stride}). No element is ever there, so
+     * nothing writes it and it reads zero (an untouched page of the region), and it lies inside the
+     * region. -1 for a list in chunks of its own.
+     */
+    public long zeroElementOffset() {
+        return region == null ? -1 : maxElements * geometry.elementStride();
     }
 
     /** The region the chunks lie in (element {@code i} at {@code i * stride}), or null for separate chunks. */

@@ -126,6 +126,8 @@ public final class NodeManager implements AutoCloseable {
     private final MemorySegment region;
     private final int cacheBatch;
     private final int growthBatch;
+    /** Cells this manager can hand out at most (indices below it). */
+    private final long maxCells;
     private final Growth growth;
     private final ThreadCaches caches;
 
@@ -186,7 +188,7 @@ public final class NodeManager implements AutoCloseable {
         this.cellStride = cells.elementStride();
         this.cacheBatch = cacheBatch;
         this.growthBatch = (int) Math.min(cacheBatch, cells.firstChunkElements());
-        long maxCells = Math.min(MAX_CELLS, Math.min(data.maxElements(), freeList.maxElements()));
+        this.maxCells = Math.min(MAX_CELLS, Math.min(data.maxElements(), freeList.maxElements()));
         this.growth = new Growth(this, data, freeList, recycled, maxCells, growthBatch);
         this.caches = new ThreadCaches(Math.max(2, 2 * cacheBatch));
     }
@@ -204,7 +206,8 @@ public final class NodeManager implements AutoCloseable {
         if (bytes > REGION_LIMIT_BYTES) {
             return null;
         }
-        return pool.reserveRegion(owner, bytes);
+        // One cell more: the zero cell after the chunks (ListManager#zeroElementOffset).
+        return pool.reserveRegion(owner, bytes + geometry.elementStride());
     }
 
     /**
@@ -317,6 +320,21 @@ public final class NodeManager implements AutoCloseable {
     /** Byte offset of cell {@code index} in {@link #cellChunk}: O(1) arithmetic, no checks. */
     public long cellOffset(int index) {
         return region != null ? index * cellStride : data.offsetFor(index);
+    }
+
+    /** The most cells this manager hands out: every index it returns is below this. */
+    public long maxCells() {
+        return maxCells;
+    }
+
+    /**
+     * The offset in {@link #region()} of the zero cell, a cell's bytes past every cell this
+     * manager can hand out: never handed out, never written, reading zero. Reads of an inactive
+     * pointer land there, so that generated code reads through the region constant alone. -1 when
+     * cells live in chunks.
+     */
+    public long zeroCellOffset() {
+        return data.zeroElementOffset();
     }
 
     /** The region holding every cell (cell {@code i} at {@code i * cellStride()}), or null when cells live in chunks. */

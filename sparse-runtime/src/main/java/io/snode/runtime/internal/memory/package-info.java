@@ -27,7 +27,11 @@
  * committed on first touch. The region's parts still become chunks one at a time (up to 1 MiB,
  * {@link io.snode.runtime.internal.memory.ChunkGeometry#inRegion}), counted against the cap before
  * any byte of them is touched, so a page the kernel could not commit is never touched; a freed
- * chunk's pages are given back with {@code madvise}. Elsewhere cells live in chunks of their own.
+ * chunk's pages are given back with {@code madvise}. One cell's bytes past the last chunk a
+ * region can hold are its zero cell ({@link io.snode.runtime.internal.memory.NodeManager#zeroCellOffset}):
+ * never handed out, never written, never committed (a read maps the kernel's zero page), it is the
+ * ambient cell that reads of an inactive pointer land on, so generated reads stay in the region.
+ * Elsewhere cells live in chunks of their own.
  *
  * <p>Every access to node memory goes through a {@link java.lang.foreign.MemorySegment} with its
  * bounds and liveness checks: a wrong index or a closed pool gives a Java exception, never a crash.

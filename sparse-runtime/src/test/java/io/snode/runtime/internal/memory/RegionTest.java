@@ -103,6 +103,38 @@ class RegionTest {
         }
     }
 
+    /**
+     * The region keeps one zeroed cell past every cell it can hand out, for reads of an inactive
+     * pointer: it lies inside the region, no allocation up to the list's capacity returns it, and
+     * it reads zero after the neighbouring cells are written.
+     */
+    @Test
+    void theZeroCellLiesInTheRegionPastEveryCellItCanHandOut() {
+        try (MemoryPool pool = new MemoryPool(MemoryAllocator.regionsWherePossible(), MemoryPool.UNLIMITED);
+             NodeManager cells = new NodeManager(pool, "leaf", CELL, 8, -1, 4096)) {
+            MemorySegment region = cells.region();
+            long zero = cells.zeroCellOffset();
+            assertThat(zero % CELL).as("at a cell boundary").isZero();
+            assertThat(zero + CELL).as("a whole cell inside the region").isLessThanOrEqualTo(region.byteSize());
+            assertThat(zero / CELL).as("past the last cell the region hands out")
+                    .isGreaterThanOrEqualTo(cells.maxCells());
+            assertThat(cells.maxCells()).as("the zero cell costs the region no capacity")
+                    .isGreaterThanOrEqualTo(4 * 4096);
+            int last = -1;
+            for (int n = 0; n < 3000; n++) {
+                last = cells.allocate();
+                region.asSlice(cells.cellOffset(last), CELL).fill((byte) 0x5a);
+            }
+            assertThat(cells.cellOffset(last)).isLessThan(zero);
+            assertThat(region.asSlice(zero, CELL).toArray(ValueLayout.JAVA_BYTE)).containsOnly(0);
+        }
+        try (MemoryPool pool = new MemoryPool(MemoryAllocator.regionsWherePossible(), MemoryPool.UNLIMITED);
+             NodeManager chunks = new NodeManager(pool, "leaf", CELL, 8, -1, 0)) {
+            assertThat(chunks.region()).isNull();
+            assertThat(chunks.zeroCellOffset()).as("cells in chunks have no zero cell").isEqualTo(-1);
+        }
+    }
+
     @Test
     void aGrowthTheCapOrACommitFaultRefusesChangesNothing() {
         FaultAtCommit allocator = new FaultAtCommit();
