@@ -46,17 +46,21 @@ class InPlaceActivationTest {
             for (String name : List.of("set_phi", "add_phi")) {
                 String body = method(layoutClass, name);
                 assertThat(body).contains("GeneratedCalls.activateBit");
-                assertThat(body).as("the runtime's activation stays for the pointer levels")
-                        .contains("GeneratedCalls.activate (");
+                String activation = "activate3$" + name.substring(0, 4) + "f32";
+                assertThat(body).as("the runtime's activation stays for the pointer levels, in a method of its own")
+                        .contains(activation + " (IIIJF)").doesNotContain("GeneratedCalls.activate (");
+                assertThat(method(layoutClass, activation)).contains("GeneratedCalls.activate (");
             }
             assertThat(method(layoutClass, "get_phi")).doesNotContain("activateBit");
             String accessor = rt.generatedCode().getLast().disassembly();
             assertThat(accessor).contains("GeneratedCalls.activateBit");
         }
         try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("bitmasked(ijk,8).bitmasked(ijk,4).place(f32 phi)"))) {
-            String body = method(rt.generatedCode().getFirst().disassembly(), "set_phi");
+            String code = rt.generatedCode().getFirst().disassembly();
+            String body = method(code, "set_phi");
             assertThat(body).as("only in-place levels: no call into the runtime's activation")
-                    .contains("GeneratedCalls.activateBit").doesNotContain("GeneratedCalls.activate (");
+                    .contains("GeneratedCalls.activateBit").doesNotContain("GeneratedCalls.activate (", "$set_f32");
+            assertThat(code).as("and no activation method").doesNotContain("activate2$set_f32");
         }
     }
 

@@ -1,5 +1,8 @@
 package io.snode.codegen.internal;
 
+import static org.objectweb.asm.Opcodes.ACC_PRIVATE;
+import static org.objectweb.asm.Opcodes.ACC_PUBLIC;
+import static org.objectweb.asm.Opcodes.ACC_STATIC;
 import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.ATHROW;
@@ -10,6 +13,7 @@ import static org.objectweb.asm.Opcodes.IASTORE;
 import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.IFLT;
 import static org.objectweb.asm.Opcodes.ILOAD;
+import static org.objectweb.asm.Opcodes.INVOKESTATIC;
 import static org.objectweb.asm.Opcodes.LADD;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LRETURN;
@@ -31,7 +35,9 @@ import io.snode.runtime.Plan;
 import io.snode.runtime.internal.Location;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.Type;
 
@@ -56,6 +62,8 @@ final class FieldBodies {
     private final Plan plan;
     private final ClassEmitter owner;
     private final String runtimeName;
+    /** The activation methods emitted into this class so far, by name. */
+    private final Set<String> activations = new HashSet<>();
     private MethodEmitter guarded;
     private Label guardEnd;
     private Label guardHandler;
@@ -68,7 +76,12 @@ final class FieldBodies {
 
     /** A guarded public method; end it with {@link #end}. */
     MethodEmitter begin(String name, String descriptor, boolean isStatic, List<String> parameterNames) {
-        MethodEmitter mv = owner.method(name, descriptor, isStatic, parameterNames);
+        return begin(ACC_PUBLIC | (isStatic ? ACC_STATIC : 0), name, descriptor, parameterNames);
+    }
+
+    /** {@link #begin(String, String, boolean, List)} with the method's access flags. */
+    MethodEmitter begin(int access, String name, String descriptor, List<String> parameterNames) {
+        MethodEmitter mv = owner.method(access, name, descriptor, parameterNames);
         Label start = new Label();
         guarded = mv;
         guardEnd = new Label();
@@ -135,22 +148,81 @@ final class FieldBodies {
 
     /**
      * A plain store, or with {@code add} an atomic add returning the previous value. The walk's
-     * path and the runtime's activation each end in a store of their own, not in one store both
-     * jump to: on the walk's path the segment is then the constant of the last level (its
-     * region, where the cells lie in one), whose bounds, address and liveness C2 folds, instead
-     * of a segment merged from two paths whose class and fields every call loads and checks.
+     * path ends in the store. Where the walk can find the cell inactive, it calls the activation
+     * method of the field's SNode and the store's kind ({@link #activation}), a private static
+     * method shared by the fields of that SNode, with the coordinates, the field's byte offset in
+     * the cell and the value, and returns what it returns.
+     *
+     * <p>Why a method of its own: with the runtime's activation in the write's method, the
+     * coordinates and the value were live across its call, so C2 kept them (and its caller's loop
+     * variables) in stack slots on the hot path too, and the store after the activation read a
+     * segment merged from two paths. Now nothing of the write is live across a call, and on the
+     * walk's path the segment is the last level's constant (its region, where the cells lie in
+     * one), whose bounds, address and liveness C2 folds. (One method per SNode, not per field,
+     * keeps a layout of thousands of fields inside a class file's constant pool.)
      */
     void store(MethodEmitter mv, PlacedField field, boolean add, Walk cached) {
         int dims = field.dimensionality();
+        ValueType value = ValueType.of(field.type());
         Label slow = new Label();
         PathWalk walk = new PathWalk(owner, mv);
         boolean mayBeInactive = walkToField(walk, field, slow, false, cached);
         storeValue(walk, field, add, dims);
-        if (mayBeInactive) {
-            mv.visitLabel(slow);
-            slowActivation(walk, field.snode(), dims);
-            storeValue(walk, field, add, dims);
+        if (!mayBeInactive) {
+            end(mv);
+            return;
         }
+        // slow: return activate<id>$<set|add>_<type>(coordinates..., field offset, value)
+        mv.visitLabel(slow);
+        for (int n = 0; n < dims; n++) {
+            mv.visitVarInsn(ILOAD, mv.parameter(n));
+        }
+        mv.pushLong(plan.node(field.snode()).fieldOffset(field.slot()));
+        mv.visitVarInsn(value.load(), mv.parameter(dims));
+        String name = activationName(field.snode(), value, add);
+        String descriptor = activationDescriptor(dims, value, add);
+        mv.visitMethodInsn(INVOKESTATIC, owner.className(), name, descriptor, false);
+        mv.visitInsn(add ? value.returns() : RETURN);
+        end(mv);
+        if (activations.add(name)) {
+            activation(field.snode(), dims, value, add, name, descriptor);
+        }
+    }
+
+    private static String activationName(SNode snode, ValueType value, boolean add) {
+        return "activate" + snode.id() + "$" + (add ? "add_" : "set_") + value.fieldType.text();
+    }
+
+    private static String activationDescriptor(int dims, ValueType value, boolean add) {
+        String type = value.type.getDescriptor();
+        return "(" + "I".repeat(dims) + "J" + type + ")" + (add ? type : "V");
+    }
+
+    /**
+     * {@code private static activate<id>$<set|add>_<type>(coordinates..., long fieldOffset, value)}:
+     * activates the path to the cell of {@code snode} through the runtime, then stores (or adds)
+     * {@code value} at {@code fieldOffset} in the cell; an add returns the previous value.
+     */
+    private void activation(SNode snode, int dims, ValueType value, boolean add, String name, String descriptor) {
+        List<String> names = new ArrayList<>();
+        for (int n = 0; n < dims; n++) {
+            names.add("coordinate" + n);
+        }
+        names.add("fieldOffset");
+        names.add(add ? "delta" : "value");
+        MethodEmitter mv = begin(ACC_PRIVATE | ACC_STATIC, name, descriptor, names);
+        PathWalk walk = new PathWalk(owner, mv);
+        slowActivation(walk, snode, dims);
+        mv.visitVarInsn(ALOAD, walk.segment());
+        if (!add) {
+            value.pushLayout(mv);
+        }
+        mv.visitVarInsn(LLOAD, walk.offset());
+        mv.visitVarInsn(LLOAD, mv.parameter(dims));
+        mv.visitInsn(LADD);
+        mv.visitVarInsn(value.load(), mv.parameter(dims + 1));
+        mv.invoke(add ? value.atomicAdd : value.set);
+        mv.visitInsn(add ? value.returns() : RETURN);
         end(mv);
     }
 

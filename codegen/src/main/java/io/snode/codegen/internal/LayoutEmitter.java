@@ -280,9 +280,9 @@ public final class LayoutEmitter {
         ValueType value = ValueType.of(field.type());
         int dims = field.dimensionality();
         Type returns = add ? value.type : Type.VOID_TYPE;
-        MethodEmitter mv = bodies.begin(add ? adder(field) : setter(field),
-                "(" + coordinates(dims) + value.type.getDescriptor() + ")" + returns.getDescriptor(),
-                true, FieldBodies.names(field.axes(), add ? "delta" : "value"));
+        String descriptor = "(" + coordinates(dims) + value.type.getDescriptor() + ")" + returns.getDescriptor();
+        List<String> names = FieldBodies.names(field.axes(), add ? "delta" : "value");
+        MethodEmitter mv = bodies.begin(add ? adder(field) : setter(field), descriptor, true, names);
         bodies.store(mv, field, add, null);
     }
 
