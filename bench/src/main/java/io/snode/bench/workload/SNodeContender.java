@@ -562,11 +562,27 @@ public final class SNodeContender implements Contender, AutoCloseable {
             }
             total[0] = sum;
         });
-        return List.of(blockRow, Row.of(Workload.W6V, this, 1, "struct-for per element + caching accessor",
+        Result perElement = Row.of(Workload.W6V, this, 1, "struct-for per element + caching accessor",
                         context.trials(), timed, total[0].n)
                 .checksums(total[0].n, (double) total[0].ids, total[0].nonEmpty)
                 .note("layout " + Layouts.PARTICLES)
-                .check(context.data().references(), activity));
+                .check(context.data().references(), activity);
+        // The same visit over the lists as the bulk append leaves them (as OpenVDB's visit runs
+        // over the index lists its bulk build made): each list's chunks filled one after another.
+        empty(particles);
+        int[] ids = new int[bi.length];
+        java.util.Arrays.setAll(ids, p -> p);
+        Bulk.appendAll(particles, "particle", new int[][] {bi, bj, bk}, ids);
+        ListSum[] bulkBuilt = new ListSum[1];
+        Trials.Timed<SNodeRuntime> afterBulk = context.trials().time("W6v " + name + " reduceBlocks after the bulk append",
+                () -> particles, rt -> bulkBuilt[0] = rt.reduceBlocks(listNode, () -> new ListSum(particle),
+                        ListSum::accumulate, ListSum::merge));
+        Result bulkRow = Row.of(Workload.W6V, this, 1, "block form over the lists of the bulk append",
+                        context.trials(), afterBulk, bulkBuilt[0].n())
+                .checksums(bulkBuilt[0].n(), (double) bulkBuilt[0].ids(), bulkBuilt[0].nonEmpty())
+                .note("layout " + Layouts.PARTICLES + "; the lists built by Bulk.appendAll, not by one call per particle")
+                .check(context.data().references(), activity);
+        return List.of(blockRow, perElement, bulkRow);
     }
 
     /** Closes the runtimes this contender compiled. */
