@@ -185,7 +185,7 @@ final class FieldBodies {
         mv.visitInsn(add ? value.returns() : RETURN);
         end(mv);
         if (activations.add(name)) {
-            activation(field.snode(), dims, value, add, name, descriptor);
+            activation(field, dims, value, add, name, descriptor);
         }
     }
 
@@ -203,47 +203,42 @@ final class FieldBodies {
      * activates the path to the cell of {@code snode} through the runtime, then stores (or adds)
      * {@code value} at {@code fieldOffset} in the cell; an add returns the previous value.
      */
-    private void activation(SNode snode, int dims, ValueType value, boolean add, String name, String descriptor) {
-        List<String> names = new ArrayList<>();
-        for (int n = 0; n < dims; n++) {
-            names.add("coordinate" + n);
-        }
+    private void activation(PlacedField field, int dims, ValueType value, boolean add, String name, String descriptor) {
+        List<String> names = names(field.axes(), null);
         names.add("fieldOffset");
         names.add(add ? "delta" : "value");
         MethodEmitter mv = begin(ACC_PRIVATE | ACC_STATIC, name, descriptor, names);
         PathWalk walk = new PathWalk(owner, mv);
-        slowActivation(walk, snode, dims);
-        mv.visitVarInsn(ALOAD, walk.segment());
-        if (!add) {
-            value.pushLayout(mv);
-        }
-        mv.visitVarInsn(LLOAD, walk.offset());
-        mv.visitVarInsn(LLOAD, mv.parameter(dims));
-        mv.visitInsn(LADD);
-        mv.visitVarInsn(value.load(), mv.parameter(dims + 1));
-        mv.invoke(add ? value.atomicAdd : value.set);
-        mv.visitInsn(add ? value.returns() : RETURN);
+        slowActivation(walk, field.snode(), dims);
+        storeAt(walk, value, add, () -> {
+            mv.visitVarInsn(LLOAD, mv.parameter(dims));
+            mv.visitInsn(LADD);
+        }, mv.parameter(dims + 1));
         end(mv);
     }
 
     /** The store (or atomic add) of the value parameter at the walk's cell, and the return. */
     private void storeValue(PathWalk walk, PlacedField field, boolean add, int dims) {
+        long fieldOffset = plan.node(field.snode()).fieldOffset(field.slot());
+        storeAt(walk, ValueType.of(field.type()), add, () -> walk.mv().addLong(fieldOffset), walk.mv().parameter(dims));
+    }
+
+    /**
+     * The store (or atomic add) of the value in local {@code valueSlot} at the walk's cell, the
+     * field's offset added by {@code addFieldOffset}, and the return (an add returns the previous
+     * value).
+     */
+    private static void storeAt(PathWalk walk, ValueType value, boolean add, Runnable addFieldOffset, int valueSlot) {
         MethodEmitter mv = walk.mv();
-        ValueType value = ValueType.of(field.type());
-        if (add) {
-            mv.visitVarInsn(ALOAD, walk.segment());
-            mv.visitVarInsn(LLOAD, walk.offset());
-            mv.pushLong(plan.node(field.snode()).fieldOffset(field.slot()));
-            mv.visitInsn(LADD);
-            mv.visitVarInsn(value.load(), mv.parameter(dims));
-            mv.invoke(value.atomicAdd);
-            mv.visitInsn(value.returns());
-        } else {
-            fieldAddress(walk, field, value);
-            mv.visitVarInsn(value.load(), mv.parameter(dims));
-            mv.invoke(value.set);
-            mv.visitInsn(RETURN);
+        mv.visitVarInsn(ALOAD, walk.segment());
+        if (!add) {
+            value.pushLayout(mv);
         }
+        mv.visitVarInsn(LLOAD, walk.offset());
+        addFieldOffset.run();
+        mv.visitVarInsn(value.load(), valueSlot);
+        mv.invoke(add ? value.atomicAdd : value.set);
+        mv.visitInsn(add ? value.returns() : RETURN);
     }
 
     /**

@@ -91,7 +91,7 @@ public final class ClassEmitter {
         Type type = constants.containsKey(name) ? constants.get(name) : literals.get(name);
         if (type == null) {
             throw new IllegalArgumentException("name=" + name + " is not a constant of " + className + "; constants: "
-                    + constants.keySet());
+                    + constants.keySet() + " " + literals.keySet());
         }
         mv.visitFieldInsn(GETSTATIC, className, name, type.getDescriptor());
     }
