@@ -221,7 +221,9 @@ final class AccessorEmitter {
         if (write) {
             walk.walkToWrite(path, cache.level() + 1, path.size(), inactive);
         } else {
-            walk.walk(path, cache.level() + 1, path.size(), inactive, false);
+            // Below the cached level lie only dense, bitmasked and dynamic steps: as a read, a
+            // bitmasked cell is entered without its bit's test (BitmaskedEmitUnit).
+            walk.walk(path, cache.level() + 1, path.size(), inactive, true);
         }
         return true;
     }

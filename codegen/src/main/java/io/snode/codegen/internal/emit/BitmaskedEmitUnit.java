@@ -12,6 +12,16 @@ import org.objectweb.asm.Label;
 /**
  * Bitmasked nodes: the container holds the mask words ({@link CellArithmetic}), then the cells
  * at {@code cellsOffset}; a cell is active when its bit is set.
+ *
+ * <p>A read does not test the bit. An inactive cell's bytes are zero: a container starts zeroed,
+ * the runtime zeroes a cell when it clears its bit ({@code BitmaskedUnit.deactivate}), every
+ * write sets the bit before it stores, and a bulk write stores only into containers whose
+ * activation succeeded, then sets their bits. So the value in memory is what the mask test
+ * would give (the cell's value, or zero), without the mask word's load and a branch that random
+ * reads mispredict. A read that races a deactivation of its cell gives the value or zero, as with
+ * the test. A store that a writer races past a deactivation stays in the cell (the caller's race,
+ * see {@code NodeTree}); reads then give it, as the block forms and the reductions, which read
+ * every cell of a block, already do.
  */
 final class BitmaskedEmitUnit implements NodeEmitUnit {
     static final BitmaskedEmitUnit INSTANCE = new BitmaskedEmitUnit();
@@ -32,6 +42,19 @@ final class BitmaskedEmitUnit implements NodeEmitUnit {
         walk.mv().visitVarInsn(LLOAD, walk.index());
         walk.mv().invoke(RuntimeMethods.MASK_BIT);
         walk.mv().visitJumpInsn(jump, target);
+    }
+
+    /**
+     * A read ({@code ambient}) enters the cell without its bit's test (see the class comment)
+     * and never jumps; other walks test the bit.
+     */
+    @Override
+    public boolean lookup(PathWalk walk, PathStep step, Label inactive, boolean ambient) {
+        if (!ambient) {
+            return NodeEmitUnit.super.lookup(walk, step, inactive, false);
+        }
+        emitEnter(walk, step, inactive);
+        return false;
     }
 
     @Override

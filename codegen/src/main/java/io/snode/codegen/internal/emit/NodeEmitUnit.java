@@ -40,7 +40,7 @@ public sealed interface NodeEmitUnit permits DenseEmitUnit, BitmaskedEmitUnit, P
 
     /**
      * One step of a path walk; a read ({@code ambient}) steps through an inactive pointer into
-     * the SNode's zeroed ambient cell.
+     * the SNode's zeroed ambient cell, and into a bitmasked cell without its bit's test.
      *
      * @return whether the step can jump to {@code inactive}
      */

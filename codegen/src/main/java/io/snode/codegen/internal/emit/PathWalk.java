@@ -74,8 +74,8 @@ public final class PathWalk {
     /**
      * Steps {@code [from, to)} of {@code steps}: from the root cell when {@code from == 0}, else
      * from the cell in the locals. Reads ({@code ambient}) step through inactive pointers into
-     * the ambient cell; other walks jump to {@code inactive}, as do reads at an inactive
-     * bitmasked cell or past a list's length.
+     * the ambient cell and into bitmasked cells without testing their bits (an inactive one holds
+     * zero); other walks jump to {@code inactive}, as do reads past a list's length.
      *
      * @return whether any level can jump to {@code inactive}
      */
