@@ -59,7 +59,7 @@ import java.util.concurrent.atomic.LongAdder;
  * two such activations without calling here: a write sets a clear mask bit where only dense
  * and bitmasked steps follow ({@link GeneratedCalls#activateBit}), and an append to an existing
  * list whose next chunk exists takes its index ({@link GeneratedCalls#tryAppend}); each is one
- * atomic store that cannot fail halfway, counted in {@link #activations()} after it, and
+ * atomic store that cannot fail halfway, marked by {@link #countActivation()} after it, and
  * anything else (an inactive pointer, a missing chunk, a full list) comes here with nothing
  * stored. A write whose path needs exactly one cell (every step above the last pointer step
  * active, that pointer word {@link PointerWord#NULL}, only dense and bitmasked steps below it:
@@ -98,10 +98,12 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class NodeTree {
     private static final VarHandle EPOCH;
+    private static final VarHandle ACTIVATION_STATE;
 
     static {
         try {
             EPOCH = MethodHandles.lookup().findVarHandle(NodeTree.class, "epoch", long.class);
+            ACTIVATION_STATE = MethodHandles.lookup().findVarHandle(NodeTree.class, "activationState", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -132,14 +134,14 @@ public final class NodeTree {
      */
     private volatile long epoch;
     /**
-     * Counts activations that changed something (a pointer published, a mask bit set, a list
-     * lengthened or appended to), each counted once it is complete. It only grows. A walk that
-     * reads it (and the epoch) before it starts, and finds both unchanged later, knows that no
-     * activation or deactivation completed in between: one that completed before a reader
-     * started happened before the reader's read of this sum, which would see its increment.
-     * Striped, so that threads activating at once do not contend on one counter.
+     * Whether an activation that changed something (a pointer published, a mask bit set, a list
+     * lengthened or appended to) completed since the latest {@link #activationStamp} (bit 0),
+     * and the stamp (the bits above, counted in steps of 2): see {@link #countActivation} and
+     * {@link #activationStamp}. It used to be a {@code LongAdder} of every activation, whose
+     * uncontended increment is a compare-and-set: a second atomic operation beside each mask
+     * bit's OR, about a third of a first write to a bitmasked voxel (BindAsm probe, W1s L2).
      */
-    private final LongAdder activations = new LongAdder();
+    private volatile long activationState;
     /**
      * Per thread: where deactivations made on it are counted, or null. The launcher sets it on
      * the threads that run a launch's tasks, for as long as each task runs, so that the launch
@@ -219,18 +221,49 @@ public final class NodeTree {
         return epoch;
     }
 
-    /** Activations that changed something so far (see the field); read it before a walk. */
-    public long activations() {
-        return activations.sum();
+    /**
+     * A stamp to take before a walk of the active cells: a later stamp equals it only if no
+     * activation completed in between that the walk may have missed. It only grows.
+     *
+     * <p>Why that holds. Every activation stores with a volatile read-modify-write of node memory
+     * (the compare-and-set of a pointer word or a list length, the OR of a mask word), then
+     * {@link #countActivation} reads the state and, if bit 0 is clear, sets it. A stamp that
+     * finds bit 0 set clears it and advances the stamp in one compare-and-set; then a full fence,
+     * then the walk. Take an activation A and a stamp S with its walk W:
+     * <ul>
+     *   <li>A reads the state before S's access to it (in the synchronization order): A's store
+     *       precedes that read, so it precedes S's access and the fence, and W sees it.</li>
+     *   <li>A reads it after: bit 0 is set after A's read and stays set until some stamp S2 clears
+     *       it, and S2's walk sees A's store by the first case's argument (A's read or write of
+     *       the state precedes S2's compare-and-set). So the first stamp after A that does not walk
+     *       after A's store returns a larger value than S: no launch reuses S's snapshot as if
+     *       nothing changed.</li>
+     * </ul>
+     * The fence is the same argument {@code StampedLock.validate} makes with its fence. Stamps
+     * taken at once by two launches may return the same value; both walks then follow the one
+     * compare-and-set that cleared the bit, and see everything before it. jcstress:
+     * {@code ActivationStampTest}.
+     */
+    public long activationStamp() {
+        long state;
+        do {
+            state = activationState;
+        } while ((state & 1) != 0 && !ACTIVATION_STATE.compareAndSet(this, state, state + 1));
+        VarHandle.fullFence();
+        return (state & 1) != 0 ? state + 1 : state;
     }
 
     /**
-     * Counts an activation that generated code completed by itself (a mask bit set in place,
-     * {@link GeneratedCalls#activateBit}), after its store, as {@link #activateInline} counts
-     * its own.
+     * Marks an activation as completed, after its store, for {@link #activationStamp}: one load
+     * of a word that only stamps and the first activation after a stamp write, and an atomic OR
+     * only when the mark is clear. Generated code calls it after an activation it completed by
+     * itself (a mask bit set in place, {@link GeneratedCalls#activateBit}), as
+     * {@link #activateInline} does for its own.
      */
     void countActivation() {
-        activations.increment();
+        if ((activationState & 1) == 0) {
+            ACTIVATION_STATE.getAndBitwiseOr(this, 1L);
+        }
     }
 
     /**
@@ -388,7 +421,7 @@ public final class NodeTree {
                 long result = activation.publish();
                 if (result != NodeUnit.REPLAN) {
                     if (reservation.changed) {
-                        activations.increment();
+                        countActivation();
                     }
                     return result;
                 }
@@ -430,7 +463,7 @@ public final class NodeTree {
             changed |= step == NodeUnit.INLINE_CHANGED;
         }
         if (changed) {
-            activations.increment();
+            countActivation();
         }
         return steps.length;
     }
@@ -478,7 +511,7 @@ public final class NodeTree {
             }
         }
         if (published) {
-            activations.increment();
+            countActivation();
         }
         return published;
     }

@@ -77,7 +77,7 @@ public final class ActiveBlocks {
     /** The split first phase's bitmaps, one per task, all zero between walks; null until a walk splits. */
     long[][] taskPresent;
     /**
-     * The structure's epoch and activation count read before the walk ({@link #stamp}); -1
+     * The structure's epoch and activation stamp read before the walk ({@link #stamp}); -1
      * until stamped. Equal numbers later mean that the snapshot still describes the structure.
      */
     private long epochStamp = -1;
@@ -183,8 +183,8 @@ public final class ActiveBlocks {
     }
 
     /**
-     * Records the structure's epoch and activation count as read before this snapshot's walk
-     * began (see {@link NodeTree#activations()}).
+     * Records the structure's epoch and activation stamp as read before this snapshot's walk
+     * began (see {@link NodeTree#activationStamp()}).
      */
     void stamp(long epoch, long activations) {
         this.epochStamp = epoch;

@@ -11,8 +11,8 @@ import java.util.function.Function;
 /**
  * The snapshots of a launcher and the rule that says when one still describes the structure:
  * the only reader of the structure's epoch ({@link NodeTree#epoch()}: advances on every
- * deactivation and collection) and activation count ({@link NodeTree#activations()}:
- * advances on every completed activation) for struct-for. A snapshot is stamped with both as
+ * deactivation and collection) and activation stamp ({@link NodeTree#activationStamp()}:
+ * a later stamp differs once an activation completed) for struct-for. A snapshot is stamped with both as
  * read before its walk began; a launch uses the latest launch's snapshot as it is while both
  * are unchanged, else walks again into its arrays. A kept set ({@link #keep}) goes stale only
  * with the epoch: cells activated after it was taken are simply not in it, as for any launch.
@@ -83,7 +83,7 @@ public final class SnapshotCache {
     public <R> R withSnapshot(SNode target, Function<ActiveBlocks, R> launch) {
         // Both read before the walk: an activation or deactivation that completes later changes
         // one of them, and the next launch walks again.
-        long activations = structure.activations();
+        long activations = structure.activationStamp();
         long epoch = structure.epoch();
         ActiveBlocks blocks = spares.remove(target);
         if (blocks == null || !blocks.describes(epoch, activations)) {
@@ -101,7 +101,7 @@ public final class SnapshotCache {
      * inside the phase lock), stamped for {@link #isCurrent}: for a set the caller keeps.
      */
     public ActiveBlocks keep(SNode target) {
-        long activations = structure.activations();
+        long activations = structure.activationStamp();
         long epoch = structure.epoch(); // before the walk: a deactivation during it makes the set stale
         ActiveBlocks blocks = walk(target, null);
         blocks.stamp(epoch, activations);

@@ -17,8 +17,9 @@
  *
  * <p><b>Epoch, activations, reuse.</b> The structure keeps two counters: the <em>epoch</em>
  * advances on every deactivation and collection (anything after which memory a
- * snapshot points to may hold other cells or none), the <em>activation count</em> on every
- * completed activation. {@link io.snode.codegen.internal.structfor.SnapshotCache} is their only
+ * snapshot points to may hold other cells or none), the <em>activation stamp</em> moves once an
+ * activation completed (a mark that each activation sets, and that a stamp reads and clears:
+ * {@link io.snode.runtime.internal.NodeTree#activationStamp()}). {@link io.snode.codegen.internal.structfor.SnapshotCache} is their only
  * reader for struct-for: it stamps each snapshot with both, read before its walk began, and
  * keeps the snapshot of the latest launch per target that returned normally. The next launch
  * over that target uses it as it is when both counters are unchanged (no walk; the launcher's
