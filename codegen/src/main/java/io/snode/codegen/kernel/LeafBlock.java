@@ -16,7 +16,10 @@ import java.util.Objects;
  * <p><b>Dense and bitmasked blocks</b> are one piece of memory: cell {@code n} at byte
  * {@code n * cellBytes()} of {@link #cells()}. Inactive cells of a bitmasked block hold zero in
  * memory too (the runtime zeroes a cell when it is deactivated), so a loop may read all cells and
- * still sum only the active values.
+ * still sum only the active values. Store only into active cells: a store into an inactive cell's
+ * memory activates nothing, and every read of that cell (generated reads load the value without
+ * testing the bit, as the reductions read every cell) would give it, and so would the cell after an
+ * activation that writes nothing.
  *
  * <p><b>Lists</b> (a dynamic SNode's blocks, one per active cell of its parent) lie in chunks:
  * element {@code index} is cell {@code index - chunkStart(c)} of {@link #chunk(int) chunk(c)},
