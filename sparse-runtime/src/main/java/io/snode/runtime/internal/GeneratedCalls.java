@@ -60,15 +60,19 @@ public final class GeneratedCalls {
     }
 
     /**
-     * Sets bit {@code index & 63} of the mask word at (segment, offset) with an atomic OR and,
-     * when this call is the one that set it, counts an activation of {@code structure}: the
-     * in-place activation of a write whose path needs no memory from here on (only dense and
-     * bitmasked steps below, every pointer above active), the same store and count that
-     * {@link NodeTree}'s inline activation makes, and nothing that can fail.
+     * Unless bit {@code index & 63} of the mask word at (segment, offset) is set (read with
+     * acquire ordering, as {@link #maskBit} reads it), sets it with an atomic OR and, when this
+     * call is the one that set it, counts an activation of {@code structure}: the in-place
+     * activation of a write whose path needs no memory from here on (only dense and bitmasked
+     * steps below, every pointer above active), the same store and count that {@link NodeTree}'s
+     * inline activation makes, and nothing that can fail. The test comes first so that a write to
+     * an active cell makes no atomic operation; it is in here, not in the generated method, so
+     * that the method computes the word's address once and stays small enough to inline.
      */
     public static void activateBit(NodeTree structure, MemorySegment segment, long offset, long index) {
         long bit = BitmaskWords.bit(index);
-        if ((Atomics.getAndBitwiseOr(segment, offset, bit) & bit) == 0) {
+        if ((Atomics.getAcquire(segment, offset) & bit) == 0
+                && (Atomics.getAndBitwiseOr(segment, offset, bit) & bit) == 0) {
             structure.countActivation();
         }
     }

@@ -1,7 +1,6 @@
 package io.snode.codegen.internal.emit;
 
 import static org.objectweb.asm.Opcodes.IFEQ;
-import static org.objectweb.asm.Opcodes.IFNE;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.LLOAD;
 
@@ -32,16 +31,11 @@ final class BitmaskedEmitUnit implements NodeEmitUnit {
     /** {@code if (!maskBit(segment, mask word address, index)) goto inactive} */
     @Override
     public boolean emitActiveTest(PathWalk walk, PathStep step, Label inactive) {
-        emitActiveTest(walk, step, inactive, IFEQ);
-        return true;
-    }
-
-    /** Tests the cell's bit and jumps to {@code target} when it is clear ({@code IFEQ}) or set ({@code IFNE}). */
-    private static void emitActiveTest(PathWalk walk, PathStep step, Label target, int jump) {
         walk.maskWordAddress(step);
         walk.mv().visitVarInsn(LLOAD, walk.index());
         walk.mv().invoke(RuntimeMethods.MASK_BIT);
-        walk.mv().visitJumpInsn(jump, target);
+        walk.mv().visitJumpInsn(IFEQ, inactive);
+        return true;
     }
 
     /**
@@ -63,19 +57,16 @@ final class BitmaskedEmitUnit implements NodeEmitUnit {
     }
 
     /**
-     * {@code if (!maskBit(...)) activateBit(STRUCTURE, segment, mask word address, index)}, then
-     * into the cell: the atomic OR and the change count of the runtime's inline activation,
-     * without a call into it.
+     * {@code activateBit(STRUCTURE, segment, mask word address, index)} (which tests the bit
+     * first, then makes the atomic OR and the change count of the runtime's inline activation,
+     * without a call into the runtime), then into the cell.
      */
     @Override
     public void activateInPlace(PathWalk walk, PathStep step) {
-        Label active = new Label();
-        emitActiveTest(walk, step, active, IFNE);
         walk.owner().getConstant(walk.mv(), "STRUCTURE");
         walk.maskWordAddress(step);
         walk.mv().visitVarInsn(LLOAD, walk.index());
         walk.mv().invoke(RuntimeMethods.ACTIVATE_BIT);
-        walk.mv().visitLabel(active);
         emitEnter(walk, step, null);
     }
 
