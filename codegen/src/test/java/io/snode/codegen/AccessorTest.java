@@ -92,6 +92,49 @@ class AccessorTest {
             // access); without regions it would be a field, phi$segment.
             assertThat(rt.generatedCode().get(1).disassembly()).contains("phi$epoch", "phi$offset", "REGION_2",
                     "implements").doesNotContain("phi$segment");
+            // The three block keys (i, j, k divided by 8: 8 bits each) share one int.
+            assertThat(rt.generatedCode().get(1).disassembly()).contains("I phi$key").doesNotContain("phi$key0");
+        }
+    }
+
+    /**
+     * Where the block keys need more than 31 bits together (a hash node's index space of 2^23
+     * per axis: 20 bits per key), each has a field of its own; blocks whose keys differ in the
+     * high bits alone are still told apart.
+     */
+    @Test
+    void keysTooWideForOneIntKeepAFieldEach() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("hash(ijk,65536).pointer(ijk,16).dense(ijk,8).place(f32 phi)"))) {
+            Phi cached = rt.accessor(Phi.class);
+            assertThat(rt.generatedCode().get(1).disassembly()).contains("I phi$key0", "I phi$key2");
+            int far = 1 << 22;
+            cached.phi(3, 4, 5, 1f);
+            cached.phi(far + 3, 4, 5, 2f);
+            cached.phi(3, far + 4, 5, 3f);
+            cached.phi(3, 4, far + 5, 4f);
+            assertThat(cached.phi(3, 4, 5)).isEqualTo(1f);
+            assertThat(cached.phi(far + 3, 4, 5)).isEqualTo(2f);
+            assertThat(cached.phi(3, far + 4, 5)).isEqualTo(3f);
+            assertThat(cached.phi(3, 4, far + 5)).isEqualTo(4f);
+            assertThat(rt.generic().getFloat("phi", far + 3, 4, 5)).isEqualTo(2f);
+        }
+    }
+
+    /** Packed keys: blocks that differ on one axis only, in each key's highest bit, are different blocks. */
+    @Test
+    void packedKeysTellBlocksApartOnEveryAxis() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("pointer(ijk,16).pointer(ijk,16).dense(ijk,8).place(f32 phi)"))) {
+            Phi cached = rt.accessor(Phi.class);
+            int high = 1024; // block key 128: the highest of the 8 bits per key
+            float v = 1;
+            for (int[] at : new int[][] {{0, 0, 0}, {high, 0, 0}, {0, high, 0}, {0, 0, high}, {high, high, high}}) {
+                cached.phi(at[0], at[1], at[2], v++);
+            }
+            v = 1;
+            for (int[] at : new int[][] {{0, 0, 0}, {high, 0, 0}, {0, high, 0}, {0, 0, high}, {high, high, high}}) {
+                assertThat(cached.phi(at[0], at[1], at[2])).isEqualTo(v);
+                assertThat(rt.generic().getFloat("phi", at[0], at[1], at[2])).isEqualTo(v++);
+            }
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.objectweb.asm.Opcodes.ACC_PRIVATE;
 import static org.objectweb.asm.Opcodes.ACC_PUBLIC;
 import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.ASTORE;
+import static org.objectweb.asm.Opcodes.DUP2;
 import static org.objectweb.asm.Opcodes.GETFIELD;
 import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.ICONST_0;
@@ -13,7 +14,10 @@ import static org.objectweb.asm.Opcodes.IFNE;
 import static org.objectweb.asm.Opcodes.IF_ICMPNE;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.INVOKEVIRTUAL;
+import static org.objectweb.asm.Opcodes.IOR;
 import static org.objectweb.asm.Opcodes.IRETURN;
+import static org.objectweb.asm.Opcodes.ISHL;
+import static org.objectweb.asm.Opcodes.ISTORE;
 import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSTORE;
@@ -47,7 +51,8 @@ import org.objectweb.asm.Type;
  * deepest pointer or hash node on the path) and skip the walk while the coordinates stay in
  * that block and the structure's epoch has not changed, like OpenVDB's {@code ValueAccessor}. Per cached field
  * {@code f} the instance holds {@code f$epoch} (-1 until the first walk), {@code f$key0...}
- * (the coordinates divided by the sizes below the cached level), {@code f$segment} (only where
+ * (the coordinates divided by the sizes below the cached level; one {@code f$key} holding them
+ * all side by side where their ranges fit in 31 bits, as in every usual layout), {@code f$segment} (only where
  * the level's cells lie in chunks: in a region the segment is the constant {@code REGION_<id>})
  * and {@code f$offset}. Where the interface reads {@code f}, a private method {@code f$fill}
  * walks to the cached level and remembers what it found; writes and adds do the same walk in
@@ -59,10 +64,19 @@ final class AccessorEmitter {
      * (the deepest pointer or hash node on the path), keyed by the coordinates divided by
      * {@code divisors} (the sizes below that level), and the epoch in which it was found.
      */
-    private record Cache(String prefix, int level, long[] divisors, String region) {
+    private record Cache(String prefix, int level, long[] divisors, String region, int[] keyShifts) {
         /** Whether the cached cell's segment is a constant (the region of the level's cells), not a field. */
         boolean inRegion() {
             return region != null;
+        }
+
+        /**
+         * Whether the keys are packed into one int, key {@code n} shifted left by
+         * {@code keyShifts[n]} (each key's range has its own bits, so the packed value is equal
+         * exactly when every key is).
+         */
+        boolean packed() {
+            return keyShifts != null;
         }
     }
 
@@ -87,8 +101,12 @@ final class AccessorEmitter {
             Cache cache = binding.operation() == Operation.APPEND ? null : cacheFor(binding.field());
             if (cache != null && declared.add(cache.prefix())) {
                 field(cache.prefix() + "epoch", "J");
-                for (int n = 0; n < binding.field().dimensionality(); n++) {
-                    field(cache.prefix() + "key" + n, "I");
+                if (cache.packed()) {
+                    field(cache.prefix() + "key", "I");
+                } else {
+                    for (int n = 0; n < binding.field().dimensionality(); n++) {
+                        field(cache.prefix() + "key" + n, "I");
+                    }
                 }
                 if (!cache.inRegion()) {
                     field(cache.prefix() + "segment", segmentDescriptor);
@@ -156,7 +174,23 @@ final class AccessorEmitter {
             divisors[n] = divisor;
         }
         String region = "REGION_" + path.get(level).node().id();
-        return new Cache(field.name() + "$", level, divisors, owner.hasConstant(region) ? region : null);
+        return new Cache(field.name() + "$", level, divisors, owner.hasConstant(region) ? region : null,
+                keyShifts(field.snode().indexShape(), divisors));
+    }
+
+    /**
+     * The shift of each key in one int (the last axis's lowest), key {@code n} ranging over
+     * {@code [0, ceil(extents[n] / divisors[n]))}; null when together they need more than 31 bits.
+     */
+    private static int[] keyShifts(int[] extents, long[] divisors) {
+        int[] shifts = new int[divisors.length];
+        int bits = 0;
+        for (int n = divisors.length - 1; n >= 0; n--) {
+            long range = (extents[n] + divisors[n] - 1) / divisors[n];
+            shifts[n] = bits;
+            bits += Long.SIZE - Long.numberOfLeadingZeros(Math.max(0, range - 1));
+        }
+        return bits <= Integer.SIZE - 1 ? shifts : null;
     }
 
     /**
@@ -174,17 +208,40 @@ final class AccessorEmitter {
         String prefix = cache.prefix();
         Label miss = new Label();
         Label load = new Label();
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitFieldInsn(GETFIELD, self, prefix + "epoch", "J");
+        // A write's miss walks here and remembers the epoch and the key read for the test (the
+        // epoch is read before the walk either way); a read's fill method reads its own.
+        int epoch = write ? mv.newLocal("epoch", Type.LONG_TYPE) : -1;
+        int key = write && cache.packed() ? mv.newLocal("key", Type.INT_TYPE) : -1;
+        if (key >= 0) {
+            emitPackedKey(mv, cache);
+            mv.visitVarInsn(ISTORE, key);
+        }
         owner.getConstant(mv, "STRUCTURE");
         mv.invoke(RuntimeMethods.EPOCH);
+        if (write) {
+            mv.visitInsn(DUP2);
+            mv.visitVarInsn(LSTORE, epoch);
+        }
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, self, prefix + "epoch", "J");
         mv.visitInsn(LCMP);
         mv.visitJumpInsn(IFNE, miss);
-        for (int n = 0; n < dims; n++) {
+        if (cache.packed()) {
+            if (key >= 0) {
+                mv.visitVarInsn(ILOAD, key);
+            } else {
+                emitPackedKey(mv, cache);
+            }
             mv.visitVarInsn(ALOAD, 0);
-            mv.visitFieldInsn(GETFIELD, self, prefix + "key" + n, "I");
-            emitKey(mv, n, cache.divisors()[n]);
+            mv.visitFieldInsn(GETFIELD, self, prefix + "key", "I");
             mv.visitJumpInsn(IF_ICMPNE, miss);
+        } else {
+            for (int n = 0; n < dims; n++) {
+                mv.visitVarInsn(ALOAD, 0);
+                mv.visitFieldInsn(GETFIELD, self, prefix + "key" + n, "I");
+                emitKey(mv, n, cache.divisors()[n]);
+                mv.visitJumpInsn(IF_ICMPNE, miss);
+            }
         }
         mv.visitJumpInsn(GOTO, load);
 
@@ -197,7 +254,7 @@ final class AccessorEmitter {
             // one call per write cost less than those stores in a probe (W1s L1: 180-235 ->
             // 146-181 ms, alternating JVMs). Reads, whose hit path their callers inline (a
             // struct-for kernel's loop), keep the call.
-            fillBody(walk, field, cache, inactive);
+            fillBody(walk, field, cache, inactive, epoch, key);
         } else {
             mv.visitVarInsn(ALOAD, 0);
             for (int n = 0; n < dims; n++) {
@@ -238,7 +295,7 @@ final class AccessorEmitter {
         MethodEmitter mv = owner.method(ACC_PRIVATE, fillName(cache), fillDescriptor(dims),
                 FieldBodies.names(field.axes(), null));
         Label inactive = new Label();
-        fillBody(new PathWalk(owner, mv), field, cache, inactive);
+        fillBody(new PathWalk(owner, mv), field, cache, inactive, -1, -1);
         mv.visitInsn(ICONST_1);
         mv.visitInsn(IRETURN);
         mv.visitLabel(inactive);
@@ -247,24 +304,40 @@ final class AccessorEmitter {
         mv.end();
     }
 
-    /** {@link #emitFill}'s body inline in an access method: walks to the cached level and remembers it, or jumps to {@code inactive}. */
-    private void fillBody(PathWalk walk, PlacedField field, Cache cache, Label inactive) {
+    /**
+     * {@link #emitFill}'s body inline in an access method: walks to the cached level and
+     * remembers it, or jumps to {@code inactive}. {@code epoch} and {@code key}: locals holding
+     * the epoch read before the walk and the packed key, or -1 to read and compute them here.
+     */
+    private void fillBody(PathWalk walk, PlacedField field, Cache cache, Label inactive, int epoch, int key) {
         MethodEmitter mv = walk.mv();
         int dims = field.dimensionality();
         String self = owner.className();
         String prefix = cache.prefix();
-        int epoch = mv.newLocal("epoch", Type.LONG_TYPE);
-        owner.getConstant(mv, "STRUCTURE");
-        mv.invoke(RuntimeMethods.EPOCH);
-        mv.visitVarInsn(LSTORE, epoch);
+        if (epoch < 0) {
+            epoch = mv.newLocal("epoch", Type.LONG_TYPE);
+            owner.getConstant(mv, "STRUCTURE");
+            mv.invoke(RuntimeMethods.EPOCH);
+            mv.visitVarInsn(LSTORE, epoch);
+        }
         walk.walk(plan.path(field), 0, cache.level() + 1, inactive, false);
         mv.visitVarInsn(ALOAD, 0);
         mv.visitVarInsn(LLOAD, epoch);
         mv.visitFieldInsn(PUTFIELD, self, prefix + "epoch", "J");
-        for (int n = 0; n < dims; n++) {
+        if (cache.packed()) {
             mv.visitVarInsn(ALOAD, 0);
-            emitKey(mv, n, cache.divisors()[n]);
-            mv.visitFieldInsn(PUTFIELD, self, prefix + "key" + n, "I");
+            if (key >= 0) {
+                mv.visitVarInsn(ILOAD, key);
+            } else {
+                emitPackedKey(mv, cache);
+            }
+            mv.visitFieldInsn(PUTFIELD, self, prefix + "key", "I");
+        } else {
+            for (int n = 0; n < dims; n++) {
+                mv.visitVarInsn(ALOAD, 0);
+                emitKey(mv, n, cache.divisors()[n]);
+                mv.visitFieldInsn(PUTFIELD, self, prefix + "key" + n, "I");
+            }
         }
         if (!cache.inRegion()) {
             mv.visitVarInsn(ALOAD, 0);
@@ -282,6 +355,21 @@ final class AccessorEmitter {
 
     private static String fillDescriptor(int dims) {
         return "(" + "I".repeat(dims) + ")Z";
+    }
+
+    /** Pushes the packed key: {@code (key0 << shift0) | (key1 << shift1) | ...}. */
+    private static void emitPackedKey(MethodEmitter mv, Cache cache) {
+        int[] shifts = cache.keyShifts();
+        for (int n = 0; n < shifts.length; n++) {
+            emitKey(mv, n, cache.divisors()[n]);
+            if (shifts[n] > 0) {
+                mv.pushInt(shifts[n]);
+                mv.visitInsn(ISHL);
+            }
+            if (n > 0) {
+                mv.visitInsn(IOR);
+            }
+        }
     }
 
     /** Pushes coordinate {@code n} divided by {@code divisor}: the block key on that axis. */
