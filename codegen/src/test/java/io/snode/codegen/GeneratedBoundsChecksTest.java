@@ -1,5 +1,6 @@
 package io.snode.codegen;
 
+import static io.snode.codegen.testing.Disassembly.method;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -107,11 +108,4 @@ class GeneratedBoundsChecksTest {
         }
     }
 
-    /** The text of method {@code header} in a disassembly: up to the blank line that ends it. */
-    private static String method(String code, String header) {
-        int start = code.indexOf(header);
-        assertThat(start).as("the dump has %s", header).isNotNegative();
-        int end = code.indexOf("\n\n", start);
-        return code.substring(start, end < 0 ? code.length() : end);
-    }
 }

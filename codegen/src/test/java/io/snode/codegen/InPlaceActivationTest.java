@@ -1,5 +1,6 @@
 package io.snode.codegen;
 
+import static io.snode.codegen.testing.Disassembly.method;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
@@ -31,12 +32,6 @@ class InPlaceActivationTest {
         float addPhi(int i, int j, int k, float delta);
     }
 
-    private static String method(String disassembly, String name) {
-        int start = disassembly.indexOf(" " + name + "(");
-        assertThat(start).as("method %s in the disassembly", name).isNotNegative();
-        int end = disassembly.indexOf("// access flags", start);
-        return disassembly.substring(start, end < 0 ? disassembly.length() : end);
-    }
 
     @Test
     void generatedWritesSetAClearBitInPlaceAndCallTheRuntimeOnlyForInactivePointers() {

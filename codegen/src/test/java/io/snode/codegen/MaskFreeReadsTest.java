@@ -1,5 +1,6 @@
 package io.snode.codegen;
 
+import static io.snode.codegen.testing.Disassembly.method;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
@@ -24,13 +25,6 @@ class MaskFreeReadsTest {
 
     private static final Layout L2 = Layout.parse("pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)");
 
-    /** The text of method {@code header} in a disassembly: up to the blank line that ends it. */
-    private static String method(String code, String header) {
-        int start = code.indexOf(header);
-        assertThat(start).as("the dump has %s", header).isNotNegative();
-        int end = code.indexOf("\n\n", start);
-        return code.substring(start, end < 0 ? code.length() : end);
-    }
 
     @Test
     void aReadLoadsTheValueWithoutTheMaskBitsTestWhileWritesAndActivityTestsKeepIt() {

@@ -1,5 +1,6 @@
 package io.snode.codegen;
 
+import static io.snode.codegen.testing.Disassembly.method;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
@@ -60,11 +61,4 @@ class OutlinedActivationTest {
         }
     }
 
-    /** The text of one method of a disassembly, from its header to the next method's access flags. */
-    private static String method(String code, String header) {
-        int start = code.indexOf(header);
-        assertThat(start).as(header + " in the disassembly").isNotNegative();
-        int end = code.indexOf("// access flags", start);
-        return code.substring(start, end < 0 ? code.length() : end);
-    }
 }
