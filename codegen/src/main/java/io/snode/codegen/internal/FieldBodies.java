@@ -39,6 +39,7 @@ import io.snode.runtime.Plan;
 import io.snode.runtime.internal.Location;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -373,8 +374,8 @@ final class FieldBodies {
     void boundsChecks(MethodEmitter mv, String what, SNode shape) {
         List<Axis> axes = shape.indexAxes();
         int[] extents = shape.indexShape();
-        if (axes.size() > 1 && java.util.Arrays.stream(extents).allMatch(e -> Integer.bitCount(e) == 1)) {
-            boolean equal = java.util.Arrays.stream(extents).allMatch(e -> e == extents[0]);
+        if (axes.size() > 1 && Arrays.stream(extents).allMatch(e -> Integer.bitCount(e) == 1)) {
+            boolean equal = Arrays.stream(extents).allMatch(e -> e == extents[0]);
             Label inside = new Label();
             for (int n = 0; n < axes.size(); n++) {
                 mv.visitVarInsn(ILOAD, mv.parameter(n));
@@ -404,17 +405,32 @@ final class FieldBodies {
             return;
         }
         for (int n = 0; n < axes.size(); n++) {
-            Label inside = new Label();
-            mv.visitVarInsn(ILOAD, mv.parameter(n));
-            mv.pushInt(extents[n]);
+            axisCheck(mv, () -> mv.visitLdcInsn(what), mv.parameter(n), axes.get(n), extents[n], ATHROW, true);
+        }
+    }
+
+    /**
+     * One axis's check: unless {@code conditional} is false, jumps past unless the int in
+     * {@code slot} lies outside {@code [0, extent)}; then {@code GeneratedCalls.outside(what,
+     * axis, coordinate, extent)} and {@code terminal} ({@code ATHROW}, or {@code ARETURN} in the
+     * thrower).
+     */
+    private static void axisCheck(MethodEmitter mv, Runnable pushWhat, int slot, Axis axis, int extent, int terminal,
+                                  boolean conditional) {
+        Label inside = new Label();
+        if (conditional) {
+            mv.visitVarInsn(ILOAD, slot);
+            mv.pushInt(extent);
             mv.invoke(RuntimeMethods.COMPARE_UNSIGNED);
             mv.visitJumpInsn(IFLT, inside);
-            mv.visitLdcInsn(what);
-            mv.pushInt(axes.get(n).letter());
-            mv.visitVarInsn(ILOAD, mv.parameter(n));
-            mv.pushInt(extents[n]);
-            mv.invoke(RuntimeMethods.OUTSIDE);
-            mv.visitInsn(ATHROW);
+        }
+        pushWhat.run();
+        mv.pushInt(axis.letter());
+        mv.visitVarInsn(ILOAD, slot);
+        mv.pushInt(extent);
+        mv.invoke(RuntimeMethods.OUTSIDE);
+        mv.visitInsn(terminal);
+        if (conditional) {
             mv.visitLabel(inside);
         }
     }
@@ -441,22 +457,9 @@ final class FieldBodies {
         MethodEmitter mv = owner.method(ACC_PRIVATE | ACC_STATIC, outsideName(shape), outsideDescriptor(axes.size()),
                 names);
         for (int n = 0; n < axes.size(); n++) {
-            Label inside = new Label();
-            if (n < axes.size() - 1) {
-                mv.visitVarInsn(ILOAD, mv.parameter(n + 1));
-                mv.pushInt(extents[n]);
-                mv.invoke(RuntimeMethods.COMPARE_UNSIGNED);
-                mv.visitJumpInsn(IFLT, inside);
-            }
-            mv.visitVarInsn(ALOAD, mv.parameter(0));
-            mv.pushInt(axes.get(n).letter());
-            mv.visitVarInsn(ILOAD, mv.parameter(n + 1));
-            mv.pushInt(extents[n]);
-            mv.invoke(RuntimeMethods.OUTSIDE);
-            mv.visitInsn(ARETURN);
-            if (n < axes.size() - 1) {
-                mv.visitLabel(inside);
-            }
+            // The last axis needs no test: the one test found a coordinate outside.
+            axisCheck(mv, () -> mv.visitVarInsn(ALOAD, mv.parameter(0)), mv.parameter(n + 1), axes.get(n), extents[n],
+                    ARETURN, n < axes.size() - 1);
         }
         mv.end();
     }
