@@ -23,6 +23,7 @@ import io.snode.codegen.kernel.Kernel8;
 import io.snode.codegen.kernel.Kernel;
 import io.snode.codegen.kernel.KernelException;
 import io.snode.codegen.kernel.LeafBlock;
+import io.snode.codegen.kernel.ViewKernel;
 import io.snode.gc.GcStatistics;
 import io.snode.gc.ParallelCollector;
 import io.snode.gc.PhaseLock;
@@ -364,6 +365,36 @@ public final class SNodeRuntime implements AutoCloseable {
      */
     public <K extends Kernel> List<K> forEachPerTask(SNode snode, Supplier<K> kernels) {
         return structFor.forEachPerTask(snode, kernels);
+    }
+
+    /**
+     * Struct-for over the active cells of {@code snode} whose kernel reads and writes through a
+     * <em>view</em>: a caching accessor of {@code api} (the methods {@link #accessor} accepts)
+     * that the launch's generated driver primes with each block as it enters it, and hands to the
+     * kernel with every cell: {@code kernel} is a ViewKernel1..ViewKernel8 taking the view and as
+     * many coordinates as the SNode has. Accesses of the visited block's fields (of
+     * {@code snode}, under a pointer or hash parent) find that block without a walk, and because
+     * the driver is itself the view, the JIT inlines the view's methods into the kernel as it
+     * inlines the kernel into the driver. Each task of the launch gets a view of its own; the
+     * kernel is shared, as with {@link #forEach(SNode, Kernel)}. Coordinates outside the visited
+     * block (neighbours) work as through any accessor, and a view stays correct after a
+     * deactivation inside the launch (it walks again). Launch rules as for
+     * {@link #forEach(SNode, Kernel)}.
+     *
+     * @throws IllegalArgumentException when {@code api} does not bind to this layout, or the
+     *                                  kernel's coordinates are not the SNode's
+     */
+    public <T> void forEach(SNode snode, Class<T> api, ViewKernel<T> kernel) {
+        structFor.forEach(snode, api, kernel, code::viewDriver);
+    }
+
+    /**
+     * {@link #forEach(SNode, Class, ViewKernel)} with a kernel per task, as
+     * {@link #forEachPerTask(SNode, Supplier)}: every task gets its own kernel from
+     * {@code kernels} (one class) and its own view; the kernels come back in block order.
+     */
+    public <T, K extends ViewKernel<T>> List<K> forEachPerTask(SNode snode, Class<T> api, Supplier<K> kernels) {
+        return structFor.forEachPerTask(snode, api, kernels, code::viewDriver);
     }
 
     /**

@@ -83,7 +83,7 @@ class AccessorDifferentialProperties {
         }
     }
 
-    private static Object invoke(Class<?> api, Object target, String name, int[] coordinates, Object value)
+    static Object invoke(Class<?> api, Object target, String name, int[] coordinates, Object value)
             throws Exception {
         List<Object> arguments = new ArrayList<>();
         for (int coordinate : coordinates) {
@@ -101,7 +101,7 @@ class AccessorDifferentialProperties {
     }
 
     /** A public interface with get, set and add (and append on dynamic nodes) for every field. */
-    private static Class<?> interfaceFor(Layout layout) {
+    static Class<?> interfaceFor(Layout layout) {
         DynamicType.Builder<?> builder = new ByteBuddy().makeInterface()
                 .name(AccessorDifferentialProperties.class.getPackageName() + ".RandomGrid" + SEQUENCE.incrementAndGet());
         for (PlacedField field : layout.fields()) {
@@ -124,7 +124,7 @@ class AccessorDifferentialProperties {
                 ClassLoadingStrategy.UsingLookup.of(MethodHandles.lookup())).getLoaded();
     }
 
-    private static String capital(String name) {
+    static String capital(String name) {
         return name.substring(0, 1).toUpperCase(Locale.ROOT) + name.substring(1);
     }
 

@@ -8,6 +8,7 @@ import io.snode.codegen.interop.Bulk;
 import io.snode.codegen.interop.CellArrays;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.Kernel4;
+import io.snode.codegen.kernel.ViewKernel3;
 import io.snode.codegen.samples.NarrowBand;
 import io.snode.runtime.MemoryStats;
 import io.snode.runtime.RuntimeOptions;
@@ -276,6 +277,20 @@ public final class SNodeContender implements Contender, AutoCloseable {
                         cells[0].count)
                 .checksums(null, cells[0].sum, cells[0].count)
                 .check(context.data().references(), activity));
+        CellView[] viewed = new CellView[1];
+        Trials.Timed<SNodeRuntime> perCellView = context.trials().time("W3 " + name + " per cell, view", () -> runtime,
+                rt -> {
+                    CellView total = new CellView();
+                    for (CellView part : rt.forEachPerTask(leaf, Grid.class, CellView::new)) {
+                        total.sum += part.sum;
+                        total.count += part.count;
+                    }
+                    viewed[0] = total;
+                });
+        results.add(Row.of(Workload.W3, this, 1, "struct-for per cell + view (accessor primed per block)",
+                        context.trials(), perCellView, viewed[0].count)
+                .checksums(null, viewed[0].sum, viewed[0].count)
+                .check(context.data().references(), activity));
         CellArrays[] exported = new CellArrays[1];
         double[] exportedSum = new double[1];
         Trials.Timed<SNodeRuntime> export = context.trials().time("W3 " + name + " bulk export", () -> runtime, rt -> {
@@ -341,6 +356,18 @@ public final class SNodeContender implements Contender, AutoCloseable {
         @Override
         public void apply(int i, int j, int k) {
             sum += grid.phi(i, j, k);
+            count++;
+        }
+    }
+
+    /** W3's per-cell kernel with a view: one per task, reading each value through the view the driver hands it. */
+    static final class CellView implements ViewKernel3<Grid> {
+        double sum;
+        long count;
+
+        @Override
+        public void apply(Grid view, int i, int j, int k) {
+            sum += view.phi(i, j, k);
             count++;
         }
     }

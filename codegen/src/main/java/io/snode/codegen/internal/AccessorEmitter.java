@@ -7,6 +7,8 @@ import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.DUP2;
 import static org.objectweb.asm.Opcodes.GETFIELD;
 import static org.objectweb.asm.Opcodes.GOTO;
+import static org.objectweb.asm.Opcodes.IADD;
+import static org.objectweb.asm.Opcodes.IALOAD;
 import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.ICONST_1;
 import static org.objectweb.asm.Opcodes.IFEQ;
@@ -21,6 +23,7 @@ import static org.objectweb.asm.Opcodes.ISTORE;
 import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSTORE;
+import static org.objectweb.asm.Opcodes.LSUB;
 import static org.objectweb.asm.Opcodes.PUTFIELD;
 import static org.objectweb.asm.Opcodes.RETURN;
 
@@ -37,8 +40,10 @@ import io.snode.codegen.internal.emit.PathWalk;
 import io.snode.codegen.internal.emit.RuntimeMethods;
 import io.snode.runtime.PathStep;
 import io.snode.runtime.Plan;
+import io.snode.runtime.SNodePlan;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -130,6 +135,97 @@ final class AccessorEmitter {
         for (Binding binding : bindings) {
             emitMethod(binding);
         }
+    }
+
+    /**
+     * A view driver's block entry ({@link DriverEmitter#emitView}): for every field of
+     * {@code target} read or written through {@code bindings} whose remembered cell is the
+     * target's block itself (the deepest pointer or hash node on its path is the target's
+     * parent, and its coordinates are the target's), remembers the block being entered: the
+     * snapshot's epoch, the block's base coordinates as the key, its segment (outside a region)
+     * and the offset of the parent's cell that holds it (the container's offset less the
+     * target's place in that cell, {@link PathStep#containerOffset()}: a pointer cell may hold
+     * the containers of several children side by side). Stamping the snapshot's epoch, not the structure's now, keeps
+     * the view correct when the structure changed since the walk (a kernel of the same launch
+     * deactivated something): the epoch then differs, and the first access walks as any
+     * accessor's miss does. Null when no field qualifies.
+     */
+    DriverEmitter.BlockEntry primer(List<Binding> bindings, SNodePlan target) {
+        List<Cache> primed = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        long placeInCell = 0; // the same for every primed field: their paths end in the target's step
+        for (Binding binding : bindings) {
+            PlacedField field = binding.field();
+            Cache cache = binding.operation() == Operation.APPEND ? null : cacheFor(field);
+            if (cache != null && field.snode() == target.snode()
+                    && cache.level() == plan.path(field).size() - 2
+                    && field.axes().equals(target.snode().indexAxes()) && seen.add(cache.prefix())) {
+                primed.add(cache);
+                placeInCell = plan.path(field).getLast().containerOffset();
+            }
+        }
+        if (primed.isEmpty()) {
+            return null;
+        }
+        String self = owner.className();
+        long place = placeInCell;
+        return (mv, blocks, block, bases, baseAt) -> {
+            for (Cache cache : primed) {
+                String prefix = cache.prefix();
+                // this.f$epoch = blocks.epochStamp()
+                mv.visitVarInsn(ALOAD, 0);
+                mv.visitVarInsn(ALOAD, blocks);
+                mv.invoke(RuntimeMethods.BLOCK_EPOCH_STAMP);
+                mv.visitFieldInsn(PUTFIELD, self, prefix + "epoch", "J");
+                // this.f$key = bases[baseAt] << shift0 | bases[baseAt + 1] << shift1 ... (or f$key0.. = bases[baseAt + n])
+                int dims = cache.divisors().length;
+                if (cache.packed()) {
+                    mv.visitVarInsn(ALOAD, 0);
+                }
+                for (int n = 0; n < dims; n++) {
+                    if (!cache.packed()) {
+                        mv.visitVarInsn(ALOAD, 0);
+                    }
+                    mv.visitVarInsn(ALOAD, bases);
+                    mv.visitVarInsn(ILOAD, baseAt);
+                    if (n > 0) {
+                        mv.pushInt(n);
+                        mv.visitInsn(IADD);
+                    }
+                    mv.visitInsn(IALOAD);
+                    if (cache.packed()) {
+                        if (cache.keyShifts()[n] > 0) {
+                            mv.pushInt(cache.keyShifts()[n]);
+                            mv.visitInsn(ISHL);
+                        }
+                        if (n > 0) {
+                            mv.visitInsn(IOR);
+                        }
+                    } else {
+                        mv.visitFieldInsn(PUTFIELD, self, prefix + "key" + n, "I");
+                    }
+                }
+                if (cache.packed()) {
+                    mv.visitFieldInsn(PUTFIELD, self, prefix + "key", "I");
+                }
+                if (!cache.inRegion()) {
+                    mv.visitVarInsn(ALOAD, 0);
+                    mv.visitVarInsn(ALOAD, blocks);
+                    mv.visitVarInsn(ILOAD, block);
+                    mv.invoke(RuntimeMethods.BLOCK_SEGMENT);
+                    mv.visitFieldInsn(PUTFIELD, self, prefix + "segment", segmentDescriptor);
+                }
+                mv.visitVarInsn(ALOAD, 0);
+                mv.visitVarInsn(ALOAD, blocks);
+                mv.visitVarInsn(ILOAD, block);
+                mv.invoke(RuntimeMethods.BLOCK_CONTAINER);
+                if (place != 0) {
+                    mv.pushLong(place);
+                    mv.visitInsn(LSUB);
+                }
+                mv.visitFieldInsn(PUTFIELD, self, prefix + "offset", "J");
+            }
+        };
     }
 
     private void field(String name, String descriptor) {

@@ -3,6 +3,7 @@ package io.snode.codegen.internal;
 import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.ATHROW;
+import static org.objectweb.asm.Opcodes.CHECKCAST;
 import static org.objectweb.asm.Opcodes.DUP;
 import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.I2L;
@@ -48,6 +49,7 @@ import io.snode.codegen.internal.structfor.ActiveBlocks;
 import io.snode.codegen.kernel.BlockKernel;
 import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.KernelException;
+import io.snode.codegen.kernel.ViewKernel;
 import io.snode.runtime.SNodePlan;
 import java.util.List;
 import org.objectweb.asm.Label;
@@ -67,6 +69,14 @@ import org.objectweb.asm.Type;
  *       {@code local} comes from the cell index with the plan's stride and size, and
  *       {@code bases[baseAt + n]} on the others. A throwing kernel stops the launch with a
  *       {@link KernelException} that carries the cell's coordinates.</li>
+ *   <li>Per cell with a view ({@link #emitView}), an instance method
+ *       {@code run(ViewKernel kernel, ActiveBlocks blocks, int from, int to)} of a class that is
+ *       also a caching accessor ({@link io.snode.codegen.internal.structfor.ViewDriver}): the same
+ *       loops, but on entering a block it lets the accessor remember that block
+ *       ({@link BlockEntry}), and it calls {@code kernel.apply(this, coordinates)}. Passing
+ *       {@code this} is the point: the JIT knows the view's exact class where it inlines the
+ *       kernel, so the kernel's calls on the view bind and inline without a type profile
+ *       (a kernel compiled in a tier that keeps none left them interface calls).</li>
  *   <li>Per block, {@code run(BlockKernel kernel, ActiveBlocks blocks, int from, int to)}:
  *       {@code kernel.apply(blocks.leaf(block, CELLS_OFFSET, CELL_BYTES, CELL_COUNT))} (the plan's
  *       numbers as literals, so an inlined kernel loops over a block of constant size), or for a
@@ -93,6 +103,25 @@ public final class DriverEmitter {
         ClassEmitter owner = owner(className, target);
         new CellDriver(owner, target, arity).emit();
         return owner.finish();
+    }
+
+    /**
+     * What a view driver emits on entering block {@code block} (after {@code baseAt}, the
+     * block's first slot in {@code bases}, is set): the accessor's remembered blocks become this
+     * one. The arguments are the driver's local slots.
+     */
+    @FunctionalInterface
+    public interface BlockEntry {
+        void enter(MethodEmitter mv, int blocks, int block, int bases, int baseAt);
+    }
+
+    /**
+     * The per-cell driver of a ViewKernelN ({@code arity} coordinates) over {@code target}, as an
+     * instance method {@code run} of {@code owner}, a class that implements the view's
+     * interface; {@code entry} primes the view at every block.
+     */
+    public static void emitView(ClassEmitter owner, SNodePlan target, int arity, BlockEntry entry) {
+        new CellDriver(owner, target, arity, entry).emit();
     }
 
     /**
@@ -221,6 +250,10 @@ public final class DriverEmitter {
         private final SNodePlan target;
         private final int arity;
         private final RuntimeMethod apply;
+        /** With a view: primes it per block; null for a plain KernelN driver. */
+        private final BlockEntry entry;
+        /** With a view: the local holding the kernel cast to its ViewKernelN; else the kernel parameter. */
+        private final int kernel;
         private final MethodEmitter mv;
         private final int blocks;
         private final int bases;
@@ -235,11 +268,23 @@ public final class DriverEmitter {
         private final int failure;
 
         CellDriver(ClassEmitter owner, SNodePlan target, int arity) {
+            this(owner, target, arity, null);
+        }
+
+        CellDriver(ClassEmitter owner, SNodePlan target, int arity, BlockEntry entry) {
             this.target = target;
             this.arity = arity;
-            this.apply = RuntimeMethods.kernelApply(arity);
-            mv = owner.method("run", "(L" + apply.owner() + ";" + BLOCKS + "II)V", true,
-                    List.of("kernel", "blocks", "from", "to"));
+            this.entry = entry;
+            List<String> names = List.of("kernel", "blocks", "from", "to");
+            if (entry == null) {
+                this.apply = RuntimeMethods.kernelApply(arity);
+                mv = owner.method("run", "(L" + apply.owner() + ";" + BLOCKS + "II)V", true, names);
+                kernel = mv.parameter(0);
+            } else {
+                this.apply = RuntimeMethods.viewKernelApply(arity);
+                mv = owner.method("run", "(" + Type.getDescriptor(ViewKernel.class) + BLOCKS + "II)V", false, names);
+                kernel = mv.newLocal("kernel" + arity, Type.getObjectType(apply.owner()));
+            }
             blocks = mv.parameter(1);
             bases = mv.newLocal("bases", Type.getType(int[].class));
             masks = mv.newLocal("masks", Type.getType(long[].class));
@@ -258,6 +303,12 @@ public final class DriverEmitter {
 
         void emit() {
             Label handler = new Label();
+            if (entry != null) {
+                // kernelN = (ViewKernelN) kernel
+                mv.visitVarInsn(ALOAD, mv.parameter(0));
+                mv.visitTypeInsn(CHECKCAST, apply.owner());
+                mv.visitVarInsn(ASTORE, kernel);
+            }
             // bases = blocks.bases(); masks = blocks.masks(); locals the handler reads start at 0
             mv.visitVarInsn(ALOAD, blocks);
             mv.invoke(RuntimeMethods.BLOCK_BASES);
@@ -277,6 +328,9 @@ public final class DriverEmitter {
             mv.pushInt(arity);
             mv.visitInsn(IMUL);
             mv.visitVarInsn(ISTORE, baseAt);
+            if (entry != null) {
+                entry.enter(mv, blocks, block, bases, baseAt);
+            }
             NodeEmitUnit.of(target.kind()).emitBlockCells(this);
             nextBlock(mv, block, mv.parameter(3), blockTest, blockBody, end);
 
@@ -395,9 +449,12 @@ public final class DriverEmitter {
             call();
         }
 
-        /** kernel.apply(coordinates of index) */
+        /** kernel.apply(coordinates of index), or with a view kernel.apply(this, coordinates of index) */
         private void call() {
-            mv.visitVarInsn(ALOAD, mv.parameter(0));
+            mv.visitVarInsn(ALOAD, kernel);
+            if (entry != null) {
+                mv.visitVarInsn(ALOAD, 0);
+            }
             for (int n = 0; n < arity; n++) {
                 coordinate(n);
             }

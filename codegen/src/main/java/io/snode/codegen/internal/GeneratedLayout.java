@@ -1,9 +1,11 @@
 package io.snode.codegen.internal;
 
 import io.snode.api.Layout;
+import io.snode.api.SNode;
 import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.generated.Anchor;
 import io.snode.codegen.internal.emit.HiddenClasses;
+import io.snode.codegen.internal.structfor.ViewDriver;
 import io.snode.runtime.Plan;
 import io.snode.runtime.internal.NodeTree;
 import java.lang.invoke.MethodHandle;
@@ -16,6 +18,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The generated code of one compiled layout: the layout class (defined when this object is
@@ -37,6 +40,8 @@ public final class GeneratedLayout {
     /** Bound implementations by interface: stateless, so one per interface serves every {@link #bind} call. */
     private final Map<Class<?>, Object> bound = new ConcurrentHashMap<>();
     private final List<GeneratedClass> extraCode = new CopyOnWriteArrayList<>();
+    /** View driver constructors by interface, kernel class and target: a new instance per task. */
+    private final Map<List<Object>, MethodHandle> viewDrivers = new ConcurrentHashMap<>();
 
     /** Emits and defines the layout class of {@code tree}'s plan, whose runtime is named by {@link #describe}. */
     public GeneratedLayout(Layout layout, NodeTree tree) {
@@ -119,6 +124,45 @@ public final class GeneratedLayout {
             return hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class));
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             throw InterfaceBinder.cannotDefine("the accessor class", api, e);
+        }
+    }
+
+    /**
+     * Makes view drivers for ViewKernels of class {@code kernelClass} and {@code arity}
+     * coordinates over {@code target}, implementing {@code api} (see
+     * {@link LayoutEmitter#emitViewDriver}); the class is defined on the first call for the three
+     * and kept, so that each kernel class has a driver of its own (its call of the kernel stays
+     * monomorphic).
+     *
+     * @throws IllegalArgumentException when {@code api} does not bind to this layout
+     */
+    public Supplier<ViewDriver> viewDriver(Class<?> api, Class<?> kernelClass, SNode target, int arity) {
+        Objects.requireNonNull(api, "api");
+        MethodHandle constructor = viewDrivers.computeIfAbsent(List.of(api, kernelClass, target),
+                key -> defineViewDriver(api, target, arity));
+        return () -> {
+            try {
+                return (ViewDriver) constructor.invoke();
+            } catch (Throwable e) {
+                throw new IllegalStateException("cannot create a view of " + api.getName(), e);
+            }
+        };
+    }
+
+    private MethodHandle defineViewDriver(Class<?> api, SNode target, int arity) {
+        var bindings = InterfaceBinder.bindings(api, layout);
+        String name = "io/snode/codegen/generated/ViewDriver" + SEQUENCE.incrementAndGet();
+        LayoutEmitter emitter = new LayoutEmitter(plan, name);
+        byte[] bytes = emitter.emitViewDriver(api, bindings, objects, plan.node(target), arity);
+        GeneratedClass generatedClass = new GeneratedClass(name, bytes, plan.node(target).toString(),
+                emitter.sourceText());
+        try {
+            MethodHandles.Lookup hidden = HiddenClasses.define(ImplementationHost.lookupFor(api), generatedClass,
+                    emitter.classData());
+            extraCode.add(generatedClass);
+            return hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class));
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            throw InterfaceBinder.cannotDefine("the view driver class", api, e);
         }
     }
 

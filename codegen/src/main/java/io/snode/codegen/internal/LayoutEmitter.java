@@ -15,6 +15,7 @@ import io.snode.codegen.internal.emit.NodeEmitUnit;
 import io.snode.codegen.internal.emit.PathWalk;
 import io.snode.codegen.internal.emit.RuntimeMethod;
 import io.snode.codegen.internal.emit.RuntimeMethods;
+import io.snode.codegen.internal.structfor.ViewDriver;
 import io.snode.runtime.PathStep;
 import io.snode.runtime.Plan;
 import io.snode.runtime.SNodePlan;
@@ -201,6 +202,23 @@ public final class LayoutEmitter {
     public byte[] emitAccessor(Class<?> api, List<Binding> bindings, RuntimeObjects objects) {
         startClass(objects, Type.getInternalName(api));
         new AccessorEmitter(plan, owner, bodies).emit(bindings);
+        return finish();
+    }
+
+    /**
+     * Emits a view driver: an accessor implementing {@code api} (as {@link #emitAccessor}) that
+     * is also a {@link ViewDriver} of ViewKernels of {@code arity} over {@code target}
+     * ({@link DriverEmitter#emitView}), priming its remembered blocks as it enters each block.
+     * One instance per task.
+     */
+    public byte[] emitViewDriver(Class<?> api, List<Binding> bindings, RuntimeObjects objects, SNodePlan target,
+                                 int arity) {
+        startClass(objects, Type.getInternalName(api), Type.getInternalName(ViewDriver.class));
+        AccessorEmitter accessor = new AccessorEmitter(plan, owner, bodies);
+        accessor.emit(bindings);
+        DriverEmitter.BlockEntry primer = accessor.primer(bindings, target);
+        DriverEmitter.emitView(owner, target, arity, primer != null ? primer : (mv, blocks, block, bases, baseAt) -> {
+        });
         return finish();
     }
 

@@ -17,6 +17,14 @@ import io.snode.codegen.kernel.Kernel7;
 import io.snode.codegen.kernel.Kernel8;
 import io.snode.codegen.kernel.KernelException;
 import io.snode.codegen.kernel.LeafBlock;
+import io.snode.codegen.kernel.ViewKernel1;
+import io.snode.codegen.kernel.ViewKernel2;
+import io.snode.codegen.kernel.ViewKernel3;
+import io.snode.codegen.kernel.ViewKernel4;
+import io.snode.codegen.kernel.ViewKernel5;
+import io.snode.codegen.kernel.ViewKernel6;
+import io.snode.codegen.kernel.ViewKernel7;
+import io.snode.codegen.kernel.ViewKernel8;
 import io.snode.runtime.internal.Atomics;
 import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.GeneratedCalls;
@@ -117,6 +125,9 @@ public final class RuntimeMethods {
             long.class);
     public static final RuntimeMethod BLOCK_LIST = of(ActiveBlocks.class, "list", int.class, long.class, long.class);
     public static final RuntimeMethod BLOCK_FAILURE = of(ActiveBlocks.class, "failure", int.class, Throwable.class);
+    public static final RuntimeMethod BLOCK_SEGMENT = of(ActiveBlocks.class, "segment", int.class);
+    public static final RuntimeMethod BLOCK_CONTAINER = of(ActiveBlocks.class, "container", int.class);
+    public static final RuntimeMethod BLOCK_EPOCH_STAMP = of(ActiveBlocks.class, "epochStamp");
     public static final RuntimeMethod BLOCK_KERNEL_APPLY = of(BlockKernel.class, "apply", LeafBlock.class);
     public static final RuntimeMethod BLOCK_REDUCER_ACCUMULATE = of(BlockReducer.class, "accumulate", Object.class,
             LeafBlock.class);
@@ -127,6 +138,12 @@ public final class RuntimeMethods {
             kernelApply(Kernel1.class, 1), kernelApply(Kernel2.class, 2), kernelApply(Kernel3.class, 3),
             kernelApply(Kernel4.class, 4), kernelApply(Kernel5.class, 5), kernelApply(Kernel6.class, 6),
             kernelApply(Kernel7.class, 7), kernelApply(Kernel8.class, 8));
+    /** {@code ViewKernelN.apply(Object view, int...)} (the view's type erased), at index N - 1. */
+    private static final List<RuntimeMethod> VIEW_KERNEL_APPLY = List.of(
+            viewKernelApply(ViewKernel1.class, 1), viewKernelApply(ViewKernel2.class, 2),
+            viewKernelApply(ViewKernel3.class, 3), viewKernelApply(ViewKernel4.class, 4),
+            viewKernelApply(ViewKernel5.class, 5), viewKernelApply(ViewKernel6.class, 6),
+            viewKernelApply(ViewKernel7.class, 7), viewKernelApply(ViewKernel8.class, 8));
 
     // The bootstrap of every invokedynamic of a bound interface.
     public static final RuntimeMethod BIND = of(Anchor.class, "bind", MethodHandles.Lookup.class, String.class,
@@ -148,6 +165,18 @@ public final class RuntimeMethods {
     /** {@code KernelN.apply} for {@code arity} N, 1 to 8. */
     public static RuntimeMethod kernelApply(int arity) {
         return KERNEL_APPLY.get(arity - 1);
+    }
+
+    /** {@code ViewKernelN.apply} for {@code arity} N, 1 to 8. */
+    public static RuntimeMethod viewKernelApply(int arity) {
+        return VIEW_KERNEL_APPLY.get(arity - 1);
+    }
+
+    private static RuntimeMethod viewKernelApply(Class<?> kernel, int arity) {
+        Class<?>[] parameters = new Class<?>[arity + 1];
+        Arrays.fill(parameters, int.class);
+        parameters[0] = Object.class;
+        return of(kernel, "apply", parameters);
     }
 
     private static RuntimeMethod kernelApply(Class<?> kernel, int arity) {

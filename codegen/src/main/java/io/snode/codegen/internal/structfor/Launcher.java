@@ -10,6 +10,7 @@ import io.snode.codegen.internal.emit.HiddenClasses;
 import io.snode.codegen.kernel.BlockKernel;
 import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;
+import io.snode.codegen.kernel.ViewKernel;
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
@@ -136,10 +137,39 @@ public final class Launcher implements AutoCloseable {
      * same class, else IllegalArgumentException). Returns the kernels in block order.
      */
     public <K extends Kernel> List<K> forEachPerTask(ActiveBlocks blocks, K first, Supplier<K> kernels, int arity) {
+        MethodHandle driver = cellDriver(blocks.target(), first.getClass(), arity);
+        return ranges.run(blocks, perRange(first, kernels), (from, to, list) -> {
+            driver.invokeExact((Kernel) list.getFirst(), blocks, from, to);
+        }, Launcher::concatenate);
+    }
+
+    /**
+     * Calls a ViewKernel on every active cell of the snapshot's target, every range of blocks
+     * with a view of its own from {@code views} (a generated driver that is the view,
+     * {@link ViewDriver}). With {@code kernels} null every range calls {@code first}; else, as
+     * {@link #forEachPerTask}, the first range gets {@code first} and every other a new kernel
+     * of its class, and the kernels come back in block order.
+     */
+    public <K extends ViewKernel<?>> List<K> forEachView(ActiveBlocks blocks, K first, Supplier<K> kernels,
+                                                         Supplier<ViewDriver> views) {
+        Supplier<List<K>> kernel = kernels == null ? () -> new ArrayList<>(List.of(first)) : perRange(first, kernels);
+        record Task<K>(List<K> kernels, ViewDriver view) {
+        }
+        Task<K> all = ranges.run(blocks, () -> new Task<>(kernel.get(), views.get()), (from, to, task) -> {
+            task.view().run(task.kernels().getFirst(), blocks, from, to);
+        }, (left, right) -> new Task<>(concatenate(left.kernels(), right.kernels()), left.view()));
+        return kernels == null ? List.of(first) : all.kernels();
+    }
+
+    /**
+     * Kernels for the ranges of a launch, one list of one per range: {@code first} for the first
+     * range asked, a new one from {@code kernels} (of the same class, else
+     * IllegalArgumentException) for every other.
+     */
+    private static <K> Supplier<List<K>> perRange(K first, Supplier<K> kernels) {
         Class<?> kernelClass = first.getClass();
-        MethodHandle driver = cellDriver(blocks.target(), kernelClass, arity);
         AtomicBoolean firstTaken = new AtomicBoolean();
-        Supplier<List<K>> perRange = () -> {
+        return () -> {
             K kernel = firstTaken.compareAndSet(false, true) ? first
                     : Objects.requireNonNull(kernels.get(), "the kernel supplier returned null");
             if (kernel.getClass() != kernelClass) {
@@ -150,19 +180,23 @@ public final class Launcher implements AutoCloseable {
             list.add(kernel);
             return list;
         };
-        return ranges.run(blocks, perRange, (from, to, list) -> {
-            driver.invokeExact((Kernel) list.getFirst(), blocks, from, to);
-        }, (left, right) -> {
-            left.addAll(right);
-            return left;
-        });
     }
 
-    private MethodHandle cellDriver(SNode target, Class<?> kernelClass, int arity) {
+    private static <K> List<K> concatenate(List<K> left, List<K> right) {
+        left.addAll(right);
+        return left;
+    }
+
+    /** Throws IllegalArgumentException unless a kernel of {@code arity} coordinates fits {@code target}. */
+    public static void checkArity(SNode target, int arity) {
         if (arity != target.indexAxes().size()) {
             throw new IllegalArgumentException("snode=" + target.path() + " has " + target.indexAxes().size()
                     + " coordinates " + target.indexAxes() + "; the kernel takes " + arity);
         }
+    }
+
+    private MethodHandle cellDriver(SNode target, Class<?> kernelClass, int arity) {
+        checkArity(target, arity);
         return drivers.computeIfAbsent(List.of("cell", kernelClass, target),
                 key -> define(target, "Driver", DriverEmitter.emit(driverName("Driver"), structure.plan().node(target),
                         arity), MethodType.methodType(void.class, kernelType(arity), ActiveBlocks.class, int.class,

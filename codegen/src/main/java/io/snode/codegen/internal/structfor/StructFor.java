@@ -8,6 +8,7 @@ import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.kernel.BlockKernel;
 import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;
+import io.snode.codegen.kernel.ViewKernel;
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.NodeTree;
@@ -87,6 +88,37 @@ public final class StructFor {
         int arity = arity(first);
         return inLaunch(() -> launcher.withSnapshot(snode,
                 blocks -> launcher.forEachPerTask(blocks, first, kernels, arity)));
+    }
+
+    /** Makes the view drivers of a layout ({@code GeneratedLayout#viewDriver}). */
+    @FunctionalInterface
+    public interface ViewDrivers {
+        Supplier<ViewDriver> of(Class<?> api, Class<?> kernelClass, SNode target, int arity);
+    }
+
+    /** Every active cell of {@code snode}, with a ViewKernel1..8 and a view of {@code api} per task. */
+    public <T> void forEach(SNode snode, Class<T> api, ViewKernel<T> kernel, ViewDrivers drivers) {
+        checkOwned(snode);
+        Objects.requireNonNull(api, "api");
+        Objects.requireNonNull(kernel, "kernel");
+        int arity = arity(kernel);
+        Launcher.checkArity(snode, arity);
+        Supplier<ViewDriver> views = drivers.of(api, kernel.getClass(), snode, arity);
+        inLaunch(() -> launcher.withSnapshot(snode, blocks -> launcher.forEachView(blocks, kernel, null, views)));
+    }
+
+    /** As {@link #forEachPerTask(SNode, Supplier)}, with ViewKernels and a view of {@code api} per task. */
+    public <T, K extends ViewKernel<T>> List<K> forEachPerTask(SNode snode, Class<T> api, Supplier<K> kernels,
+                                                               ViewDrivers drivers) {
+        checkOwned(snode);
+        Objects.requireNonNull(api, "api");
+        Objects.requireNonNull(kernels, "kernels");
+        K first = Objects.requireNonNull(kernels.get(), "the kernel supplier returned null");
+        int arity = arity(first);
+        Launcher.checkArity(snode, arity);
+        Supplier<ViewDriver> views = drivers.of(api, first.getClass(), snode, arity);
+        return inLaunch(() -> launcher.withSnapshot(snode,
+                blocks -> launcher.forEachView(blocks, first, kernels, views)));
     }
 
     public void forEachBlock(SNode snode, BlockKernel kernel) {
@@ -270,6 +302,15 @@ public final class StructFor {
     }
 
     /** The number of coordinates {@code kernel} takes: the N of the Kernel1..Kernel8 it implements. */
+    private static int arity(ViewKernel<?> kernel) {
+        for (Class<?> type : kernel.getClass().getInterfaces()) {
+            if (ViewKernel.class.isAssignableFrom(type) && type != ViewKernel.class) {
+                return ViewKernel.arity(type);
+            }
+        }
+        throw new IllegalArgumentException("kernel=" + kernel + " implements none of ViewKernel1..ViewKernel8");
+    }
+
     private static int arity(Kernel kernel) {
         for (Class<?> type : kernel.getClass().getInterfaces()) {
             if (Kernel.class.isAssignableFrom(type) && type != Kernel.class) {

@@ -1,0 +1,312 @@
+package io.snode.codegen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.snode.api.Layout;
+import io.snode.api.MemoryCapExceededException;
+import io.snode.api.SNode;
+import io.snode.codegen.kernel.KernelException;
+import io.snode.codegen.kernel.ViewKernel1;
+import io.snode.codegen.kernel.ViewKernel3;
+import io.snode.codegen.testing.Disassembly;
+import io.snode.runtime.RuntimeOptions;
+import io.snode.runtime.internal.memory.MemoryAllocator;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Per-cell launches with a view ({@code forEach(SNode, Class, ViewKernel)}): the generated
+ * driver is a caching accessor that remembers each block as it enters it and hands itself to the
+ * kernel. Every read and write through the view agrees with the generic path: of the visited
+ * cell, of neighbours in other blocks, after a deactivation inside the launch, on dense (L1) and
+ * bitmasked (L2) leaves, in regions and in chunks, with one thread and with two.
+ */
+class ViewKernelTest {
+    static final String L1 = "pointer(ijk,16).pointer(ijk,16).dense(ijk,8).place(f32 phi)";
+    static final String L2 = "pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)";
+
+    public interface Phi {
+        float phi(int i, int j, int k);
+
+        void phi(int i, int j, int k, float value);
+    }
+
+    /** A per-task kernel: the sum and count of phi over the cells it visits, read through its view. */
+    static final class Sum implements ViewKernel3<Phi> {
+        double sum;
+        long count;
+
+        @Override
+        public void apply(Phi view, int i, int j, int k) {
+            sum += view.phi(i, j, k);
+            count++;
+        }
+    }
+
+    /** Writes of {@code cells} random voxels in a few clusters through the generic path; the model of what was written. */
+    private static Map<List<Integer>, Float> write(SNodeRuntime rt, long seed, int cells) {
+        Random random = new Random(seed);
+        Map<List<Integer>, Float> model = new HashMap<>();
+        for (int n = 0; n < cells; n++) {
+            int cluster = random.nextInt(4) * 300;
+            int i = cluster + random.nextInt(40);
+            int j = random.nextInt(20) + 900;
+            int k = cluster + random.nextInt(40);
+            float value = 1 + random.nextInt(1000);
+            rt.generic().setFloat("phi", value, i, j, k);
+            model.put(List.of(i, j, k), value);
+        }
+        return model;
+    }
+
+    private static RuntimeOptions options(boolean chunks) {
+        return chunks ? RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk()) : RuntimeOptions.DEFAULT;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"L1 regions 1", "L1 regions 2", "L2 regions 1", "L2 regions 2", "L1 chunks 2",
+            "L2 chunks 1"})
+    void aViewReadsEveryVisitedCellAsTheGenericPathDoes(String setup) {
+        String[] words = setup.split(" ");
+        Layout layout = Layout.parse(words[0].equals("L1") ? L1 : L2);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, options(words[1].equals("chunks")))) {
+            rt.parallelism(Integer.parseInt(words[2]));
+            Map<List<Integer>, Float> model = write(rt, 11, 5000);
+            SNode leaf = layout.field("phi").snode();
+            Map<List<Integer>, Float> seen = new ConcurrentHashMap<>();
+            AtomicInteger wrong = new AtomicInteger();
+            rt.forEach(leaf, Phi.class, (ViewKernel3<Phi>) (view, i, j, k) -> {
+                float value = view.phi(i, j, k);
+                if (value != rt.generic().getFloat("phi", i, j, k)) {
+                    wrong.incrementAndGet();
+                }
+                if (value != 0) {
+                    seen.put(List.of(i, j, k), value);
+                }
+            });
+            assertThat(wrong).hasValue(0);
+            assertThat(seen).isEqualTo(model);
+
+            List<Sum> sums = rt.forEachPerTask(leaf, Phi.class, Sum::new);
+            double sum = 0;
+            long count = 0;
+            for (Sum part : sums) {
+                sum += part.sum;
+                count += part.count;
+            }
+            assertThat(sum).isEqualTo(model.values().stream().mapToDouble(Float::doubleValue).sum());
+            assertThat(count).isEqualTo(rt.count("phi"));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"L1", "L2"})
+    void neighboursInOtherBlocksReadThroughTheView(String which) {
+        Layout layout = Layout.parse(which.equals("L1") ? L1 : L2);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            write(rt, 12, 3000);
+            AtomicInteger wrong = new AtomicInteger();
+            AtomicLong compared = new AtomicLong();
+            rt.forEach(layout.field("phi").snode(), Phi.class, (ViewKernel3<Phi>) (view, i, j, k) -> {
+                // +7 on each axis leaves the block for all but one cell in 8; then the visited cell again.
+                int[][] at = {{i + 7, j, k}, {i, j - 9, k}, {i, j, k + 8}, {i - 1, j + 1, k + 1}, {i, j, k}};
+                for (int[] c : at) {
+                    if (c[0] >= 0 && c[1] >= 0 && c[2] >= 0
+                            && view.phi(c[0], c[1], c[2]) != rt.generic().getFloat("phi", c[0], c[1], c[2])) {
+                        wrong.incrementAndGet();
+                    }
+                    compared.incrementAndGet();
+                }
+            });
+            assertThat(wrong).hasValue(0);
+            assertThat(compared.get()).isEqualTo(5 * rt.count("phi"));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"L1 1", "L2 1", "L1 2", "L2 2"})
+    void writesThroughTheViewLandInTheVisitedCellAndInNewBlocks(String setup) {
+        String[] words = setup.split(" ");
+        Layout layout = Layout.parse(words[0].equals("L1") ? L1 : L2);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.parallelism(Integer.parseInt(words[1]));
+            Map<List<Integer>, Float> model = write(rt, 13, 3000);
+            rt.forEach(layout.field("phi").snode(), Phi.class, (ViewKernel3<Phi>) (view, i, j, k) -> {
+                view.phi(i, j, k, view.phi(i, j, k) * 2 + 1);
+                // a cell far from every written one: a new block, which this launch does not visit
+                view.phi(i + 1000, j, k, 5f);
+            });
+            long expected = 0;
+            for (var entry : model.entrySet()) {
+                List<Integer> c = entry.getKey();
+                assertThat(rt.generic().getFloat("phi", c.get(0), c.get(1), c.get(2))).isEqualTo(entry.getValue() * 2 + 1);
+                assertThat(rt.generic().getFloat("phi", c.get(0) + 1000, c.get(1), c.get(2))).isEqualTo(5f);
+                expected++;
+            }
+            if (words[0].equals("L2")) {
+                assertThat(rt.count("phi")).isEqualTo(2 * expected);
+            }
+        }
+    }
+
+    /**
+     * One thread, blocks in memory order: the first cell visited deactivates the last block of
+     * the snapshot and then the kernel writes into it as the launch reaches it. The view was
+     * primed with that block's old container; because it stamps the snapshot's epoch, which the
+     * deactivation moved past, it walks instead and the write reactivates the block. Read zero
+     * first, then the write is kept.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"L1", "L2"})
+    void aBlockDeactivatedInsideTheLaunchIsNotTrustedByTheView(String which) {
+        Layout layout = Layout.parse(which.equals("L1") ? L1 : L2);
+        SNode leaf = layout.field("phi").snode();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.parallelism(1);
+            rt.generic().setFloat("phi", 1f, 0, 0, 0);
+            rt.generic().setFloat("phi", 3f, 800, 800, 800);
+            List<int[]> order = new ArrayList<>();
+            rt.forEach(leaf, (io.snode.codegen.kernel.Kernel3) (i, j, k) -> order.add(new int[] {i, j, k}));
+            int[] last = order.getLast();
+            AtomicInteger visits = new AtomicInteger();
+            List<Float> readAtLast = new ArrayList<>();
+            rt.forEach(leaf, Phi.class, (ViewKernel3<Phi>) (view, i, j, k) -> {
+                if (visits.getAndIncrement() == 0) {
+                    assertThat(rt.deactivate(leaf.parent(), last[0] / 8, last[1] / 8, last[2] / 8)).isTrue();
+                }
+                if (i == last[0] && j == last[1] && k == last[2]) {
+                    readAtLast.add(view.phi(i, j, k));
+                    view.phi(i, j, k, 9f);
+                }
+            });
+            assertThat(readAtLast).containsExactly(0f);
+            assertThat(rt.generic().getFloat("phi", last[0], last[1], last[2])).isEqualTo(9f);
+        }
+    }
+
+    @Test
+    void theDriverPrimesTheViewPerBlockAndPassesItselfToTheKernel() {
+        Layout layout = Layout.parse(L2);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.generic().setFloat("phi", 1f, 1, 2, 3);
+            rt.forEachPerTask(layout.field("phi").snode(), Phi.class, Sum::new);
+            GeneratedClass driver = rt.generatedCode().stream().filter(c -> c.name().contains("ViewDriver"))
+                    .findFirst().orElseThrow();
+            String run = Disassembly.method(driver.disassembly(), "run(");
+            assertThat(run).contains("PUTFIELD " + driver.name() + ".phi$offset : J")
+                    .contains("PUTFIELD " + driver.name() + ".phi$key : I")
+                    .contains("PUTFIELD " + driver.name() + ".phi$epoch : J")
+                    .contains("epochStamp")
+                    .contains("INVOKEINTERFACE io/snode/codegen/kernel/ViewKernel3.apply (Ljava/lang/Object;III)V");
+            assertThat(driver.disassembly()).contains("implements io/snode/codegen/ViewKernelTest$Phi");
+        }
+    }
+
+    @Test
+    void aThrowingKernelStopsTheLaunchWithTheCellsCoordinates() {
+        Layout layout = Layout.parse(L2);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.generic().setFloat("phi", 1f, 17, 2, 3);
+            assertThatThrownBy(() -> rt.forEach(layout.field("phi").snode(), Phi.class,
+                    (ViewKernel3<Phi>) (view, i, j, k) -> {
+                        throw new IllegalStateException("boom");
+                    }))
+                    .isInstanceOf(KernelException.class)
+                    .hasMessageContaining("[17, 2, 3]")
+                    .hasRootCauseMessage("boom");
+        }
+    }
+
+    public interface Unrelated {
+        float density(int i, int j, int k);
+    }
+
+    @Test
+    void badArgumentsAreRefusedBeforeTheLaunch() {
+        Layout layout = Layout.parse(L2);
+        SNode leaf = layout.field("phi").snode();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.generic().setFloat("phi", 1f, 1, 2, 3);
+            assertThatThrownBy(() -> rt.forEach(leaf, Phi.class, (ViewKernel1<Phi>) (view, i) -> { }))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("has 3 coordinates").hasMessageContaining("the kernel takes 1");
+            assertThatThrownBy(() -> rt.forEach(leaf, Unrelated.class, (ViewKernel3<Unrelated>) (view, i, j, k) -> { }))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("density");
+            assertThatThrownBy(() -> rt.forEach(leaf, null, (ViewKernel3<Phi>) (view, i, j, k) -> { }))
+                    .isInstanceOf(NullPointerException.class).hasMessageContaining("api");
+            assertThatThrownBy(() -> rt.forEach(leaf, Phi.class, null))
+                    .isInstanceOf(NullPointerException.class).hasMessageContaining("kernel");
+            Layout other = Layout.parse(L1);
+            assertThatThrownBy(() -> rt.forEach(other.field("phi").snode(), Phi.class,
+                    (ViewKernel3<Phi>) (view, i, j, k) -> { }))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not from this runtime");
+            AtomicInteger made = new AtomicInteger();
+            rt.parallelism(1);
+            // 160 full blocks, 81,920 cells: more than two tasks' grain (32,768 cells each)
+            for (int i = 0; i < 160 * 8; i++) {
+                for (int j = 0; j < 8; j++) {
+                    for (int k = 0; k < 8; k++) {
+                        rt.generic().setFloat("phi", 1f, i, j, k);
+                    }
+                }
+            }
+            assertThatThrownBy(() -> rt.forEachPerTask(leaf, Phi.class,
+                    () -> made.getAndIncrement() % 2 == 0 ? new Sum() : new ViewKernel3<Phi>() {
+                        @Override
+                        public void apply(Phi view, int i, int j, int k) {
+                        }
+                    }))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("it must make one class");
+        }
+    }
+
+    /**
+     * A memory cap refuses the new blocks that two threads' view writes need: the launch fails
+     * with the cap's exception, the refused writes change nothing, and every write that returned
+     * normally is kept (checked against the model of those).
+     */
+    @Test
+    void writesRefusedByTheCapChangeNothingAndEveryReturnedWriteIsKept() {
+        Layout layout = Layout.parse(L2);
+        SNode leaf = layout.field("phi").snode();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withMemoryCap(600_000))) {
+            rt.parallelism(2);
+            for (int b = 0; b < 64; b++) {
+                rt.generic().setFloat("phi", 1f, b * 8, 0, 0);
+            }
+            Map<List<Integer>, Float> returned = new ConcurrentHashMap<>();
+            AtomicInteger refused = new AtomicInteger();
+            assertThatThrownBy(() -> rt.forEach(leaf, Phi.class, (ViewKernel3<Phi>) (view, i, j, k) -> {
+                view.phi(i, j, k, 2f);
+                returned.put(List.of(i, j, k), 2f);
+                for (int far = 1; far <= 40; far++) {
+                    try {
+                        view.phi(i, 8 * far, k, far);
+                        returned.put(List.of(i, 8 * far, k), (float) far);
+                    } catch (MemoryCapExceededException e) {
+                        refused.incrementAndGet();
+                        throw e;
+                    }
+                }
+            })).isInstanceOf(KernelException.class).hasCauseInstanceOf(MemoryCapExceededException.class);
+            assertThat(refused.get()).isPositive();
+            for (var entry : returned.entrySet()) {
+                List<Integer> c = entry.getKey();
+                assertThat(rt.generic().getFloat("phi", c.get(0), c.get(1), c.get(2))).as("%s", c)
+                        .isEqualTo(entry.getValue());
+            }
+            assertThat(rt.count("phi")).isEqualTo(returned.size() + (64 - returned.keySet().stream()
+                    .filter(c -> c.get(1) == 0).count()));
+        }
+    }
+}
