@@ -102,6 +102,14 @@ class AccessorDifferentialProperties {
 
     /** A public interface with get, set and add (and append on dynamic nodes) for every field. */
     static Class<?> interfaceFor(Layout layout) {
+        return interfaceFor(layout, null);
+    }
+
+    /**
+     * As {@link #interfaceFor(Layout)}, and for every field of {@code visited} (when not null)
+     * also {@code getX()} without coordinates: a view's read of the visited cell.
+     */
+    static Class<?> interfaceFor(Layout layout, SNode visited) {
         DynamicType.Builder<?> builder = new ByteBuddy().makeInterface()
                 .name(AccessorDifferentialProperties.class.getPackageName() + ".RandomGrid" + SEQUENCE.incrementAndGet());
         for (PlacedField field : layout.fields()) {
@@ -113,6 +121,9 @@ class AccessorDifferentialProperties {
             builder = builder.defineMethod("get" + capital, type, Visibility.PUBLIC).withParameters(coordinates).withoutCode()
                     .defineMethod("set" + capital, void.class, Visibility.PUBLIC).withParameters(withValue).withoutCode()
                     .defineMethod("add" + capital, type, Visibility.PUBLIC).withParameters(withValue).withoutCode();
+            if (field.snode() == visited) {
+                builder = builder.defineMethod("get" + capital, type, Visibility.PUBLIC).withoutCode();
+            }
             if (field.snode().kind() == NodeKind.DYNAMIC) {
                 List<Class<?>> list = new ArrayList<>(Collections.nCopies(field.dimensionality() - 1, int.class));
                 list.add(type);

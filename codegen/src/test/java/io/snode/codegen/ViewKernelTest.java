@@ -194,6 +194,122 @@ class ViewKernelTest {
         }
     }
 
+    /** A view that also reads the visited cell without coordinates. */
+    public interface PhiCell {
+        float phi();
+
+        float phi(int i, int j, int k);
+
+        void phi(int i, int j, int k, float value);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"L1 regions 1", "L2 regions 2", "L1 chunks 2", "L2 chunks 1"})
+    void aReadWithoutCoordinatesGivesTheVisitedCell(String setup) {
+        String[] words = setup.split(" ");
+        Layout layout = Layout.parse(words[0].equals("L1") ? L1 : L2);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, options(words[1].equals("chunks")))) {
+            rt.parallelism(Integer.parseInt(words[2]));
+            Map<List<Integer>, Float> model = write(rt, 14, 5000);
+            Map<List<Integer>, Float> seen = new ConcurrentHashMap<>();
+            AtomicInteger wrong = new AtomicInteger();
+            rt.forEach(layout.field("phi").snode(), PhiCell.class, (ViewKernel3<PhiCell>) (view, i, j, k) -> {
+                float value = view.phi();
+                if (value != view.phi(i, j, k) || value != rt.generic().getFloat("phi", i, j, k)) {
+                    wrong.incrementAndGet();
+                }
+                if (value != 0) {
+                    seen.put(List.of(i, j, k), value);
+                }
+                view.phi(i, j, k, value + 1);
+                if (view.phi() != value + 1) {
+                    wrong.incrementAndGet();
+                }
+            });
+            assertThat(wrong).hasValue(0);
+            assertThat(seen).isEqualTo(model);
+        }
+    }
+
+    /**
+     * The first cell visited deactivates the last block (and, on L2, one cell of the first);
+     * reads of those cells without coordinates then give zero, and after a write that
+     * reactivates the last block, its new value, not what its old container holds.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"L1", "L2"})
+    void aReadWithoutCoordinatesSeesDeactivationsInsideTheLaunch(String which) {
+        Layout layout = Layout.parse(which.equals("L1") ? L1 : L2);
+        SNode leaf = layout.field("phi").snode();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.parallelism(1);
+            rt.generic().setFloat("phi", 1f, 0, 0, 0);
+            rt.generic().setFloat("phi", 2f, 0, 0, 1);
+            rt.generic().setFloat("phi", 3f, 800, 800, 800);
+            rt.generic().setFloat("phi", 4f, 800, 800, 801);
+            List<int[]> order = new ArrayList<>();
+            rt.forEach(leaf, (io.snode.codegen.kernel.Kernel3) (i, j, k) -> order.add(new int[] {i, j, k}));
+            int[] first = order.getFirst();
+            int[] second = order.get(1);
+            int[] last = order.getLast();
+            List<Float> reads = new ArrayList<>();
+            rt.forEach(leaf, PhiCell.class, (ViewKernel3<PhiCell>) (view, i, j, k) -> {
+                if (i == first[0] && j == first[1] && k == first[2]) {
+                    assertThat(rt.deactivate(leaf.parent(), last[0] / 8, last[1] / 8, last[2] / 8)).isTrue();
+                    if (which.equals("L2")) {
+                        assertThat(rt.deactivate(leaf, second)).isTrue();
+                    }
+                }
+                if (which.equals("L2") && i == second[0] && j == second[1] && k == second[2]) {
+                    reads.add(view.phi());
+                }
+                if (i == last[0] && j == last[1] && k == last[2]) {
+                    reads.add(view.phi());
+                    view.phi(i, j, k, 9f);
+                    reads.add(view.phi());
+                }
+            });
+            assertThat(reads).containsExactly(which.equals("L2") ? new Float[] {0f, 0f, 9f} : new Float[] {0f, 9f});
+            assertThat(rt.generic().getFloat("phi", last[0], last[1], last[2])).isEqualTo(9f);
+        }
+    }
+
+    @Test
+    void aReadWithoutCoordinatesIsOnlyForTheViewOfTheFieldsNode() {
+        Layout layout = Layout.parse("pointer(ijk,16){ bitmasked(ijk,8).place(f32 phi); dense(ijk,4).place(f32 rho) }");
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.generic().setFloat("rho", 1f, 1, 2, 3);
+            assertThatThrownBy(() -> rt.accessor(PhiCell.class))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("phi").hasMessageContaining("only the view of forEach");
+            assertThatThrownBy(() -> rt.bind(PhiCell.class))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("only the view of forEach");
+            SNode rho = layout.field("rho").snode();
+            assertThatThrownBy(() -> rt.forEach(rho, PhiCell.class, (ViewKernel3<PhiCell>) (view, i, j, k) -> { }))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("placed on " + layout.field("phi").snode().path())
+                    .hasMessageContaining("this launch visits " + rho.path());
+        }
+    }
+
+    @Test
+    void aReadWithoutCoordinatesLoadsTheCellTheDriverStoredAfterOneEpochTest() {
+        Layout layout = Layout.parse(L2);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.generic().setFloat("phi", 1f, 1, 2, 3);
+            rt.forEach(layout.field("phi").snode(), PhiCell.class, (ViewKernel3<PhiCell>) (view, i, j, k) -> view.phi());
+            GeneratedClass driver = rt.generatedCode().stream().filter(c -> c.name().contains("ViewDriver"))
+                    .findFirst().orElseThrow();
+            String read = Disassembly.method(driver.disassembly(), "phi()F");
+            assertThat(read).contains("GETFIELD " + driver.name() + ".$cell$epoch : J")
+                    .contains("GETFIELD " + driver.name() + ".$cell$index : J")
+                    .contains("INVOKEVIRTUAL " + driver.name() + ".phi$at (III)F") // the miss: after a deactivation
+                    .doesNotContain("phi$key");
+            assertThat(Disassembly.method(driver.disassembly(), "run(")).contains("PUTFIELD " + driver.name()
+                    + ".$cell$index : J");
+        }
+    }
+
     @Test
     void theDriverPrimesTheViewPerBlockAndPassesItselfToTheKernel() {
         Layout layout = Layout.parse(L2);

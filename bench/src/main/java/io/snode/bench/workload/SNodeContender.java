@@ -291,6 +291,20 @@ public final class SNodeContender implements Contender, AutoCloseable {
                         context.trials(), perCellView, viewed[0].count)
                 .checksums(null, viewed[0].sum, viewed[0].count)
                 .check(context.data().references(), activity));
+        CellRead[] visited = new CellRead[1];
+        Trials.Timed<SNodeRuntime> perCellRead = context.trials().time("W3 " + name + " per cell, visited cell", () -> runtime,
+                rt -> {
+                    CellRead total = new CellRead();
+                    for (CellRead part : rt.forEachPerTask(leaf, VisitedCell.class, CellRead::new)) {
+                        total.sum += part.sum;
+                        total.count += part.count;
+                    }
+                    visited[0] = total;
+                });
+        results.add(Row.of(Workload.W3, this, 1, "struct-for per cell + view, read of the visited cell (phi())",
+                        context.trials(), perCellRead, visited[0].count)
+                .checksums(null, visited[0].sum, visited[0].count)
+                .check(context.data().references(), activity));
         CellArrays[] exported = new CellArrays[1];
         double[] exportedSum = new double[1];
         Trials.Timed<SNodeRuntime> export = context.trials().time("W3 " + name + " bulk export", () -> runtime, rt -> {
@@ -368,6 +382,23 @@ public final class SNodeContender implements Contender, AutoCloseable {
         @Override
         public void apply(Grid view, int i, int j, int k) {
             sum += view.phi(i, j, k);
+            count++;
+        }
+    }
+
+    /** A view's read of the cell being visited, without coordinates. */
+    public interface VisitedCell {
+        float phi();
+    }
+
+    /** W3's per-cell kernel reading the visited cell through its view. */
+    static final class CellRead implements ViewKernel3<VisitedCell> {
+        double sum;
+        long count;
+
+        @Override
+        public void apply(VisitedCell view, int i, int j, int k) {
+            sum += view.phi();
             count++;
         }
     }

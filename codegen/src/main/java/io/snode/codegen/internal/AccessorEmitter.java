@@ -13,6 +13,7 @@ import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.ICONST_1;
 import static org.objectweb.asm.Opcodes.IFEQ;
 import static org.objectweb.asm.Opcodes.IFNE;
+import static org.objectweb.asm.Opcodes.IMUL;
 import static org.objectweb.asm.Opcodes.IF_ICMPNE;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.INVOKEVIRTUAL;
@@ -20,6 +21,8 @@ import static org.objectweb.asm.Opcodes.IOR;
 import static org.objectweb.asm.Opcodes.IRETURN;
 import static org.objectweb.asm.Opcodes.ISHL;
 import static org.objectweb.asm.Opcodes.ISTORE;
+import static org.objectweb.asm.Opcodes.L2I;
+import static org.objectweb.asm.Opcodes.LADD;
 import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSTORE;
@@ -127,14 +130,111 @@ final class AccessorEmitter {
         Set<String> filled = new HashSet<>();
         for (Binding binding : bindings) {
             // Only reads call the fill method; a write's miss walks in the write method itself.
-            Cache cache = binding.operation() == Operation.GET ? cacheFor(binding.field()) : null;
+            Cache cache = binding.operation() == Operation.GET || binding.operation() == Operation.CELL_GET
+                    ? cacheFor(binding.field()) : null;
             if (cache != null && filled.add(cache.prefix())) {
                 emitFill(binding.field(), cache);
+            }
+        }
+        Set<String> readAt = new HashSet<>();
+        for (Binding binding : bindings) {
+            if (binding.operation() == Operation.CELL_GET && readAt.add(binding.field().name())) {
+                emitReadAt(binding.field());
+            }
+        }
+        if (!readAt.isEmpty()) {
+            SNode visited = bindings.stream().filter(b -> b.operation() == Operation.CELL_GET).findFirst()
+                    .orElseThrow().field().snode();
+            field(VISITED + "epoch", "J");
+            field(VISITED + "segment", segmentDescriptor);
+            field(VISITED + "base", "J");
+            field(VISITED + "index", "J");
+            for (int n = 0; n < visited.indexAxes().size(); n++) {
+                field(VISITED + "origin" + n, "I");
             }
         }
         for (Binding binding : bindings) {
             emitMethod(binding);
         }
+    }
+
+    /**
+     * Prefix of a view's fields for the cell being visited ({@code $cell$epoch}, {@code segment},
+     * {@code base}, {@code index}, {@code origin0...}); no field's prefix can equal it, since
+     * field names do not contain {@code $}.
+     */
+    private static final String VISITED = "$cell$";
+
+    /** {@code private T <field>$at(coordinates)}: the accessor's read, for a read of the visited cell whose block changed. */
+    private void emitReadAt(PlacedField field) {
+        MethodEmitter mv = bodies.begin(ACC_PRIVATE, readAtName(field), readAtDescriptor(field),
+                FieldBodies.names(field.axes(), null));
+        Cache cache = cacheFor(field);
+        FieldBodies.Walk cached = cache == null ? null
+                : (walk, inactive, write) -> emitCachedWalk(walk, field, cache, inactive, write);
+        bodies.get(mv, field, cached);
+    }
+
+    private static String readAtName(PlacedField field) {
+        return field.name() + "$at";
+    }
+
+    private String readAtDescriptor(PlacedField field) {
+        return "(" + "I".repeat(field.dimensionality()) + ")" + Type.getDescriptor(field.type().javaType());
+    }
+
+    /**
+     * A read of the visited cell: {@code if (epoch() == $cell$epoch) return $cell$segment.get(LAYOUT,
+     * $cell$base + $cell$index * CELL_BYTES + FIELD_OFFSET); else return <field>$at(coordinates
+     * of the visited cell)}. The epoch is the snapshot's, so while it holds, no deactivation or
+     * collection happened since the walk: the block is still where the snapshot found it and an
+     * inactive cell in it is zero. After one (a kernel of this launch deactivated something), the
+     * read takes the accessor's way from the coordinates, which sees what the deactivation did.
+     */
+    private void emitCellRead(MethodEmitter mv, PlacedField field) {
+        String self = owner.className();
+        SNodePlan visited = plan.node(field.snode());
+        ValueType value = ValueType.of(field.type());
+        Label moved = new Label();
+        owner.getConstant(mv, "STRUCTURE");
+        mv.invoke(RuntimeMethods.EPOCH);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, self, VISITED + "epoch", "J");
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFNE, moved);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, self, VISITED + "segment", segmentDescriptor);
+        value.pushLayout(mv);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, self, VISITED + "base", "J");
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, self, VISITED + "index", "J");
+        mv.multiply(visited.cellBytes());
+        mv.visitInsn(LADD);
+        mv.addLong(visited.fieldOffset(field.slot()));
+        mv.invoke(value.get);
+        mv.visitInsn(value.returns());
+        mv.visitLabel(moved);
+        mv.visitVarInsn(ALOAD, 0);
+        SNode node = field.snode();
+        for (int n = 0; n < node.indexAxes().size(); n++) {
+            // origin + the cell's local coordinate on axes the node consumes, as the driver computes it
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitFieldInsn(GETFIELD, self, VISITED + "origin" + n, "I");
+            int position = node.axes().list().indexOf(node.indexAxes().get(n));
+            if (position >= 0) {
+                int size = node.sizes()[position];
+                long stride = visited.stride(position);
+                mv.visitVarInsn(ALOAD, 0);
+                mv.visitFieldInsn(GETFIELD, self, VISITED + "index", "J");
+                CellArithmetic.longSplit(mv, stride, size, stride * size == visited.cellCount());
+                mv.visitInsn(L2I);
+                mv.visitInsn(IADD);
+            }
+        }
+        mv.visitMethodInsn(INVOKEVIRTUAL, self, readAtName(field), readAtDescriptor(field), false);
+        mv.visitInsn(value.returns());
+        bodies.end(mv);
     }
 
     /**
@@ -148,7 +248,9 @@ final class AccessorEmitter {
      * the containers of several children side by side). Stamping the snapshot's epoch, not the structure's now, keeps
      * the view correct when the structure changed since the walk (a kernel of the same launch
      * deactivated something): the epoch then differs, and the first access walks as any
-     * accessor's miss does. Null when no field qualifies.
+     * accessor's miss does. With reads of the visited cell ({@code CELL_GET}), it also keeps
+     * the block's epoch, segment, cells' base and origin per block and the cell's index per
+     * cell ({@link #emitCellRead}). Null when there is nothing to prime.
      */
     DriverEmitter.BlockEntry primer(List<Binding> bindings, SNodePlan target) {
         List<Cache> primed = new ArrayList<>();
@@ -164,68 +266,133 @@ final class AccessorEmitter {
                 placeInCell = plan.path(field).getLast().containerOffset();
             }
         }
-        if (primed.isEmpty()) {
+        boolean cellReads = bindings.stream().anyMatch(b -> b.operation() == Operation.CELL_GET);
+        if (primed.isEmpty() && !cellReads) {
             return null;
         }
         String self = owner.className();
         long place = placeInCell;
-        return (mv, blocks, block, bases, baseAt) -> {
-            for (Cache cache : primed) {
-                String prefix = cache.prefix();
-                // this.f$epoch = blocks.epochStamp()
+        return new DriverEmitter.BlockEntry() {
+            @Override
+            public void enter(MethodEmitter mv, int blocks, int block, int bases, int baseAt) {
+                prime(mv, primed, place, blocks, block, bases, baseAt);
+                if (cellReads) {
+                    enterVisited(mv, target, blocks, block, bases, baseAt);
+                }
+            }
+
+            /** this.$cell$index = index */
+            @Override
+            public void cell(MethodEmitter mv, int index) {
+                if (cellReads) {
+                    mv.visitVarInsn(ALOAD, 0);
+                    mv.visitVarInsn(LLOAD, index);
+                    mv.visitFieldInsn(PUTFIELD, self, VISITED + "index", "J");
+                }
+            }
+        };
+    }
+
+    /**
+     * For reads of the visited cell: {@code $cell$epoch = blocks.epochStamp(); $cell$segment =
+     * blocks.segment(block); $cell$base = blocks.container(block) + CELLS_OFFSET; $cell$origin<n>
+     * = bases[baseAt + n] * SIZE_n} (the base itself on axes the node does not consume).
+     */
+    private void enterVisited(MethodEmitter mv, SNodePlan target, int blocks, int block, int bases, int baseAt) {
+        String self = owner.className();
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(ALOAD, blocks);
+        mv.invoke(RuntimeMethods.BLOCK_EPOCH_STAMP);
+        mv.visitFieldInsn(PUTFIELD, self, VISITED + "epoch", "J");
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(ALOAD, blocks);
+        mv.visitVarInsn(ILOAD, block);
+        mv.invoke(RuntimeMethods.BLOCK_SEGMENT);
+        mv.visitFieldInsn(PUTFIELD, self, VISITED + "segment", segmentDescriptor);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(ALOAD, blocks);
+        mv.visitVarInsn(ILOAD, block);
+        mv.invoke(RuntimeMethods.BLOCK_CONTAINER);
+        mv.addLong(target.cellsOffset());
+        mv.visitFieldInsn(PUTFIELD, self, VISITED + "base", "J");
+        SNode node = target.snode();
+        for (int n = 0; n < node.indexAxes().size(); n++) {
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitVarInsn(ALOAD, bases);
+            mv.visitVarInsn(ILOAD, baseAt);
+            if (n > 0) {
+                mv.pushInt(n);
+                mv.visitInsn(IADD);
+            }
+            mv.visitInsn(IALOAD);
+            int position = node.axes().list().indexOf(node.indexAxes().get(n));
+            if (position >= 0 && node.sizes()[position] != 1) {
+                mv.pushInt(node.sizes()[position]);
+                mv.visitInsn(IMUL);
+            }
+            mv.visitFieldInsn(PUTFIELD, self, VISITED + "origin" + n, "I");
+        }
+    }
+
+    /** The primer's stores of the remembered blocks (see {@link #primer}). */
+    private void prime(MethodEmitter mv, List<Cache> primed, long place, int blocks, int block, int bases,
+                       int baseAt) {
+        String self = owner.className();
+        for (Cache cache : primed) {
+            String prefix = cache.prefix();
+            // this.f$epoch = blocks.epochStamp()
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitVarInsn(ALOAD, blocks);
+            mv.invoke(RuntimeMethods.BLOCK_EPOCH_STAMP);
+            mv.visitFieldInsn(PUTFIELD, self, prefix + "epoch", "J");
+            // this.f$key = bases[baseAt] << shift0 | bases[baseAt + 1] << shift1 ... (or f$key0.. = bases[baseAt + n])
+            int dims = cache.divisors().length;
+            if (cache.packed()) {
                 mv.visitVarInsn(ALOAD, 0);
-                mv.visitVarInsn(ALOAD, blocks);
-                mv.invoke(RuntimeMethods.BLOCK_EPOCH_STAMP);
-                mv.visitFieldInsn(PUTFIELD, self, prefix + "epoch", "J");
-                // this.f$key = bases[baseAt] << shift0 | bases[baseAt + 1] << shift1 ... (or f$key0.. = bases[baseAt + n])
-                int dims = cache.divisors().length;
-                if (cache.packed()) {
+            }
+            for (int n = 0; n < dims; n++) {
+                if (!cache.packed()) {
                     mv.visitVarInsn(ALOAD, 0);
                 }
-                for (int n = 0; n < dims; n++) {
-                    if (!cache.packed()) {
-                        mv.visitVarInsn(ALOAD, 0);
+                mv.visitVarInsn(ALOAD, bases);
+                mv.visitVarInsn(ILOAD, baseAt);
+                if (n > 0) {
+                    mv.pushInt(n);
+                    mv.visitInsn(IADD);
+                }
+                mv.visitInsn(IALOAD);
+                if (cache.packed()) {
+                    if (cache.keyShifts()[n] > 0) {
+                        mv.pushInt(cache.keyShifts()[n]);
+                        mv.visitInsn(ISHL);
                     }
-                    mv.visitVarInsn(ALOAD, bases);
-                    mv.visitVarInsn(ILOAD, baseAt);
                     if (n > 0) {
-                        mv.pushInt(n);
-                        mv.visitInsn(IADD);
+                        mv.visitInsn(IOR);
                     }
-                    mv.visitInsn(IALOAD);
-                    if (cache.packed()) {
-                        if (cache.keyShifts()[n] > 0) {
-                            mv.pushInt(cache.keyShifts()[n]);
-                            mv.visitInsn(ISHL);
-                        }
-                        if (n > 0) {
-                            mv.visitInsn(IOR);
-                        }
-                    } else {
-                        mv.visitFieldInsn(PUTFIELD, self, prefix + "key" + n, "I");
-                    }
+                } else {
+                    mv.visitFieldInsn(PUTFIELD, self, prefix + "key" + n, "I");
                 }
-                if (cache.packed()) {
-                    mv.visitFieldInsn(PUTFIELD, self, prefix + "key", "I");
-                }
-                if (!cache.inRegion()) {
-                    mv.visitVarInsn(ALOAD, 0);
-                    mv.visitVarInsn(ALOAD, blocks);
-                    mv.visitVarInsn(ILOAD, block);
-                    mv.invoke(RuntimeMethods.BLOCK_SEGMENT);
-                    mv.visitFieldInsn(PUTFIELD, self, prefix + "segment", segmentDescriptor);
-                }
+            }
+            if (cache.packed()) {
+                mv.visitFieldInsn(PUTFIELD, self, prefix + "key", "I");
+            }
+            if (!cache.inRegion()) {
                 mv.visitVarInsn(ALOAD, 0);
                 mv.visitVarInsn(ALOAD, blocks);
                 mv.visitVarInsn(ILOAD, block);
-                mv.invoke(RuntimeMethods.BLOCK_CONTAINER);
-                if (place != 0) {
-                    mv.pushLong(place);
-                    mv.visitInsn(LSUB);
-                }
-                mv.visitFieldInsn(PUTFIELD, self, prefix + "offset", "J");
+                mv.invoke(RuntimeMethods.BLOCK_SEGMENT);
+                mv.visitFieldInsn(PUTFIELD, self, prefix + "segment", segmentDescriptor);
             }
-        };
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitVarInsn(ALOAD, blocks);
+            mv.visitVarInsn(ILOAD, block);
+            mv.invoke(RuntimeMethods.BLOCK_CONTAINER);
+            if (place != 0) {
+                mv.pushLong(place);
+                mv.visitInsn(LSUB);
+            }
+            mv.visitFieldInsn(PUTFIELD, self, prefix + "offset", "J");
+        }
     }
 
     private void field(String name, String descriptor) {
@@ -244,6 +411,7 @@ final class AccessorEmitter {
             case SET -> bodies.store(mv, field, false, cached);
             case ADD -> bodies.store(mv, field, true, cached);
             case APPEND -> bodies.append(mv, field);
+            case CELL_GET -> emitCellRead(mv, field);
         }
     }
 

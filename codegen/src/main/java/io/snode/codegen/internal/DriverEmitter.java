@@ -113,6 +113,10 @@ public final class DriverEmitter {
     @FunctionalInterface
     public interface BlockEntry {
         void enter(MethodEmitter mv, int blocks, int block, int bases, int baseAt);
+
+        /** What the driver emits before each call of the kernel, with the cell's index in the block in local {@code index}. */
+        default void cell(MethodEmitter mv, int index) {
+        }
     }
 
     /**
@@ -451,6 +455,9 @@ public final class DriverEmitter {
 
         /** kernel.apply(coordinates of index), or with a view kernel.apply(this, coordinates of index) */
         private void call() {
+            if (entry != null) {
+                entry.cell(mv, index);
+            }
             mv.visitVarInsn(ALOAD, kernel);
             if (entry != null) {
                 mv.visitVarInsn(ALOAD, 0);

@@ -135,6 +135,7 @@ final class FieldBodies {
         PlacedField field = binding.field();
         return switch (binding.operation()) {
             case GET -> names(field.axes(), null);
+            case CELL_GET -> List.of();
             case SET -> names(field.axes(), "value");
             case ADD -> names(field.axes(), "delta");
             case APPEND -> names(field.snode().parent().indexAxes(), "value");

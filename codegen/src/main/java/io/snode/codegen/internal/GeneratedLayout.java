@@ -113,6 +113,7 @@ public final class GeneratedLayout {
 
     private MethodHandle defineAccessor(Class<?> api) {
         var bindings = InterfaceBinder.bindings(api, layout);
+        InterfaceBinder.checkCellReads(bindings, null);
         String name = "io/snode/codegen/generated/Accessor" + SEQUENCE.incrementAndGet();
         LayoutEmitter emitter = new LayoutEmitter(plan, name);
         byte[] bytes = emitter.emitAccessor(api, bindings, objects);
@@ -151,6 +152,7 @@ public final class GeneratedLayout {
 
     private MethodHandle defineViewDriver(Class<?> api, SNode target, int arity) {
         var bindings = InterfaceBinder.bindings(api, layout);
+        InterfaceBinder.checkCellReads(bindings, target);
         String name = "io/snode/codegen/generated/ViewDriver" + SEQUENCE.incrementAndGet();
         LayoutEmitter emitter = new LayoutEmitter(plan, name);
         byte[] bytes = emitter.emitViewDriver(api, bindings, objects, plan.node(target), arity);

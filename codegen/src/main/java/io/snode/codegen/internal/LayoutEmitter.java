@@ -157,8 +157,12 @@ public final class LayoutEmitter {
     public record Binding(Method method, PlacedField field, Operation operation) {
     }
 
-    /** The field operations an interface method can stand for. */
-    public enum Operation { GET, SET, ADD, APPEND }
+    /**
+     * The field operations an interface method can stand for. {@code CELL_GET}: a read without
+     * coordinates of a field with some, which reads the cell a per-cell launch is visiting; only
+     * a view ({@link #emitViewDriver}) has one.
+     */
+    public enum Operation { GET, SET, ADD, APPEND, CELL_GET }
 
     /**
      * @param objects per constant the emitter asks for: what {@code <clinit>} should load; see
