@@ -8,7 +8,6 @@ import static org.objectweb.asm.Opcodes.DUP2;
 import static org.objectweb.asm.Opcodes.GETFIELD;
 import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.IADD;
-import static org.objectweb.asm.Opcodes.IALOAD;
 import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.ICONST_1;
 import static org.objectweb.asm.Opcodes.IFEQ;
@@ -26,7 +25,6 @@ import static org.objectweb.asm.Opcodes.LADD;
 import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSTORE;
-import static org.objectweb.asm.Opcodes.LSUB;
 import static org.objectweb.asm.Opcodes.PUTFIELD;
 import static org.objectweb.asm.Opcodes.RETURN;
 
@@ -304,27 +302,12 @@ final class AccessorEmitter {
         mv.visitVarInsn(ALOAD, blocks);
         mv.invoke(RuntimeMethods.BLOCK_EPOCH_STAMP);
         mv.visitFieldInsn(PUTFIELD, self, VISITED + "epoch", "J");
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitVarInsn(ALOAD, blocks);
-        mv.visitVarInsn(ILOAD, block);
-        mv.invoke(RuntimeMethods.BLOCK_SEGMENT);
-        mv.visitFieldInsn(PUTFIELD, self, VISITED + "segment", segmentDescriptor);
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitVarInsn(ALOAD, blocks);
-        mv.visitVarInsn(ILOAD, block);
-        mv.invoke(RuntimeMethods.BLOCK_CONTAINER);
-        mv.addLong(target.cellsOffset());
-        mv.visitFieldInsn(PUTFIELD, self, VISITED + "base", "J");
+        storeBlockSegment(mv, blocks, block, VISITED + "segment");
+        storeBlockContainer(mv, blocks, block, target.cellsOffset(), VISITED + "base");
         SNode node = target.snode();
         for (int n = 0; n < node.indexAxes().size(); n++) {
             mv.visitVarInsn(ALOAD, 0);
-            mv.visitVarInsn(ALOAD, bases);
-            mv.visitVarInsn(ILOAD, baseAt);
-            if (n > 0) {
-                mv.pushInt(n);
-                mv.visitInsn(IADD);
-            }
-            mv.visitInsn(IALOAD);
+            DriverEmitter.pushBase(mv, bases, baseAt, n);
             int position = node.axes().list().indexOf(node.indexAxes().get(n));
             if (position >= 0 && node.sizes()[position] != 1) {
                 mv.pushInt(node.sizes()[position]);
@@ -332,6 +315,25 @@ final class AccessorEmitter {
             }
             mv.visitFieldInsn(PUTFIELD, self, VISITED + "origin" + n, "I");
         }
+    }
+
+    /** {@code this.<field> = blocks.segment(block)} */
+    private void storeBlockSegment(MethodEmitter mv, int blocks, int block, String field) {
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(ALOAD, blocks);
+        mv.visitVarInsn(ILOAD, block);
+        mv.invoke(RuntimeMethods.BLOCK_SEGMENT);
+        mv.visitFieldInsn(PUTFIELD, owner.className(), field, segmentDescriptor);
+    }
+
+    /** {@code this.<field> = blocks.container(block) + addend} */
+    private void storeBlockContainer(MethodEmitter mv, int blocks, int block, long addend, String field) {
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(ALOAD, blocks);
+        mv.visitVarInsn(ILOAD, block);
+        mv.invoke(RuntimeMethods.BLOCK_CONTAINER);
+        mv.addLong(addend);
+        mv.visitFieldInsn(PUTFIELD, owner.className(), field, "J");
     }
 
     /** The primer's stores of the remembered blocks (see {@link #primer}). */
@@ -354,13 +356,7 @@ final class AccessorEmitter {
                 if (!cache.packed()) {
                     mv.visitVarInsn(ALOAD, 0);
                 }
-                mv.visitVarInsn(ALOAD, bases);
-                mv.visitVarInsn(ILOAD, baseAt);
-                if (n > 0) {
-                    mv.pushInt(n);
-                    mv.visitInsn(IADD);
-                }
-                mv.visitInsn(IALOAD);
+                DriverEmitter.pushBase(mv, bases, baseAt, n);
                 if (cache.packed()) {
                     if (cache.keyShifts()[n] > 0) {
                         mv.pushInt(cache.keyShifts()[n]);
@@ -377,21 +373,9 @@ final class AccessorEmitter {
                 mv.visitFieldInsn(PUTFIELD, self, prefix + "key", "I");
             }
             if (!cache.inRegion()) {
-                mv.visitVarInsn(ALOAD, 0);
-                mv.visitVarInsn(ALOAD, blocks);
-                mv.visitVarInsn(ILOAD, block);
-                mv.invoke(RuntimeMethods.BLOCK_SEGMENT);
-                mv.visitFieldInsn(PUTFIELD, self, prefix + "segment", segmentDescriptor);
+                storeBlockSegment(mv, blocks, block, prefix + "segment");
             }
-            mv.visitVarInsn(ALOAD, 0);
-            mv.visitVarInsn(ALOAD, blocks);
-            mv.visitVarInsn(ILOAD, block);
-            mv.invoke(RuntimeMethods.BLOCK_CONTAINER);
-            if (place != 0) {
-                mv.pushLong(place);
-                mv.visitInsn(LSUB);
-            }
-            mv.visitFieldInsn(PUTFIELD, self, prefix + "offset", "J");
+            storeBlockContainer(mv, blocks, block, -place, prefix + "offset");
         }
     }
 

@@ -119,6 +119,17 @@ public final class DriverEmitter {
         }
     }
 
+    /** Pushes {@code bases[baseAt + n]}: coordinate {@code n} of the block's base (locals {@code bases}, {@code baseAt}). */
+    static void pushBase(MethodEmitter mv, int bases, int baseAt, int n) {
+        mv.visitVarInsn(ALOAD, bases);
+        mv.visitVarInsn(ILOAD, baseAt);
+        if (n > 0) {
+            mv.pushInt(n);
+            mv.visitInsn(IADD);
+        }
+        mv.visitInsn(IALOAD);
+    }
+
     /**
      * The per-cell driver of a ViewKernelN ({@code arity} coordinates) over {@code target}, as an
      * instance method {@code run} of {@code owner}, a class that implements the view's
@@ -473,13 +484,7 @@ public final class DriverEmitter {
             SNode node = target.snode();
             Axis axis = node.indexAxes().get(n);
             int position = node.axes().list().indexOf(axis);
-            mv.visitVarInsn(ALOAD, bases);
-            mv.visitVarInsn(ILOAD, baseAt);
-            if (n > 0) {
-                mv.pushInt(n);
-                mv.visitInsn(IADD);
-            }
-            mv.visitInsn(IALOAD);
+            pushBase(mv, bases, baseAt, n);
             if (position < 0 || basesAreCells) {
                 return;
             }

@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -114,17 +115,28 @@ public final class GeneratedLayout {
     private MethodHandle defineAccessor(Class<?> api) {
         var bindings = InterfaceBinder.bindings(api, layout);
         InterfaceBinder.checkCellReads(bindings, null);
-        String name = "io/snode/codegen/generated/Accessor" + SEQUENCE.incrementAndGet();
+        return defineImplementation(api, "Accessor", "the accessor class", plan.describe(),
+                emitter -> emitter.emitAccessor(api, bindings, objects));
+    }
+
+    /**
+     * Emits (with a new {@link LayoutEmitter} for class {@code kind<n>}), defines where
+     * {@code api} is visible ({@link ImplementationHost}) and lists a class implementing
+     * {@code api}; returns its no-argument constructor.
+     */
+    private MethodHandle defineImplementation(Class<?> api, String kind, String what, String planText,
+                                              Function<LayoutEmitter, byte[]> emit) {
+        String name = "io/snode/codegen/generated/" + kind + SEQUENCE.incrementAndGet();
         LayoutEmitter emitter = new LayoutEmitter(plan, name);
-        byte[] bytes = emitter.emitAccessor(api, bindings, objects);
-        GeneratedClass generatedClass = new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText());
+        byte[] bytes = emit.apply(emitter);
+        GeneratedClass generatedClass = new GeneratedClass(name, bytes, planText, emitter.sourceText());
         try {
             MethodHandles.Lookup hidden = HiddenClasses.define(ImplementationHost.lookupFor(api), generatedClass,
                     emitter.classData());
             extraCode.add(generatedClass);
             return hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class));
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            throw InterfaceBinder.cannotDefine("the accessor class", api, e);
+            throw InterfaceBinder.cannotDefine(what, api, e);
         }
     }
 
@@ -153,19 +165,8 @@ public final class GeneratedLayout {
     private MethodHandle defineViewDriver(Class<?> api, SNode target, int arity) {
         var bindings = InterfaceBinder.bindings(api, layout);
         InterfaceBinder.checkCellReads(bindings, target);
-        String name = "io/snode/codegen/generated/ViewDriver" + SEQUENCE.incrementAndGet();
-        LayoutEmitter emitter = new LayoutEmitter(plan, name);
-        byte[] bytes = emitter.emitViewDriver(api, bindings, objects, plan.node(target), arity);
-        GeneratedClass generatedClass = new GeneratedClass(name, bytes, plan.node(target).toString(),
-                emitter.sourceText());
-        try {
-            MethodHandles.Lookup hidden = HiddenClasses.define(ImplementationHost.lookupFor(api), generatedClass,
-                    emitter.classData());
-            extraCode.add(generatedClass);
-            return hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class));
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            throw InterfaceBinder.cannotDefine("the view driver class", api, e);
-        }
+        return defineImplementation(api, "ViewDriver", "the view driver class", plan.node(target).toString(),
+                emitter -> emitter.emitViewDriver(api, bindings, objects, plan.node(target), arity));
     }
 
     /** A struct-for driver about to be defined ({@link HiddenClasses} checks it by the switches): listed. */
