@@ -107,7 +107,8 @@ class AccessorDifferentialProperties {
 
     /**
      * As {@link #interfaceFor(Layout)}, and for every field of {@code visited} (when not null)
-     * also {@code getX()} without coordinates: a view's read of the visited cell.
+     * also {@code getX()} and {@code setX(value)} without coordinates: a view's read and write
+     * of the visited cell.
      */
     static Class<?> interfaceFor(Layout layout, SNode visited) {
         DynamicType.Builder<?> builder = new ByteBuddy().makeInterface()
@@ -122,7 +123,8 @@ class AccessorDifferentialProperties {
                     .defineMethod("set" + capital, void.class, Visibility.PUBLIC).withParameters(withValue).withoutCode()
                     .defineMethod("add" + capital, type, Visibility.PUBLIC).withParameters(withValue).withoutCode();
             if (field.snode() == visited) {
-                builder = builder.defineMethod("get" + capital, type, Visibility.PUBLIC).withoutCode();
+                builder = builder.defineMethod("get" + capital, type, Visibility.PUBLIC).withoutCode()
+                        .defineMethod("set" + capital, void.class, Visibility.PUBLIC).withParameters(type).withoutCode();
             }
             if (field.snode().kind() == NodeKind.DYNAMIC) {
                 List<Class<?>> list = new ArrayList<>(Collections.nCopies(field.dimensionality() - 1, int.class));

@@ -194,9 +194,11 @@ class ViewKernelTest {
         }
     }
 
-    /** A view that also reads the visited cell without coordinates. */
+    /** A view that also reads and writes the visited cell without coordinates. */
     public interface PhiCell {
         float phi();
+
+        void phi(float value);
 
         float phi(int i, int j, int k);
 
@@ -205,7 +207,7 @@ class ViewKernelTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"L1 regions 1", "L2 regions 2", "L1 chunks 2", "L2 chunks 1"})
-    void aReadWithoutCoordinatesGivesTheVisitedCell(String setup) {
+    void readsAndWritesWithoutCoordinatesAreTheVisitedCells(String setup) {
         String[] words = setup.split(" ");
         Layout layout = Layout.parse(words[0].equals("L1") ? L1 : L2);
         try (SNodeRuntime rt = SNodeRuntime.compile(layout, options(words[1].equals("chunks")))) {
@@ -225,20 +227,32 @@ class ViewKernelTest {
                 if (view.phi() != value + 1) {
                     wrong.incrementAndGet();
                 }
+                view.phi(value * 2);
+                if (view.phi(i, j, k) != value * 2) {
+                    wrong.incrementAndGet();
+                }
             });
             assertThat(wrong).hasValue(0);
             assertThat(seen).isEqualTo(model);
+            for (var entry : model.entrySet()) {
+                List<Integer> c = entry.getKey();
+                assertThat(rt.generic().getFloat("phi", c.get(0), c.get(1), c.get(2))).isEqualTo(entry.getValue() * 2);
+            }
+            if (words[0].equals("L2")) {
+                assertThat(rt.count("phi")).isEqualTo(model.size()); // writes of visited cells activate nothing new
+            }
         }
     }
 
     /**
      * The first cell visited deactivates the last block (and, on L2, one cell of the first);
      * reads of those cells without coordinates then give zero, and after a write that
-     * reactivates the last block, its new value, not what its old container holds.
+     * reactivates the last block, its new value, not what its old container holds; writes
+     * without coordinates into them activate them again and are kept.
      */
     @ParameterizedTest
     @ValueSource(strings = {"L1", "L2"})
-    void aReadWithoutCoordinatesSeesDeactivationsInsideTheLaunch(String which) {
+    void accessesWithoutCoordinatesSeeDeactivationsInsideTheLaunch(String which) {
         Layout layout = Layout.parse(which.equals("L1") ? L1 : L2);
         SNode leaf = layout.field("phi").snode();
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
@@ -268,14 +282,27 @@ class ViewKernelTest {
                     view.phi(i, j, k, 9f);
                     reads.add(view.phi());
                 }
+                if (which.equals("L2") && i == second[0] && j == second[1] && k == second[2]) {
+                    view.phi(7f); // the cell deactivated above: the write activates it again
+                }
+                if (i == order.get(order.size() - 2)[0] && j == order.get(order.size() - 2)[1]
+                        && k == order.get(order.size() - 2)[2]) {
+                    view.phi(8f); // in the deactivated last block: activates it in a new container
+                }
             });
             assertThat(reads).containsExactly(which.equals("L2") ? new Float[] {0f, 0f, 9f} : new Float[] {0f, 9f});
             assertThat(rt.generic().getFloat("phi", last[0], last[1], last[2])).isEqualTo(9f);
+            int[] beforeLast = order.get(order.size() - 2);
+            assertThat(rt.generic().getFloat("phi", beforeLast[0], beforeLast[1], beforeLast[2])).isEqualTo(8f);
+            if (which.equals("L2")) {
+                assertThat(rt.generic().getFloat("phi", second[0], second[1], second[2])).isEqualTo(7f);
+                assertThat(rt.generic().isActive(leaf, second)).isTrue();
+            }
         }
     }
 
     @Test
-    void aReadWithoutCoordinatesIsOnlyForTheViewOfTheFieldsNode() {
+    void accessesWithoutCoordinatesAreOnlyForTheViewOfTheFieldsNode() {
         Layout layout = Layout.parse("pointer(ijk,16){ bitmasked(ijk,8).place(f32 phi); dense(ijk,4).place(f32 rho) }");
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             rt.generic().setFloat("rho", 1f, 1, 2, 3);
@@ -293,7 +320,7 @@ class ViewKernelTest {
     }
 
     @Test
-    void aReadWithoutCoordinatesLoadsTheCellTheDriverStoredAfterOneEpochTest() {
+    void accessesWithoutCoordinatesUseTheCellTheDriverStoredAfterOneEpochTest() {
         Layout layout = Layout.parse(L2);
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             rt.generic().setFloat("phi", 1f, 1, 2, 3);
@@ -301,6 +328,9 @@ class ViewKernelTest {
             GeneratedClass driver = rt.generatedCode().stream().filter(c -> c.name().contains("ViewDriver"))
                     .findFirst().orElseThrow();
             String read = Disassembly.method(driver.disassembly(), "phi()F");
+            assertThat(Disassembly.method(driver.disassembly(), "phi(F)V"))
+                    .contains("INVOKEINTERFACE java/lang/foreign/MemorySegment.set")
+                    .contains("INVOKEVIRTUAL " + driver.name() + ".phi$setAt (IIIF)V");
             assertThat(read).contains("GETFIELD " + driver.name() + ".$cell$epoch : J")
                     .contains("GETFIELD " + driver.name() + ".$cell$index : J")
                     .contains("INVOKEVIRTUAL " + driver.name() + ".phi$at (III)F") // the miss: after a deactivation

@@ -134,15 +134,17 @@ final class AccessorEmitter {
                 emitFill(binding.field(), cache);
             }
         }
-        Set<String> readAt = new HashSet<>();
+        Set<String> atMethods = new HashSet<>();
+        SNode visited = null;
         for (Binding binding : bindings) {
-            if (binding.operation() == Operation.CELL_GET && readAt.add(binding.field().name())) {
-                emitReadAt(binding.field());
+            if (binding.operation().ofVisitedCell()) {
+                visited = binding.field().snode();
+                if (atMethods.add(atName(binding))) {
+                    emitAt(binding);
+                }
             }
         }
-        if (!readAt.isEmpty()) {
-            SNode visited = bindings.stream().filter(b -> b.operation() == Operation.CELL_GET).findFirst()
-                    .orElseThrow().field().snode();
+        if (visited != null) {
             field(VISITED + "epoch", "J");
             field(VISITED + "segment", segmentDescriptor);
             field(VISITED + "base", "J");
@@ -163,33 +165,52 @@ final class AccessorEmitter {
      */
     private static final String VISITED = "$cell$";
 
-    /** {@code private T <field>$at(coordinates)}: the accessor's read, for a read of the visited cell whose block changed. */
-    private void emitReadAt(PlacedField field) {
-        MethodEmitter mv = bodies.begin(ACC_PRIVATE, readAtName(field), readAtDescriptor(field),
-                FieldBodies.names(field.axes(), null));
+    /**
+     * {@code private T <field>$at(coordinates)} or {@code private void <field>$setAt(coordinates,
+     * T value)}: the accessor's read or write, for an access of the visited cell after the
+     * structure changed.
+     */
+    private void emitAt(Binding binding) {
+        PlacedField field = binding.field();
+        boolean write = binding.operation() == Operation.CELL_SET;
+        MethodEmitter mv = bodies.begin(ACC_PRIVATE, atName(binding), atDescriptor(binding),
+                FieldBodies.names(field.axes(), write ? "value" : null));
         Cache cache = cacheFor(field);
         FieldBodies.Walk cached = cache == null ? null
-                : (walk, inactive, write) -> emitCachedWalk(walk, field, cache, inactive, write);
-        bodies.get(mv, field, cached);
+                : (walk, inactive, isWrite) -> emitCachedWalk(walk, field, cache, inactive, isWrite);
+        if (write) {
+            bodies.store(mv, field, false, cached);
+        } else {
+            bodies.get(mv, field, cached);
+        }
     }
 
-    private static String readAtName(PlacedField field) {
-        return field.name() + "$at";
+    private static String atName(Binding binding) {
+        return binding.field().name() + (binding.operation() == Operation.CELL_SET ? "$setAt" : "$at");
     }
 
-    private String readAtDescriptor(PlacedField field) {
-        return "(" + "I".repeat(field.dimensionality()) + ")" + Type.getDescriptor(field.type().javaType());
+    private static String atDescriptor(Binding binding) {
+        PlacedField field = binding.field();
+        String type = Type.getDescriptor(field.type().javaType());
+        String coordinates = "I".repeat(field.dimensionality());
+        return binding.operation() == Operation.CELL_SET ? "(" + coordinates + type + ")V" : "(" + coordinates + ")" + type;
     }
 
     /**
-     * A read of the visited cell: {@code if (epoch() == $cell$epoch) return $cell$segment.get(LAYOUT,
-     * $cell$base + $cell$index * CELL_BYTES + FIELD_OFFSET); else return <field>$at(coordinates
-     * of the visited cell)}. The epoch is the snapshot's, so while it holds, no deactivation or
-     * collection happened since the walk: the block is still where the snapshot found it and an
-     * inactive cell in it is zero. After one (a kernel of this launch deactivated something), the
-     * read takes the accessor's way from the coordinates, which sees what the deactivation did.
+     * A read or write of the visited cell: {@code if (epoch() == $cell$epoch) return
+     * $cell$segment.get(LAYOUT, $cell$base + $cell$index * CELL_BYTES + FIELD_OFFSET)} (or
+     * {@code .set(..., value)}), {@code else return <field>$at(coordinates of the visited cell)}
+     * (or {@code $setAt(..., value)}). The epoch is the snapshot's, so while it holds, no
+     * deactivation or collection happened since the walk: the block is still where the snapshot
+     * found it, the visited cell is still active (a write needs no activation), and an inactive
+     * cell in it is zero. After one (a kernel of this launch deactivated something), the access
+     * takes the accessor's way from the coordinates, which sees what the deactivation did (a
+     * write activates again). A write racing another thread's deactivation of the same cell is
+     * the caller's race, as through an accessor.
      */
-    private void emitCellRead(MethodEmitter mv, PlacedField field) {
+    private void emitVisitedCell(MethodEmitter mv, Binding binding) {
+        PlacedField field = binding.field();
+        boolean write = binding.operation() == Operation.CELL_SET;
         String self = owner.className();
         SNodePlan visited = plan.node(field.snode());
         ValueType value = ValueType.of(field.type());
@@ -210,8 +231,14 @@ final class AccessorEmitter {
         mv.multiply(visited.cellBytes());
         mv.visitInsn(LADD);
         mv.addLong(visited.fieldOffset(field.slot()));
-        mv.invoke(value.get);
-        mv.visitInsn(value.returns());
+        if (write) {
+            mv.visitVarInsn(value.load(), mv.parameter(0));
+            mv.invoke(value.set);
+            mv.visitInsn(RETURN);
+        } else {
+            mv.invoke(value.get);
+            mv.visitInsn(value.returns());
+        }
         mv.visitLabel(moved);
         mv.visitVarInsn(ALOAD, 0);
         SNode node = field.snode();
@@ -230,8 +257,11 @@ final class AccessorEmitter {
                 mv.visitInsn(IADD);
             }
         }
-        mv.visitMethodInsn(INVOKEVIRTUAL, self, readAtName(field), readAtDescriptor(field), false);
-        mv.visitInsn(value.returns());
+        if (write) {
+            mv.visitVarInsn(value.load(), mv.parameter(0));
+        }
+        mv.visitMethodInsn(INVOKEVIRTUAL, self, atName(binding), atDescriptor(binding), false);
+        mv.visitInsn(write ? RETURN : value.returns());
         bodies.end(mv);
     }
 
@@ -246,9 +276,9 @@ final class AccessorEmitter {
      * the containers of several children side by side). Stamping the snapshot's epoch, not the structure's now, keeps
      * the view correct when the structure changed since the walk (a kernel of the same launch
      * deactivated something): the epoch then differs, and the first access walks as any
-     * accessor's miss does. With reads of the visited cell ({@code CELL_GET}), it also keeps
+     * accessor's miss does. With accesses of the visited cell ({@code CELL_GET}, {@code CELL_SET}), it also keeps
      * the block's epoch, segment, cells' base and origin per block and the cell's index per
-     * cell ({@link #emitCellRead}). Null when there is nothing to prime.
+     * cell ({@link #emitVisitedCell}). Null when there is nothing to prime.
      */
     DriverEmitter.BlockEntry primer(List<Binding> bindings, SNodePlan target) {
         List<Cache> primed = new ArrayList<>();
@@ -264,8 +294,8 @@ final class AccessorEmitter {
                 placeInCell = plan.path(field).getLast().containerOffset();
             }
         }
-        boolean cellReads = bindings.stream().anyMatch(b -> b.operation() == Operation.CELL_GET);
-        if (primed.isEmpty() && !cellReads) {
+        boolean visitedCell = bindings.stream().anyMatch(b -> b.operation().ofVisitedCell());
+        if (primed.isEmpty() && !visitedCell) {
             return null;
         }
         String self = owner.className();
@@ -274,7 +304,7 @@ final class AccessorEmitter {
             @Override
             public void enter(MethodEmitter mv, int blocks, int block, int bases, int baseAt) {
                 prime(mv, primed, place, blocks, block, bases, baseAt);
-                if (cellReads) {
+                if (visitedCell) {
                     enterVisited(mv, target, blocks, block, bases, baseAt);
                 }
             }
@@ -282,7 +312,7 @@ final class AccessorEmitter {
             /** this.$cell$index = index */
             @Override
             public void cell(MethodEmitter mv, int index) {
-                if (cellReads) {
+                if (visitedCell) {
                     mv.visitVarInsn(ALOAD, 0);
                     mv.visitVarInsn(LLOAD, index);
                     mv.visitFieldInsn(PUTFIELD, self, VISITED + "index", "J");
@@ -395,7 +425,7 @@ final class AccessorEmitter {
             case SET -> bodies.store(mv, field, false, cached);
             case ADD -> bodies.store(mv, field, true, cached);
             case APPEND -> bodies.append(mv, field);
-            case CELL_GET -> emitCellRead(mv, field);
+            case CELL_GET, CELL_SET -> emitVisitedCell(mv, binding);
         }
     }
 

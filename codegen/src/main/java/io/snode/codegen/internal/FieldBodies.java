@@ -136,6 +136,7 @@ final class FieldBodies {
         return switch (binding.operation()) {
             case GET -> names(field.axes(), null);
             case CELL_GET -> List.of();
+            case CELL_SET -> List.of("value");
             case SET -> names(field.axes(), "value");
             case ADD -> names(field.axes(), "delta");
             case APPEND -> names(field.snode().parent().indexAxes(), "value");

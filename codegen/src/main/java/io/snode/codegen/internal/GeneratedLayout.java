@@ -114,7 +114,7 @@ public final class GeneratedLayout {
 
     private MethodHandle defineAccessor(Class<?> api) {
         var bindings = InterfaceBinder.bindings(api, layout);
-        InterfaceBinder.checkCellReads(bindings, null);
+        InterfaceBinder.checkVisitedCell(bindings, null);
         return defineImplementation(api, "Accessor", "the accessor class", plan.describe(),
                 emitter -> emitter.emitAccessor(api, bindings, objects));
     }
@@ -164,7 +164,7 @@ public final class GeneratedLayout {
 
     private MethodHandle defineViewDriver(Class<?> api, SNode target, int arity) {
         var bindings = InterfaceBinder.bindings(api, layout);
-        InterfaceBinder.checkCellReads(bindings, target);
+        InterfaceBinder.checkVisitedCell(bindings, target);
         return defineImplementation(api, "ViewDriver", "the view driver class", plan.node(target).toString(),
                 emitter -> emitter.emitViewDriver(api, bindings, objects, plan.node(target), arity));
     }

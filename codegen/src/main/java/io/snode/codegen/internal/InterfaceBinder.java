@@ -56,7 +56,7 @@ public final class InterfaceBinder {
     public static <T> T bind(Class<T> api, Layout layout, Function<String, MethodHandle> generatedMethods,
                              Consumer<GeneratedClass> listing) {
         List<LayoutEmitter.Binding> bindings = bindings(api, layout);
-        checkCellReads(bindings, null);
+        checkVisitedCell(bindings, null);
         List<Object> targets = new ArrayList<>();
         ClassEmitter owner = new ClassEmitter("io/snode/codegen/generated/Bound" + api.getSimpleName(),
                 "binds " + api.getName() + " to layout " + LayoutEmitter.abbreviated(layout.toString()),
@@ -135,36 +135,37 @@ public final class InterfaceBinder {
     }
 
     /**
-     * Throws IllegalArgumentException for a read of the visited cell ({@code CELL_GET}) unless
+     * Throws IllegalArgumentException for a read or write of the visited cell ({@code CELL_GET},
+     * {@code CELL_SET}) unless
      * {@code visited} is that field's SNode and a dense or bitmasked node (a container of cells
      * in one piece of memory): {@code visited} null, for a bound interface or an accessor, which
      * visit nothing, refuses every such read.
      */
-    public static void checkCellReads(List<LayoutEmitter.Binding> bindings, SNode visited) {
+    public static void checkVisitedCell(List<LayoutEmitter.Binding> bindings, SNode visited) {
         for (LayoutEmitter.Binding binding : bindings) {
-            if (binding.operation() != LayoutEmitter.Operation.CELL_GET) {
+            if (!binding.operation().ofVisitedCell()) {
                 continue;
             }
             PlacedField field = binding.field();
             if (visited == null) {
-                throw mismatch(binding.method(), "without coordinates it reads the cell a per-cell launch visits,"
+                throw mismatch(binding.method(), "without coordinates it accesses the cell a per-cell launch visits,"
                         + " which only the view of forEach(snode, api, ViewKernel) has; field " + field.name()
                         + " has " + field.dimensionality() + " coordinates " + field.axes());
             }
             if (field.snode() != visited) {
-                throw mismatch(binding.method(), "it reads the visited cell's " + field.name() + ", which is placed on "
+                throw mismatch(binding.method(), "it accesses the visited cell's " + field.name() + ", which is placed on "
                         + field.snode().path() + ", but this launch visits " + visited.path());
             }
             if (visited.kind() != NodeKind.DENSE && visited.kind() != NodeKind.BITMASKED) {
-                throw mismatch(binding.method(), "a read of the visited cell needs a dense or bitmasked SNode; "
-                        + visited.path() + " is " + visited.kind().text() + " (read it with coordinates)");
+                throw mismatch(binding.method(), "an access of the visited cell needs a dense or bitmasked SNode; "
+                        + visited.path() + " is " + visited.kind().text() + " (access it with coordinates)");
             }
         }
     }
 
     private static String generatedName(LayoutEmitter.Binding binding) {
         return switch (binding.operation()) {
-            case CELL_GET -> throw new AssertionError("checkCellReads refuses reads of the visited cell here");
+            case CELL_GET, CELL_SET -> throw new AssertionError("checkVisitedCell refuses the visited cell here");
             case GET -> LayoutEmitter.getter(binding.field());
             case SET -> LayoutEmitter.setter(binding.field());
             case ADD -> LayoutEmitter.adder(binding.field());
@@ -191,8 +192,11 @@ public final class InterfaceBinder {
             if (read && returns == type && coordinatesOnly(parameters, dims)) {
                 return new LayoutEmitter.Binding(method, field, LayoutEmitter.Operation.GET);
             }
-            if (read && returns == type && parameters.length == 0) {
+            if (read && returns == type && parameters.length == 0 && dims > 0) {
                 return new LayoutEmitter.Binding(method, field, LayoutEmitter.Operation.CELL_GET);
+            }
+            if (write && returns == void.class && parameters.length == 1 && parameters[0] == type && dims > 0) {
+                return new LayoutEmitter.Binding(method, field, LayoutEmitter.Operation.CELL_SET);
             }
             if (write && returns == void.class && coordinatesThen(parameters, dims, type)) {
                 return new LayoutEmitter.Binding(method, field, LayoutEmitter.Operation.SET);
@@ -217,7 +221,7 @@ public final class InterfaceBinder {
         String withValue = coordinates.isEmpty() ? type + " value" : coordinates + ", " + type + " value";
         return type + " " + field.name() + "(" + coordinates + "), void " + field.name() + "(" + withValue
                 + ") or " + type + " add" + capital + "(" + withValue + ") (in a view also " + type + " "
-                + field.name() + "() for the visited cell)";
+                + field.name() + "() and void " + field.name() + "(" + type + " value) for the visited cell)";
     }
 
     private static boolean coordinatesOnly(Class<?>[] parameters, int dims) {

@@ -158,11 +158,18 @@ public final class LayoutEmitter {
     }
 
     /**
-     * The field operations an interface method can stand for. {@code CELL_GET}: a read without
-     * coordinates of a field with some, which reads the cell a per-cell launch is visiting; only
-     * a view ({@link #emitViewDriver}) has one.
+     * The field operations an interface method can stand for. {@code CELL_GET} and
+     * {@code CELL_SET}: a read or write without coordinates of a field with some, of the cell a
+     * per-cell launch is visiting; only a view ({@link #emitViewDriver}) has them.
      */
-    public enum Operation { GET, SET, ADD, APPEND, CELL_GET }
+    public enum Operation {
+        GET, SET, ADD, APPEND, CELL_GET, CELL_SET;
+
+        /** Whether this reads or writes the visited cell (a view's, without coordinates). */
+        public boolean ofVisitedCell() {
+            return this == CELL_GET || this == CELL_SET;
+        }
+    }
 
     /**
      * @param objects per constant the emitter asks for: what {@code <clinit>} should load; see
