@@ -84,6 +84,34 @@ class ForeignClassLoaderTest {
     }
 
     @Test
+    void viewsWorkForAnInterfaceOfALoaderThatCannotSeeTheLibrary() throws Exception {
+        try (URLClassLoader plugin = loader(ClassLoader.getPlatformClassLoader());
+             SNodeRuntime rt = SNodeRuntime.compile(LAYOUT)) {
+            Class<?> api = plugin.loadClass("plugin.Grid");
+            Method get = api.getMethod("phi", int.class, int.class);
+            Method set = api.getMethod("phi", int.class, int.class, float.class);
+            rt.generic().setFloat("phi", 2f, 100, 120);
+            java.util.List<Object> views = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            @SuppressWarnings("unchecked")
+            Class<Object> type = (Class<Object>) api;
+            rt.forEach(LAYOUT.field("phi").snode(), type, (io.snode.codegen.kernel.ViewKernel2<Object>) (view, i, j) -> {
+                try {
+                    set.invoke(view, i, j, (Float) get.invoke(view, i, j) + 1f);
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException(e);
+                }
+                views.add(view);
+            });
+            assertThat(views).isNotEmpty().allSatisfy(view -> {
+                assertThat(api.isInstance(view)).isTrue();
+                assertThat(view.getClass().isHidden()).isTrue();
+            });
+            assertThat(rt.generic().getFloat("phi", 100, 120)).isEqualTo(3f);
+            assertThat(rt.generic().getFloat("phi", 101, 120)).isEqualTo(1f); // the block's other cells: 0 + 1
+        }
+    }
+
+    @Test
     void twoLoadersOfTheSameInterfaceGetTheirOwnImplementations() throws Exception {
         try (URLClassLoader first = loader(ForeignClassLoaderTest.class.getClassLoader());
              URLClassLoader second = loader(ForeignClassLoaderTest.class.getClassLoader());
