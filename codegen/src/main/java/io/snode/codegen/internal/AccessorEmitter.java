@@ -7,12 +7,10 @@ import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.DUP2;
 import static org.objectweb.asm.Opcodes.GETFIELD;
 import static org.objectweb.asm.Opcodes.GOTO;
-import static org.objectweb.asm.Opcodes.IADD;
 import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.ICONST_1;
 import static org.objectweb.asm.Opcodes.IFEQ;
 import static org.objectweb.asm.Opcodes.IFNE;
-import static org.objectweb.asm.Opcodes.IMUL;
 import static org.objectweb.asm.Opcodes.IF_ICMPNE;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.INVOKEVIRTUAL;
@@ -20,7 +18,6 @@ import static org.objectweb.asm.Opcodes.IOR;
 import static org.objectweb.asm.Opcodes.IRETURN;
 import static org.objectweb.asm.Opcodes.ISHL;
 import static org.objectweb.asm.Opcodes.ISTORE;
-import static org.objectweb.asm.Opcodes.L2I;
 import static org.objectweb.asm.Opcodes.LADD;
 import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LLOAD;
@@ -29,7 +26,6 @@ import static org.objectweb.asm.Opcodes.PUTFIELD;
 import static org.objectweb.asm.Opcodes.RETURN;
 
 import io.snode.api.Axis;
-import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.codegen.internal.LayoutEmitter.Binding;
@@ -48,6 +44,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntConsumer;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.Type;
 
@@ -241,21 +238,14 @@ final class AccessorEmitter {
         }
         mv.visitLabel(moved);
         mv.visitVarInsn(ALOAD, 0);
-        SNode node = field.snode();
-        for (int n = 0; n < node.indexAxes().size(); n++) {
-            // origin + the cell's local coordinate on axes the node consumes, as the driver computes it
+        for (int n = 0; n < field.snode().indexAxes().size(); n++) {
+            // origin + the cell's local coordinate, as the driver computes it
             mv.visitVarInsn(ALOAD, 0);
             mv.visitFieldInsn(GETFIELD, self, VISITED + "origin" + n, "I");
-            int position = node.axes().list().indexOf(node.indexAxes().get(n));
-            if (position >= 0) {
-                int size = node.sizes()[position];
-                long stride = visited.stride(position);
+            DriverEmitter.addLocal(mv, visited, n, () -> {
                 mv.visitVarInsn(ALOAD, 0);
                 mv.visitFieldInsn(GETFIELD, self, VISITED + "index", "J");
-                CellArithmetic.longSplit(mv, stride, size, stride * size == visited.cellCount());
-                mv.visitInsn(L2I);
-                mv.visitInsn(IADD);
-            }
+            });
         }
         if (write) {
             mv.visitVarInsn(value.load(), mv.parameter(0));
@@ -334,15 +324,9 @@ final class AccessorEmitter {
         mv.visitFieldInsn(PUTFIELD, self, VISITED + "epoch", "J");
         storeBlockSegment(mv, blocks, block, VISITED + "segment");
         storeBlockContainer(mv, blocks, block, target.cellsOffset(), VISITED + "base");
-        SNode node = target.snode();
-        for (int n = 0; n < node.indexAxes().size(); n++) {
+        for (int n = 0; n < target.snode().indexAxes().size(); n++) {
             mv.visitVarInsn(ALOAD, 0);
-            DriverEmitter.pushBase(mv, bases, baseAt, n);
-            int position = node.axes().list().indexOf(node.indexAxes().get(n));
-            if (position >= 0 && node.sizes()[position] != 1) {
-                mv.pushInt(node.sizes()[position]);
-                mv.visitInsn(IMUL);
-            }
+            DriverEmitter.pushOrigin(mv, target, bases, baseAt, n);
             mv.visitFieldInsn(PUTFIELD, self, VISITED + "origin" + n, "I");
         }
     }
@@ -378,29 +362,16 @@ final class AccessorEmitter {
             mv.invoke(RuntimeMethods.BLOCK_EPOCH_STAMP);
             mv.visitFieldInsn(PUTFIELD, self, prefix + "epoch", "J");
             // this.f$key = bases[baseAt] << shift0 | bases[baseAt + 1] << shift1 ... (or f$key0.. = bases[baseAt + n])
-            int dims = cache.divisors().length;
             if (cache.packed()) {
                 mv.visitVarInsn(ALOAD, 0);
-            }
-            for (int n = 0; n < dims; n++) {
-                if (!cache.packed()) {
+                emitPackedKey(mv, cache, n -> DriverEmitter.pushBase(mv, bases, baseAt, n));
+                mv.visitFieldInsn(PUTFIELD, self, prefix + "key", "I");
+            } else {
+                for (int n = 0; n < cache.divisors().length; n++) {
                     mv.visitVarInsn(ALOAD, 0);
-                }
-                DriverEmitter.pushBase(mv, bases, baseAt, n);
-                if (cache.packed()) {
-                    if (cache.keyShifts()[n] > 0) {
-                        mv.pushInt(cache.keyShifts()[n]);
-                        mv.visitInsn(ISHL);
-                    }
-                    if (n > 0) {
-                        mv.visitInsn(IOR);
-                    }
-                } else {
+                    DriverEmitter.pushBase(mv, bases, baseAt, n);
                     mv.visitFieldInsn(PUTFIELD, self, prefix + "key" + n, "I");
                 }
-            }
-            if (cache.packed()) {
-                mv.visitFieldInsn(PUTFIELD, self, prefix + "key", "I");
             }
             if (!cache.inRegion()) {
                 storeBlockSegment(mv, blocks, block, prefix + "segment");
@@ -637,9 +608,14 @@ final class AccessorEmitter {
 
     /** Pushes the packed key: {@code (key0 << shift0) | (key1 << shift1) | ...}. */
     private static void emitPackedKey(MethodEmitter mv, Cache cache) {
+        emitPackedKey(mv, cache, n -> emitKey(mv, n, cache.divisors()[n]));
+    }
+
+    /** Pushes the packed key of the keys {@code pushKey} pushes (key {@code n} for its argument {@code n}). */
+    private static void emitPackedKey(MethodEmitter mv, Cache cache, IntConsumer pushKey) {
         int[] shifts = cache.keyShifts();
         for (int n = 0; n < shifts.length; n++) {
-            emitKey(mv, n, cache.divisors()[n]);
+            pushKey.accept(n);
             if (shifts[n] > 0) {
                 mv.pushInt(shifts[n]);
                 mv.visitInsn(ISHL);

@@ -11,7 +11,6 @@ import static org.objectweb.asm.Opcodes.IADD;
 import static org.objectweb.asm.Opcodes.IALOAD;
 import static org.objectweb.asm.Opcodes.IASTORE;
 import static org.objectweb.asm.Opcodes.ICONST_0;
-import static org.objectweb.asm.Opcodes.IFEQ;
 import static org.objectweb.asm.Opcodes.IFGE;
 import static org.objectweb.asm.Opcodes.IF_ICMPGE;
 import static org.objectweb.asm.Opcodes.IF_ICMPLT;
@@ -23,20 +22,17 @@ import static org.objectweb.asm.Opcodes.ISUB;
 import static org.objectweb.asm.Opcodes.L2I;
 import static org.objectweb.asm.Opcodes.LADD;
 import static org.objectweb.asm.Opcodes.LALOAD;
-import static org.objectweb.asm.Opcodes.LAND;
 import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LCONST_0;
 import static org.objectweb.asm.Opcodes.LCONST_1;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSHL;
 import static org.objectweb.asm.Opcodes.LSTORE;
-import static org.objectweb.asm.Opcodes.LSUB;
 import static org.objectweb.asm.Opcodes.NEW;
 import static org.objectweb.asm.Opcodes.NEWARRAY;
 import static org.objectweb.asm.Opcodes.RETURN;
 import static org.objectweb.asm.Opcodes.T_INT;
 
-import io.snode.api.Axis;
 import io.snode.api.SNode;
 import io.snode.codegen.internal.emit.CellArithmetic;
 import io.snode.codegen.internal.emit.CellLoop;
@@ -128,6 +124,43 @@ public final class DriverEmitter {
             mv.visitInsn(IADD);
         }
         mv.visitInsn(IALOAD);
+    }
+
+    /** The position in {@code target}'s own axes of its index axis {@code n}, or -1 where it does not consume it. */
+    private static int position(SNodePlan target, int n) {
+        SNode node = target.snode();
+        return node.axes().list().indexOf(node.indexAxes().get(n));
+    }
+
+    /**
+     * Pushes coordinate {@code n} of the block's origin: {@code bases[baseAt + n] * SIZE} on an
+     * axis {@code target} consumes, {@code bases[baseAt + n]} on the others.
+     */
+    static void pushOrigin(MethodEmitter mv, SNodePlan target, int bases, int baseAt, int n) {
+        pushBase(mv, bases, baseAt, n);
+        int position = position(target, n);
+        if (position >= 0) {
+            mv.pushInt(target.snode().sizes()[position]);
+            mv.visitInsn(IMUL);
+        }
+    }
+
+    /**
+     * Adds to the int on the stack the local coordinate {@code n} of the cell index (a long) that
+     * {@code pushIndex} pushes, with the plan's stride and size, where {@code target} consumes
+     * the axis (nothing on the others): origin plus local is the cell's coordinate.
+     */
+    static void addLocal(MethodEmitter mv, SNodePlan target, int n, Runnable pushIndex) {
+        int position = position(target, n);
+        if (position < 0) {
+            return;
+        }
+        int size = target.snode().sizes()[position];
+        long stride = target.stride(position);
+        pushIndex.run();
+        CellArithmetic.longSplit(mv, stride, size, stride * size == target.cellCount());
+        mv.visitInsn(L2I);
+        mv.visitInsn(IADD);
     }
 
     /**
@@ -481,21 +514,12 @@ public final class DriverEmitter {
 
         /** Pushes coordinate {@code n} of cell index: bases[baseAt + n] * size + local, or bases[baseAt + n]. */
         private void coordinate(int n) {
-            SNode node = target.snode();
-            Axis axis = node.indexAxes().get(n);
-            int position = node.axes().list().indexOf(axis);
-            pushBase(mv, bases, baseAt, n);
-            if (position < 0 || basesAreCells) {
+            if (basesAreCells) {
+                pushBase(mv, bases, baseAt, n);
                 return;
             }
-            int size = node.sizes()[position];
-            long stride = target.stride(position);
-            mv.pushInt(size);
-            mv.visitInsn(IMUL);
-            mv.visitVarInsn(LLOAD, index);
-            CellArithmetic.longSplit(mv, stride, size, stride * size == target.cellCount());
-            mv.visitInsn(L2I);
-            mv.visitInsn(IADD);
+            pushOrigin(mv, target, bases, baseAt, n);
+            addLocal(mv, target, n, () -> mv.visitVarInsn(LLOAD, index));
         }
     }
 }
