@@ -84,7 +84,19 @@ class PageReleaseTest {
     @Test
     void aLargeDeleteGivesItsPagesBackAndTheCellsComeBackZeroed() {
         for (ThreePhaseCollector collector : collectors()) {
-            try (collector; SparseRuntime rt = SparseRuntime.create(L2, RELEASING.withCollector(collector))) {
+            aLargeDeleteGivesItsPagesBack(collector, RELEASING);
+        }
+    }
+
+    /** As above with huge pages: a page given back splits its huge page, and the rest stays as it was. */
+    @Test
+    void withHugePagesALargeDeleteGivesItsPagesBackToo() {
+        aLargeDeleteGivesItsPagesBack(ParallelCollector.builder().parallelism(2).build(), RELEASING.withHugePages(true));
+    }
+
+    private static void aLargeDeleteGivesItsPagesBack(ThreePhaseCollector collector, RuntimeOptions options) {
+        {
+            try (collector; SparseRuntime rt = SparseRuntime.create(L2, options.withCollector(collector))) {
                 SNode blocks = rt.layout().snode(2);
                 writeSlab(rt, 0, BLOCKS, 0);
                 long before = rt.memoryStats().bytesCommitted();
@@ -96,8 +108,16 @@ class PageReleaseTest {
                 assertThat(deleted).isEqualTo(BLOCKS / 2 * BLOCKS * BLOCKS);
                 rt.collect();
                 long afterDelete = rt.memoryStats().bytesCommitted();
-                assertThat(afterDelete).as(collector + ": committed after deleting half, of " + before)
-                        .isLessThanOrEqualTo(before * 60 / 100);
+                if (options.hugePages()) {
+                    // Up to 2 MiB per region stays committed beyond the cells (the huge page at its end), which on
+                    // this 8.6 MB slab is a large part: what must go is the deleted cells' pages.
+                    long deletedBytes = (long) deleted * 2112;
+                    assertThat(before - afterDelete).as(collector + ": committed given back, of " + deletedBytes + " deleted")
+                            .isGreaterThanOrEqualTo(deletedBytes * 9 / 10);
+                } else {
+                    assertThat(afterDelete).as(collector + ": committed after deleting half, of " + before)
+                            .isLessThanOrEqualTo(before * 60 / 100);
+                }
                 assertThat(rt.memoryStats().bytesReserved()).as("the cap still counts the cells").isEqualTo(reserved);
                 checkSlab(rt, BLOCKS / 2, BLOCKS, 0);
 

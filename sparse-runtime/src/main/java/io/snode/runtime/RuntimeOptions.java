@@ -23,9 +23,19 @@ import java.util.Objects;
  *                       those pages commit again, each with a page fault, when they are next
  *                       written. Off by default: a program that empties and rebuilds its structure
  *                       keeps its pages. The cap counts those cells either way.
+ * @param hugePages      whether each region (the cells of one SNode, where the platform reserves
+ *                       regions) is backed by transparent huge pages ({@code madvise(MADV_HUGEPAGE)}
+ *                       on Linux, when {@code /sys/kernel/mm/transparent_hugepage/enabled} is
+ *                       {@code always} or {@code madvise}): a random access then needs one TLB entry
+ *                       per 2 MiB instead of one per 4 KiB, which makes random reads and writes over a
+ *                       large structure faster. The price: memory commits in steps of up to 2 MiB per
+ *                       region, and the cap counts, per region, the rest of the huge page after its
+ *                       last chunk too (at most 2 MiB), so that the cap still holds before any page is
+ *                       touched. A page given back ({@code releasesFreePages}) splits its huge page.
+ *                       Off by default.
  */
 public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Collector collector,
-                             boolean releasesFreePages) {
+                             boolean releasesFreePages, boolean hugePages) {
     /**
      * Stands for "no collector chosen": the runtime that receives these options uses its own
      * default. It collects serially, like {@link Collector#SERIAL}, but is a different object, so
@@ -51,7 +61,7 @@ public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Col
      */
     public static final RuntimeOptions DEFAULT =
             new RuntimeOptions(MemoryPool.defaultCapBytes(), MemoryAllocator.regionsWherePossible(), DEFAULT_COLLECTOR,
-                    false);
+                    false, false);
 
     public RuntimeOptions {
         if (memoryCapBytes <= 0) {
@@ -61,9 +71,15 @@ public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Col
         Objects.requireNonNull(collector, "collector");
     }
 
-    /** Options that keep the pages of free cells ({@code releasesFreePages} false). */
+    /** Options that keep the pages of free cells ({@code releasesFreePages} false), without huge pages. */
     public RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Collector collector) {
-        this(memoryCapBytes, allocator, collector, false);
+        this(memoryCapBytes, allocator, collector, false, false);
+    }
+
+    /** Options without huge pages. */
+    public RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Collector collector,
+                          boolean releasesFreePages) {
+        this(memoryCapBytes, allocator, collector, releasesFreePages, false);
     }
 
     /** Whether no collector was chosen, so that the runtime picks its own ({@link #DEFAULT_COLLECTOR}). */
@@ -71,21 +87,26 @@ public record RuntimeOptions(long memoryCapBytes, MemoryAllocator allocator, Col
         return collector == DEFAULT_COLLECTOR;
     }
 
-    /** These options with another cap; the allocator, the collector (chosen or default) and the page release stay. */
+    /** These options with another cap; the allocator, the collector (chosen or default), the page release and huge pages stay. */
     public RuntimeOptions withMemoryCap(long bytes) {
-        return new RuntimeOptions(bytes, allocator, collector, releasesFreePages);
+        return new RuntimeOptions(bytes, allocator, collector, releasesFreePages, hugePages);
     }
 
     public RuntimeOptions withAllocator(MemoryAllocator allocator) {
-        return new RuntimeOptions(memoryCapBytes, allocator, collector, releasesFreePages);
+        return new RuntimeOptions(memoryCapBytes, allocator, collector, releasesFreePages, hugePages);
     }
 
     public RuntimeOptions withCollector(Collector collector) {
-        return new RuntimeOptions(memoryCapBytes, allocator, collector, releasesFreePages);
+        return new RuntimeOptions(memoryCapBytes, allocator, collector, releasesFreePages, hugePages);
     }
 
     /** These options with free pages given back at collection, or kept ({@link #releasesFreePages()}). */
     public RuntimeOptions withFreePageRelease(boolean release) {
-        return new RuntimeOptions(memoryCapBytes, allocator, collector, release);
+        return new RuntimeOptions(memoryCapBytes, allocator, collector, release, hugePages);
+    }
+
+    /** These options with regions backed by huge pages, or by base pages ({@link #hugePages()}). */
+    public RuntimeOptions withHugePages(boolean huge) {
+        return new RuntimeOptions(memoryCapBytes, allocator, collector, releasesFreePages, huge);
     }
 }

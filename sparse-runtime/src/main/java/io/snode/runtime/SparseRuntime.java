@@ -49,7 +49,8 @@ public final class SparseRuntime implements AutoCloseable {
     private SparseRuntime(Layout layout, RuntimeOptions options) {
         this.layout = layout;
         this.plan = Plan.of(layout);
-        this.pool = new MemoryPool(options.allocator(), options.memoryCapBytes(), options.releasesFreePages());
+        this.pool = new MemoryPool(options.allocator(), options.memoryCapBytes(), options.releasesFreePages(),
+                options.hugePages());
         this.collector = options.collector();
         boolean built = false;
         try {

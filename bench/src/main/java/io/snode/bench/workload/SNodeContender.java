@@ -62,6 +62,8 @@ public final class SNodeContender implements Contender, AutoCloseable {
     private SNodeRuntime runtime;
     /** W4's third row: a runtime whose collections give the pages of free cells back. */
     private SNodeRuntime releasing;
+    /** The same layout with its regions on huge pages, for W2's and W5's rows that say so. */
+    private SNodeRuntime hugePaged;
     private SNodeRuntime particles;
 
     private SNodeContender(String name, WorkloadLayout workloadLayout) {
@@ -121,12 +123,23 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     build(workload, context, context.data().sorted(), ACCESSOR), bulkBuild(context));
             case W1R -> List.of(build(workload, context, context.data().shuffled(), BIND),
                     build(workload, context, context.data().shuffled(), ACCESSOR));
-            case W2 -> List.of(read(context, BIND), read(context, ACCESSOR));
+            case W2 -> List.of(read(context, runtime, BIND, BIND), read(context, runtime, ACCESSOR, ACCESSOR),
+                    read(context, hugePaged(), BIND, BIND + HUGE_PAGES));
             case W3 -> iterate(context);
             case W4 -> List.of(recycle(context), recycleBox(context, runtime, false), recycleBox(context, releasing(), true));
             case W5 -> parallelBuild(context);
             case W6, W6V -> particles(workload, context);
         };
+    }
+
+    private static final String HUGE_PAGES = ", huge pages (RuntimeOptions.withHugePages)";
+
+    private SNodeRuntime hugePaged() {
+        if (hugePaged == null) {
+            hugePaged = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withHugePages(true));
+        }
+        hugePaged.parallelism(1);
+        return hugePaged;
     }
 
     private SNodeRuntime releasing() {
@@ -200,21 +213,21 @@ public final class SNodeContender implements Contender, AutoCloseable {
         write(target.accessor(Grid.class), sorted, 0, sorted.size());
     }
 
-    private Result read(Context context, String api) {
-        buildSorted(context);
-        Grid grid = grid(api);
+    private Result read(Context context, SNodeRuntime target, String api, String way) {
+        buildSorted(target, context);
+        Grid grid = api.equals(BIND) ? target.bind(Grid.class) : target.accessor(Grid.class);
         int[] is = context.data().readI();
         int[] js = context.data().readJ();
         int[] ks = context.data().readK();
         double[] sum = new double[1];
-        Trials.Timed<Grid> timed = context.trials().time("W2 " + name + " " + api, () -> grid, g -> {
+        Trials.Timed<Grid> timed = context.trials().time("W2 " + name + " " + way, () -> grid, g -> {
             double s = 0;
             for (int q = 0; q < is.length; q++) {
                 s += g.phi(is[q], js[q], ks[q]);
             }
             sum[0] = s;
         });
-        return Row.of(Workload.W2, this, 1, api, context.trials(), timed, is.length)
+        return Row.of(Workload.W2, this, 1, way, context.trials(), timed, is.length)
                 .checksums((long) is.length, sum[0], null)
                 .check(context.data().references(), activity);
     }
@@ -474,24 +487,27 @@ public final class SNodeContender implements Contender, AutoCloseable {
 
     private List<Result> parallelBuild(Context context) {
         List<Result> results = new ArrayList<>();
-        NarrowBand shuffled = context.data().shuffled();
         for (int threads : context.threadCounts()) {
-            for (String api : List.of(BIND, ACCESSOR)) {
-                String label = api.equals(BIND) ? "one " + BIND + ", shared" : "one " + ACCESSOR + " per thread";
-                Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W5 " + name + " T=" + threads + " " + api,
-                        () -> {
-                            empty(runtime);
-                            return runtime;
-                        }, rt -> writeInParallel(rt, shuffled, threads, api));
-                MemoryStats stats = runtime.memoryStats();
-                results.add(Row.of(Workload.W5, this, threads, label, context.trials(), timed, shuffled.size())
-                        .checksums((long) shuffled.size(), readBack(grid(BIND), context.data().sorted()),
-                                runtime.count("phi"))
-                        .memory(stats.bytesCommitted(), stats.bytesReserved(), shuffled.size())
-                        .check(context.data().references(), activity));
-            }
+            results.add(parallelBuild(context, runtime, threads, BIND, "one " + BIND + ", shared"));
+            results.add(parallelBuild(context, runtime, threads, ACCESSOR, "one " + ACCESSOR + " per thread"));
+            results.add(parallelBuild(context, hugePaged(), threads, BIND, "one " + BIND + ", shared" + HUGE_PAGES));
         }
         return results;
+    }
+
+    private Result parallelBuild(Context context, SNodeRuntime target, int threads, String api, String label) {
+        NarrowBand shuffled = context.data().shuffled();
+        Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W5 " + name + " T=" + threads + " " + label,
+                () -> {
+                    empty(target);
+                    return target;
+                }, rt -> writeInParallel(rt, shuffled, threads, api));
+        MemoryStats stats = target.memoryStats();
+        return Row.of(Workload.W5, this, threads, label, context.trials(), timed, shuffled.size())
+                .checksums((long) shuffled.size(), readBack(target.bind(Grid.class), context.data().sorted()),
+                        target.count("phi"))
+                .memory(stats.bytesCommitted(), stats.bytesReserved(), shuffled.size())
+                .check(context.data().references(), activity);
     }
 
     /**
@@ -648,6 +664,9 @@ public final class SNodeContender implements Contender, AutoCloseable {
     public void close() {
         if (runtime != null) {
             runtime.close();
+        }
+        if (hugePaged != null) {
+            hugePaged.close();
         }
         if (releasing != null) {
             releasing.close();

@@ -47,6 +47,10 @@ class SNodeContenderTest {
         assertThat(results).extracting(Result::workload).doesNotContain("W6", "W6v");
         Result w3 = results.stream().filter(r -> r.workload().equals("W3")).findFirst().orElseThrow();
         assertThat(w3.count()).isEqualTo(context.data().references().voxels());
+        // W2 and W5 each have rows over the runtime with huge pages too, at every thread count of W5.
+        assertThat(results).filteredOn(r -> r.api().contains("huge pages"))
+                .extracting(r -> r.workload() + " T=" + r.threads())
+                .containsExactlyInAnyOrder("W2 T=1", "W5 T=1", "W5 T=2");
     }
 
     /** A layout text runs W1s, W3 and W4 with L1's or L2's checksums, per its leaf, and takes no part in W6. */

@@ -47,6 +47,12 @@ final class ArenaPerChunkAllocator implements MemoryAllocator {
         return mapping.segment();
     }
 
+    /** Huge pages for the region ({@code madvise(MADV_HUGEPAGE)}), where the kernel takes the advice. */
+    @Override
+    public boolean adviseHugePages(MemorySegment region) {
+        return NativeRegions.adviseHugePages(region);
+    }
+
     /** Gives back the whole pages of the range ({@code madvise}) and zeroes the bytes of the pages it shares. */
     @Override
     public void decommit(MemorySegment region, long offset, long byteSize) {

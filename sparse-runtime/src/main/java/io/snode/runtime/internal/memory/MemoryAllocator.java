@@ -87,6 +87,18 @@ public interface MemoryAllocator {
         return byteSize;
     }
 
+    /**
+     * Asks that the pages of {@code region} (a region {@link #reserveRegion} returned, none of it
+     * touched yet) be backed by huge pages where the system has them (on Linux:
+     * {@code madvise(MADV_HUGEPAGE)}, 2 MiB on x86-64). Returns whether the advice was taken; the
+     * default takes none. Once taken, the first touch of a byte may commit the whole huge page
+     * around it, so the pool counts, against the cap, every huge page its chunks reach into
+     * ({@link MemoryPool#HUGE_PAGE}).
+     */
+    default boolean adviseHugePages(MemorySegment region) {
+        return false;
+    }
+
     /** Releases a region {@link #reserveRegion} returned; accesses through it throw afterwards. */
     default void releaseRegion(MemorySegment region) {
         throw new IllegalArgumentException("region=" + region + " was not reserved by " + this);

@@ -52,9 +52,23 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * from {@link java.lang.foreign.Arena} is not limited by {@code -XX:MaxDirectMemorySize}, so without
  * a cap the first sign of exhaustion would be the operating system's.
  *
+ * <p><b>Huge pages.</b> A pool made with {@code hugePages} asks the allocator to back each region
+ * with huge pages ({@link MemoryAllocator#adviseHugePages}); a random access then needs one TLB
+ * entry per {@link #HUGE_PAGE} instead of one per 4 KiB page. The first touch of a byte may then
+ * commit the whole huge page around it, beyond the chunks handed out, so the pool counts against
+ * the cap, for each such region, the bytes from the end of its last chunk to the end of the huge
+ * page that holds it (the region's <em>envelope</em>), before a cell there can be touched: the
+ * chunks of a region always form one prefix of it (they are handed out and freed at its end), so
+ * the chunks and the envelope cover every huge page a handed-out cell lies in. A chunk whose
+ * envelope the cap refuses is refused whole, with nothing changed. Freeing the last chunk gives
+ * back its pages and those of the envelope, and the envelope moves to the new end.
+ *
  * <p>Thread safety: every method may be called from any thread.
  */
 public final class MemoryPool implements AutoCloseable {
+
+    /** The huge page a region advised with {@link MemoryAllocator#adviseHugePages} is counted in: 2 MiB (x86-64, and AArch64 with 4 KiB base pages). */
+    public static final long HUGE_PAGE = 2L << 20;
 
     /** A cap that never refuses. */
     public static final long UNLIMITED = Long.MAX_VALUE;
@@ -66,6 +80,7 @@ public final class MemoryPool implements AutoCloseable {
     private final long capBytes;
     private final boolean commitsOnAllocate;
     private final boolean releasesFreePages;
+    private final boolean hugePages;
 
     /** Read side: requests; write side: close. Keeps a chunk from being allocated after close freed the rest. */
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -105,7 +120,20 @@ public final class MemoryPool implements AutoCloseable {
      *                          system (else it does nothing and the collector zeroes them)
      */
     public MemoryPool(MemoryAllocator allocator, long capBytes, boolean releasesFreePages) {
+        this(allocator, capBytes, releasesFreePages, false);
+    }
+
+    /**
+     * @param allocator         every chunk is obtained from and returned to it
+     * @param capBytes          the most bytes the pool may hold at once, positive; {@link #UNLIMITED} for no cap
+     * @param releasesFreePages whether {@link #releasePages} gives pages of free cells back to the
+     *                          system (else it does nothing and the collector zeroes them)
+     * @param hugePages         whether regions are backed by huge pages where the allocator can
+     *                          ask for them (see the class comment for what the cap then counts)
+     */
+    public MemoryPool(MemoryAllocator allocator, long capBytes, boolean releasesFreePages, boolean hugePages) {
         this.releasesFreePages = releasesFreePages;
+        this.hugePages = hugePages;
         this.allocator = Objects.requireNonNull(allocator, "allocator");
         if (capBytes <= 0) {
             throw new IllegalArgumentException("capBytes=" + capBytes + " (must be positive)");
@@ -211,7 +239,7 @@ public final class MemoryPool implements AutoCloseable {
             if (segment == null) {
                 return null;
             }
-            Region region = new Region(owner, segment);
+            Region region = new Region(owner, segment, hugePages && allocator.adviseHugePages(segment));
             regions.add(region);
             return region;
         } finally {
@@ -237,18 +265,47 @@ public final class MemoryPool implements AutoCloseable {
         try {
             checkOpen();
             MemorySegment chunk = region.segment.asSlice(offset, byteSize);
-            reserveOrThrow(owner, byteSize);
-            try {
-                allocator.commit(region.segment, offset, byteSize);
-            } catch (Throwable t) {
-                bytesReserved.addAndGet(-byteSize);
-                throw t;
+            if (!region.huge) {
+                reserveOrThrow(owner, byteSize);
+                try {
+                    allocator.commit(region.segment, offset, byteSize);
+                } catch (Throwable t) {
+                    bytesReserved.addAndGet(-byteSize);
+                    throw t;
+                }
+                hold(new Chunk(owner, chunk, byteSize, region, offset));
+                return chunk;
             }
-            hold(new Chunk(owner, chunk, byteSize, region, offset));
-            return chunk;
+            synchronized (region) {
+                if (offset != region.end) {
+                    throw new IllegalArgumentException("offset=" + offset + " in " + region
+                            + ": a region with huge pages hands out its chunks in order, the next at " + region.end);
+                }
+                long envelope = region.envelopeAfter(offset + byteSize);
+                // The new envelope is counted before the old one is given back: the cap may refuse early, never late.
+                reserveOrThrow(owner, byteSize + envelope);
+                try {
+                    allocator.commit(region.segment, offset, byteSize);
+                } catch (Throwable t) {
+                    bytesReserved.addAndGet(-byteSize - envelope);
+                    throw t;
+                }
+                hold(new Chunk(owner, chunk, byteSize, region, offset));
+                moveEnvelope(region, offset + byteSize, envelope);
+                return chunk;
+            }
         } finally {
             lifecycle.readLock().unlock();
         }
+    }
+
+    /** Replaces {@code region}'s envelope (counted against the cap already) by {@code envelope} bytes after {@code end}. */
+    private void moveEnvelope(Region region, long end, long envelope) {
+        long previous = region.envelope;
+        region.end = end;
+        region.envelope = envelope;
+        bytesReserved.addAndGet(-previous);
+        region.owner.bytesReserved.addAndGet(envelope - previous);
     }
 
     /** Bytes of address space reserved by regions (not counted against the cap). */
@@ -310,21 +367,50 @@ public final class MemoryPool implements AutoCloseable {
 
     /** Frees a chunk removed from the table; the counters drop even if the allocator throws. */
     private void release(Chunk held) {
+        Region region = held.region;
+        if (region != null && region.huge && !closed) {
+            releaseHuge(held, region);
+            return;
+        }
         try {
-            if (held.region == null) {
+            if (region == null) {
                 allocator.free(held.segment);
             } else if (!closed) {
-                allocator.decommit(held.region.segment, held.regionOffset, held.byteSize);
+                allocator.decommit(region.segment, held.regionOffset, held.byteSize);
             }
         } finally {
-            bytesReserved.addAndGet(-held.byteSize);
-            if (commitsOnAllocate || held.region != null) {
-                bytesCommitted.addAndGet(-held.byteSize);
-            }
-            chunksHeld.decrementAndGet();
-            held.owner.bytesReserved.addAndGet(-held.byteSize);
-            held.owner.chunksHeld.decrementAndGet();
+            uncount(held);
         }
+    }
+
+    /**
+     * Frees the last chunk of a region with huge pages: gives back its pages and its envelope's
+     * (which the huge page at its end may have committed), and moves the envelope to the new end.
+     */
+    private void releaseHuge(Chunk held, Region region) {
+        synchronized (region) {
+            boolean last = held.regionOffset + held.byteSize == region.end;
+            try {
+                allocator.decommit(region.segment, held.regionOffset, held.byteSize + (last ? region.envelope : 0));
+            } finally {
+                uncount(held);
+                if (last) {
+                    moveEnvelope(region, held.regionOffset, region.envelopeAfter(held.regionOffset));
+                    bytesReserved.addAndGet(region.envelope);
+                }
+            }
+        }
+    }
+
+    /** Takes a freed chunk out of the counters. */
+    private void uncount(Chunk held) {
+        bytesReserved.addAndGet(-held.byteSize);
+        if (commitsOnAllocate || held.region != null) {
+            bytesCommitted.addAndGet(-held.byteSize);
+        }
+        chunksHeld.decrementAndGet();
+        held.owner.bytesReserved.addAndGet(-held.byteSize);
+        held.owner.chunksHeld.decrementAndGet();
     }
 
     /** The cap on reserved bytes. */
@@ -364,9 +450,11 @@ public final class MemoryPool implements AutoCloseable {
                         high = Math.max(high, chunk.regionOffset + chunk.byteSize);
                     }
                 }
+                long envelope = region.envelope();
                 if (handedOut > 0) {
-                    long resident = allocator.residentBytes(region.segment, low, high - low);
-                    committed -= handedOut - Math.min(handedOut, resident);
+                    // A region with huge pages: the envelope's pages count when resident, as its chunks' do.
+                    long resident = allocator.residentBytes(region.segment, low, high + envelope - low);
+                    committed += Math.min(handedOut + envelope, resident) - handedOut;
                 }
             }
             return committed;
@@ -462,6 +550,9 @@ public final class MemoryPool implements AutoCloseable {
                 }
             }
             for (Region region : regions) {
+                synchronized (region) {
+                    moveEnvelope(region, 0, 0);
+                }
                 try {
                     allocator.releaseRegion(region.segment);
                 } catch (Throwable t) {
@@ -551,10 +642,36 @@ public final class MemoryPool implements AutoCloseable {
     public static final class Region {
         private final Owner owner;
         private final MemorySegment segment;
+        /** Whether the allocator took the advice to back it with huge pages. */
+        private final boolean huge;
+        /** With {@link #huge}: the end of its last chunk (0: none), and the bytes after it counted as the envelope; guarded by this. */
+        private long end;
+        private long envelope;
 
-        private Region(Owner owner, MemorySegment segment) {
+        private Region(Owner owner, MemorySegment segment, boolean huge) {
             this.owner = owner;
             this.segment = segment;
+            this.huge = huge;
+        }
+
+        /** The envelope for chunks ending at {@code chunksEnd}: to the end of the huge page holding its last byte, within the region. */
+        private long envelopeAfter(long chunksEnd) {
+            if (chunksEnd == 0) {
+                return 0;
+            }
+            long address = segment.address() + chunksEnd;
+            long pageEnd = (address + HUGE_PAGE - 1) & -HUGE_PAGE;
+            return Math.min(pageEnd, segment.address() + segment.byteSize()) - address;
+        }
+
+        /** Whether its pages are huge pages (the allocator took the advice). */
+        public boolean hugePages() {
+            return huge;
+        }
+
+        /** The bytes past its last chunk counted against the cap (0 without huge pages). */
+        public synchronized long envelope() {
+            return envelope;
         }
 
         /** The whole region: its cells lie at {@code index * stride}. */

@@ -11,7 +11,8 @@ import java.util.Locale;
 
 /**
  * The one class that makes restricted FFM calls: reserving address space with {@code mmap},
- * giving pages back with {@code madvise(MADV_DONTNEED)}, counting resident pages with
+ * giving pages back with {@code madvise(MADV_DONTNEED)}, asking for huge pages with
+ * {@code madvise(MADV_HUGEPAGE)}, counting resident pages with
  * {@code mincore} and unmapping with {@code munmap}, on
  * Linux on x86-64 and AArch64 (where those constants hold), and only where native access is
  * enabled for this class's module ({@code --enable-native-access}), so that the JVM never warns
@@ -34,6 +35,7 @@ final class NativeRegions {
     private static final int MAP_ANONYMOUS = 0x20;
     private static final int MAP_NORESERVE = 0x4000;
     private static final int MADV_DONTNEED = 4;
+    private static final int MADV_HUGEPAGE = 14;
     private static final long MAP_FAILED = -1L;
     /** The {@link System.Logger} of the one warning when native access is not enabled. */
     static final String LOGGER = "io.snode.runtime.internal.memory.regions";
@@ -146,6 +148,25 @@ final class NativeRegions {
             // committed and read what they held, which the zeroing of recycled cells covers.
             throw new IllegalStateException("madvise(MADV_DONTNEED) returned " + result + " for " + range);
         }
+    }
+
+    /**
+     * Asks the kernel to back {@code region} with transparent huge pages. True when it took the
+     * advice (a kernel without them answers EINVAL: false, and the region keeps base pages); with
+     * {@code /sys/kernel/mm/transparent_hugepage/enabled} at {@code never} it takes the advice
+     * and still gives base pages.
+     */
+    static boolean adviseHugePages(MemorySegment region) {
+        if (!AVAILABLE) {
+            return false;
+        }
+        int result;
+        try {
+            result = (int) MADVISE.invokeExact(region.address(), region.byteSize(), MADV_HUGEPAGE);
+        } catch (Throwable t) {
+            throw new IllegalStateException("madvise(MADV_HUGEPAGE) of " + region.byteSize() + " bytes failed", t);
+        }
+        return result == 0;
     }
 
     /**

@@ -39,10 +39,10 @@ class RegionTest {
     }
 
     /** Regions as the default allocator reserves them, and a fault at the {@code failAt}-th commit (0: never). */
-    private static class FaultAtCommit implements MemoryAllocator {
+    static class FaultAtCommit implements MemoryAllocator {
         private final MemoryAllocator delegate = MemoryAllocator.regionsWherePossible();
-        private final AtomicLong commits = new AtomicLong();
-        private volatile long failAt;
+        final AtomicLong commits = new AtomicLong();
+        volatile long failAt;
 
         @Override
         public MemorySegment allocate(long byteSize, long byteAlignment) {
@@ -74,6 +74,16 @@ class RegionTest {
         @Override
         public void releaseRegion(MemorySegment region) {
             delegate.releaseRegion(region);
+        }
+
+        @Override
+        public boolean adviseHugePages(MemorySegment region) {
+            return delegate.adviseHugePages(region);
+        }
+
+        @Override
+        public long residentBytes(MemorySegment region, long offset, long byteSize) {
+            return delegate.residentBytes(region, offset, byteSize);
         }
     }
 
