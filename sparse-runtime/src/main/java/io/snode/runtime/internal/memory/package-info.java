@@ -31,6 +31,9 @@
  * region can hold are its zero cell ({@link io.snode.runtime.internal.memory.NodeManager#zeroCellOffset}):
  * never handed out, never written, never committed (a read maps the kernel's zero page), it is the
  * ambient cell that reads of an inactive pointer land on, so generated reads stay in the region.
+ * With huge pages ({@code RuntimeOptions.withHugePages}) a region is advised
+ * {@code MADV_HUGEPAGE}, and the cap also counts the rest of the huge page after its last chunk
+ * (the pool's envelope), since the first touch there may commit the whole huge page.
  * Elsewhere cells live in chunks of their own.
  *
  * <p>Every access to node memory goes through a {@link java.lang.foreign.MemorySegment} with its
