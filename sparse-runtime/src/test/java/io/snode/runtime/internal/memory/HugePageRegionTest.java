@@ -14,16 +14,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -207,37 +201,26 @@ class HugePageRegionTest {
             }
         };
         RuntimeOptions options = RuntimeOptions.DEFAULT.withHugePages(true).withMemoryCap(cap).withAllocator(allocator);
-        try (SparseRuntime rt = SparseRuntime.create(layout, options);
-             ExecutorService pool = Executors.newFixedThreadPool(8)) {
-            CyclicBarrier start = new CyclicBarrier(8);
-            List<Future<List<int[]>>> done = new ArrayList<>();
-            for (int t = 0; t < 8; t++) {
-                int thread = t;
-                done.add(pool.submit(() -> {
-                    List<int[]> written = new ArrayList<>();
-                    start.await(10, TimeUnit.SECONDS);
-                    for (int n = 0; n < 3000; n++) {
-                        int i = (n * 8 + thread) % 2048;
-                        int j = (n * 37) % 2048;
-                        int k = (thread * 256 + n * 3) % 2048;
-                        try {
-                            rt.setFloat("phi", n * 8 + thread, i, j, k);
-                            written.add(new int[] {i, j, k, n * 8 + thread});
-                        } catch (MemoryCapExceededException refused) {
-                            assertThat(refused.getMessage()).contains(String.valueOf(cap));
-                        } catch (IllegalStateException refused) {
-                            assertThat(refused).hasMessageContaining("injected fault");
-                        }
-                        assertThat(rt.memoryStats().pool().bytesReserved()).isLessThanOrEqualTo(cap);
-                    }
-                    return written;
-                }));
-            }
-            Map<List<Integer>, Float> model = new HashMap<>();
-            for (Future<List<int[]>> future : done) {
-                for (int[] at : future.get(60, TimeUnit.SECONDS)) {
-                    model.merge(List.of(at[0], at[1], at[2]), (float) at[3], Math::max);
+        try (SparseRuntime rt = SparseRuntime.create(layout, options)) {
+            List<int[]> written = RegionTest.writeFromThreads(8, 3000, (thread, n) -> {
+                int i = (n * 8 + thread) % 2048;
+                int j = (n * 37) % 2048;
+                int k = (thread * 256 + n * 3) % 2048;
+                int[] at = null;
+                try {
+                    rt.setFloat("phi", n * 8 + thread, i, j, k);
+                    at = new int[] {i, j, k, n * 8 + thread};
+                } catch (MemoryCapExceededException refused) {
+                    assertThat(refused.getMessage()).contains(String.valueOf(cap));
+                } catch (IllegalStateException refused) {
+                    assertThat(refused).hasMessageContaining("injected fault");
                 }
+                assertThat(rt.memoryStats().pool().bytesReserved()).isLessThanOrEqualTo(cap);
+                return at;
+            });
+            Map<List<Integer>, Float> model = new HashMap<>();
+            for (int[] at : written) {
+                model.merge(List.of(at[0], at[1], at[2]), (float) at[3], Math::max);
             }
             assertThat(model).isNotEmpty();
             assertThat(allocator.commits.get()).as("faults were injected").isGreaterThanOrEqualTo(5);

@@ -225,36 +225,24 @@ class RegionTest {
                 }
             }
         };
-        try (SparseRuntime rt = SparseRuntime.create(layout, RuntimeOptions.DEFAULT.withAllocator(allocator));
-             ExecutorService pool = Executors.newFixedThreadPool(4)) {
-            CyclicBarrier start = new CyclicBarrier(4);
-            List<Future<List<int[]>>> done = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                int thread = t;
-                done.add(pool.submit(() -> {
-                    List<int[]> written = new ArrayList<>();
-                    start.await(10, TimeUnit.SECONDS);
-                    for (int n = 0; n < 3000; n++) {
-                        int i = (n * 8 + thread * 3) % 2048;
-                        int j = (n * 37 + thread) % 2048;
-                        int k = (n * 61) % 2048;
-                        try {
-                            rt.setFloat("phi", n + 1, i, j, k);
-                            written.add(new int[] {i, j, k, n + 1});
-                        } catch (IllegalStateException refused) {
-                            assertThat(refused).hasMessageContaining("injected fault");
-                        }
-                    }
-                    return written;
-                }));
-            }
+        try (SparseRuntime rt = SparseRuntime.create(layout, RuntimeOptions.DEFAULT.withAllocator(allocator))) {
+            List<int[]> written = writeFromThreads(4, 3000, (thread, n) -> {
+                int i = (n * 8 + thread * 3) % 2048;
+                int j = (n * 37 + thread) % 2048;
+                int k = (n * 61) % 2048;
+                try {
+                    rt.setFloat("phi", n + 1, i, j, k);
+                    return new int[] {i, j, k, n + 1};
+                } catch (IllegalStateException refused) {
+                    assertThat(refused).hasMessageContaining("injected fault");
+                    return null;
+                }
+            });
             Map<List<Integer>, Set<Float>> model = new HashMap<>();
             int kept = 0;
-            for (Future<List<int[]>> future : done) {
-                for (int[] at : future.get(60, TimeUnit.SECONDS)) {
-                    model.computeIfAbsent(List.of(at[0], at[1], at[2]), key -> new HashSet<>()).add((float) at[3]);
-                    kept++;
-                }
+            for (int[] at : written) {
+                model.computeIfAbsent(List.of(at[0], at[1], at[2]), key -> new HashSet<>()).add((float) at[3]);
+                kept++;
             }
             assertThat(kept).isPositive();
             assertThat(allocator.commits.get()).as("faults were injected").isGreaterThanOrEqualTo(7);
@@ -279,39 +267,63 @@ class RegionTest {
     void threadsGrowingRegionsUnderTheCapKeepEveryWriteThatReturned() throws Exception {
         Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)");
         long cap = 8 << 20;
-        try (SparseRuntime rt = SparseRuntime.create(layout, RuntimeOptions.DEFAULT.withMemoryCap(cap));
-             ExecutorService pool = Executors.newFixedThreadPool(8)) {
-            CyclicBarrier start = new CyclicBarrier(8);
+        try (SparseRuntime rt = SparseRuntime.create(layout, RuntimeOptions.DEFAULT.withMemoryCap(cap))) {
+            List<int[]> written = writeFromThreads(8, 2000, (thread, n) -> {
+                int i = (n * 8 + thread) % 2048;
+                int j = (n * 37) % 2048;
+                int k = (thread * 256 + n) % 2048;
+                int[] at = null;
+                try {
+                    rt.setFloat("phi", i + j + k, i, j, k);
+                    at = new int[] {i, j, k};
+                } catch (MemoryCapExceededException refused) {
+                    assertThat(refused.getMessage()).contains(String.valueOf(cap));
+                }
+                assertThat(rt.memoryStats().pool().bytesReserved()).isLessThanOrEqualTo(cap);
+                return at;
+            });
+            int kept = 0;
+            for (int[] at : written) {
+                assertThat(rt.getFloat("phi", at[0], at[1], at[2])).isEqualTo((float) (at[0] + at[1] + at[2]));
+                kept++;
+            }
+            assertThat(kept).isPositive();
+            assertThat(rt.memoryStats().pool().bytesReserved()).isLessThanOrEqualTo(cap);
+        }
+    }
+
+    /** One thread's {@code n}-th call: the cell and value it wrote, or null where the call was refused (the body checks how). */
+    interface ThreadWrite {
+        int[] write(int thread, int n);
+    }
+
+    /**
+     * Runs {@code calls} calls of {@code body} on each of {@code threads} threads that start
+     * together at a barrier, and returns what the calls that returned normally wrote.
+     */
+    static List<int[]> writeFromThreads(int threads, int calls, ThreadWrite body) throws Exception {
+        try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            CyclicBarrier start = new CyclicBarrier(threads);
             List<Future<List<int[]>>> done = new ArrayList<>();
-            for (int t = 0; t < 8; t++) {
+            for (int t = 0; t < threads; t++) {
                 int thread = t;
                 done.add(pool.submit(() -> {
                     List<int[]> written = new ArrayList<>();
                     start.await(10, TimeUnit.SECONDS);
-                    for (int n = 0; n < 2000; n++) {
-                        int i = (n * 8 + thread) % 2048;
-                        int j = (n * 37) % 2048;
-                        int k = (thread * 256 + n) % 2048;
-                        try {
-                            rt.setFloat("phi", i + j + k, i, j, k);
-                            written.add(new int[] {i, j, k});
-                        } catch (MemoryCapExceededException refused) {
-                            assertThat(refused.getMessage()).contains(String.valueOf(cap));
+                    for (int n = 0; n < calls; n++) {
+                        int[] at = body.write(thread, n);
+                        if (at != null) {
+                            written.add(at);
                         }
-                        assertThat(rt.memoryStats().pool().bytesReserved()).isLessThanOrEqualTo(cap);
                     }
                     return written;
                 }));
             }
-            int kept = 0;
+            List<int[]> all = new ArrayList<>();
             for (Future<List<int[]>> future : done) {
-                for (int[] at : future.get(60, TimeUnit.SECONDS)) {
-                    assertThat(rt.getFloat("phi", at[0], at[1], at[2])).isEqualTo((float) (at[0] + at[1] + at[2]));
-                    kept++;
-                }
+                all.addAll(future.get(60, TimeUnit.SECONDS));
             }
-            assertThat(kept).isPositive();
-            assertThat(rt.memoryStats().pool().bytesReserved()).isLessThanOrEqualTo(cap);
+            return all;
         }
     }
 }
