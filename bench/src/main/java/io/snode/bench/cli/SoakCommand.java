@@ -40,6 +40,10 @@ final class SoakCommand implements Callable<Integer> {
                     + " (default: the runtime's default cap)")
     Double capMib;
 
+    @Option(names = "--huge-pages",
+            description = "put the runtime's regions on huge pages (RuntimeOptions.withHugePages)")
+    boolean hugePages;
+
     @Option(names = "--report-seconds", paramLabel = "S", defaultValue = "5",
             description = "seconds between progress lines (default: ${DEFAULT-VALUE})")
     double reportSeconds;
@@ -69,7 +73,7 @@ final class SoakCommand implements Callable<Integer> {
         }
         long capBytes = capMib == null ? 0 : Math.max(1, (long) (capMib * 1024 * 1024));
         Soak.Config config = new Soak.Config((long) (minutes * 60e9), threadCount, seed, capBytes,
-                TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9));
+                TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9), hugePages);
         PrintWriter out = spec.commandLine().getOut();
         Soak.Result result = new Soak(config, out).run();
         return result.passed() ? SnodeCli.OK : SnodeCli.FAILURE;

@@ -136,9 +136,15 @@ public final class Soak {
      * @param capBytes      the runtime's memory cap; 0 for the default cap
      * @param checkNanos    time between checkpoints
      * @param reportNanos   time between progress lines (printed at the next checkpoint)
+     * @param hugePages     whether the runtime's regions are on huge pages ({@code RuntimeOptions.withHugePages})
      */
     public record Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos,
-                         long reportNanos) {
+                         long reportNanos, boolean hugePages) {
+        /** A configuration on base pages. */
+        public Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos, long reportNanos) {
+            this(durationNanos, threads, seed, capBytes, checkNanos, reportNanos, false);
+        }
+
         public Config {
             if (durationNanos <= 0) {
                 throw new IllegalArgumentException("durationNanos=" + durationNanos + " must be positive");
@@ -274,7 +280,7 @@ public final class Soak {
             updatePeaks(atStart);
             collector.collect(managers);
         };
-        RuntimeOptions options = RuntimeOptions.DEFAULT.withCollector(observed);
+        RuntimeOptions options = RuntimeOptions.DEFAULT.withCollector(observed).withHugePages(config.hugePages());
         if (config.capBytes() > 0) {
             options = options.withMemoryCap(config.capBytes());
         }
@@ -295,9 +301,10 @@ public final class Soak {
             }
         }
         int threads = config.threads();
-        out.printf(Locale.ROOT, "snode soak: %d thread%s for %.1f s, seed %d, memory cap %s%n", threads,
+        out.printf(Locale.ROOT, "snode soak: %d thread%s for %.1f s, seed %d, memory cap %s%s%n", threads,
                 threads == 1 ? "" : "s", config.durationNanos() / 1e9, config.seed(),
-                config.capBytes() > 0 ? mib(config.capBytes()) : "default (" + mib(generic.memoryStats().pool().capBytes()) + ")");
+                config.capBytes() > 0 ? mib(config.capBytes()) : "default (" + mib(generic.memoryStats().pool().capBytes()) + ")",
+                config.hugePages() ? ", regions on huge pages" : "");
         out.println("layout " + LAYOUT_TEXT);
         out.println(String.format(Locale.ROOT, HEADER, "time", "ops/s", "footprint", "bound", "live peak", "gc",
                 "gc() max", "refused cap/full"));

@@ -35,6 +35,26 @@ class SoakTest {
     }
 
     /**
+     * The same with the regions on huge pages under a 6 MiB cap, which the huge pages' envelopes
+     * (up to 2 MiB per region) make refuse activations: the model of the calls that returned
+     * still agrees, and what is reserved stays under the cap.
+     */
+    @Test
+    void aSoakOnHugePagesAgreesWithItsModelToo() {
+        StringWriter text = new StringWriter();
+        Soak.Config base = seconds(2, 3);
+        Soak.Config huge = new Soak.Config(base.durationNanos(), base.threads(), base.seed(), 6 << 20,
+                base.checkNanos(), base.reportNanos(), true);
+        Soak.Result result = new Soak(huge, new PrintWriter(text)).run();
+
+        assertThat(result.failure()).as(text.toString()).isNull();
+        assertThat(result.operations()).isPositive();
+        assertThat(result.refusedByCap()).as("the cap refused activations").isPositive();
+        assertThat(result.footprintPeak()).isPositive().isLessThanOrEqualTo(result.boundAtPeak()).isLessThanOrEqualTo(6 << 20);
+        assertThat(text.toString()).contains("regions on huge pages", "PASSED");
+    }
+
+    /**
      * The footprint bound is only as good as the live peak it starts from, and live cells peak
      * when a collection starts (deactivated cells wait for it). A peak sampled before a worker's
      * gc() missed what the other workers activated until the collection got the phase lock, and
