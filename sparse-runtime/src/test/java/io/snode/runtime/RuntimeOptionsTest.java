@@ -23,6 +23,24 @@ class RuntimeOptionsTest {
     }
 
     @Test
+    void pageReleaseAndHugePagesAreOffByDefaultAndKeptByTheOtherWithMethods() {
+        assertThat(RuntimeOptions.DEFAULT.hugePages()).isFalse();
+        assertThat(RuntimeOptions.DEFAULT.releasesFreePages()).isFalse();
+        RuntimeOptions both = RuntimeOptions.DEFAULT.withHugePages(true).withFreePageRelease(true);
+        assertThat(both.hugePages()).isTrue();
+        assertThat(both.releasesFreePages()).isTrue();
+        for (RuntimeOptions changed : new RuntimeOptions[] {both.withMemoryCap(1 << 20),
+                both.withAllocator(MemoryAllocator.arenaPerChunk()), both.withCollector(Collector.SERIAL)}) {
+            assertThat(changed.hugePages()).isTrue();
+            assertThat(changed.releasesFreePages()).isTrue();
+        }
+        assertThat(both.withHugePages(false).hugePages()).isFalse();
+        assertThat(both.withHugePages(false).releasesFreePages()).isTrue();
+        assertThat(new RuntimeOptions(1 << 20, MemoryAllocator.arenaPerChunk(), Collector.SERIAL, true).hugePages())
+                .as("the four-argument form keeps base pages").isFalse();
+    }
+
+    @Test
     void aSparseRuntimeCollectsWithTheDefaultCollector() {
         try (SparseRuntime rt = SparseRuntime.create(io.snode.api.Layout.parse("pointer(i,4).place(f32 x)"),
                 RuntimeOptions.DEFAULT.withMemoryCap(1 << 24))) {
