@@ -214,7 +214,10 @@ public final class SNodeRuntime implements AutoCloseable {
      * Deactivates the cell of {@code snode} at {@code coordinates} and everything below it, as
      * {@link SparseRuntime#deactivate} does (a dynamic node: the whole list, named by its
      * parent's coordinates). It counts as a launch: it does not overlap a collection, and the
-     * runtime collects after it, unless it runs inside a launch (then after that launch).
+     * runtime collects after it, unless it runs inside a launch (then after that launch). So it
+     * must not run while other threads make direct calls outside launches (that collection would
+     * overlap them); beside such threads, use {@code generic().deactivate}, which never
+     * collects, and call {@link #gc()} when they are done.
      *
      * @return whether something was active
      */
