@@ -175,8 +175,7 @@ class ViewKernelTest {
             rt.parallelism(1);
             rt.generic().setFloat("phi", 1f, 0, 0, 0);
             rt.generic().setFloat("phi", 3f, 800, 800, 800);
-            List<int[]> order = new ArrayList<>();
-            rt.forEach(leaf, (io.snode.codegen.kernel.Kernel3) (i, j, k) -> order.add(new int[] {i, j, k}));
+            List<int[]> order = visitOrder(rt, leaf);
             int[] last = order.getLast();
             AtomicInteger visits = new AtomicInteger();
             List<Float> readAtLast = new ArrayList<>();
@@ -192,6 +191,13 @@ class ViewKernelTest {
             assertThat(readAtLast).containsExactly(0f);
             assertThat(rt.generic().getFloat("phi", last[0], last[1], last[2])).isEqualTo(9f);
         }
+    }
+
+    /** The cells of {@code leaf} in the order a launch on one thread visits them. */
+    private static List<int[]> visitOrder(SNodeRuntime rt, SNode leaf) {
+        List<int[]> order = new ArrayList<>();
+        rt.forEach(leaf, (io.snode.codegen.kernel.Kernel3) (i, j, k) -> order.add(new int[] {i, j, k}));
+        return order;
     }
 
     /** A view that also reads and writes the visited cell without coordinates. */
@@ -261,8 +267,7 @@ class ViewKernelTest {
             rt.generic().setFloat("phi", 2f, 0, 0, 1);
             rt.generic().setFloat("phi", 3f, 800, 800, 800);
             rt.generic().setFloat("phi", 4f, 800, 800, 801);
-            List<int[]> order = new ArrayList<>();
-            rt.forEach(leaf, (io.snode.codegen.kernel.Kernel3) (i, j, k) -> order.add(new int[] {i, j, k}));
+            List<int[]> order = visitOrder(rt, leaf);
             int[] first = order.getFirst();
             int[] second = order.get(1);
             int[] last = order.getLast();

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * Our layouts L1 (dense 8^3 leaves) and L2 (bitmasked leaves), any layout text that
@@ -277,47 +278,12 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 .checksums(null, sum[0], count)
                 .note("count from count(\"phi\"), untimed")
                 .check(context.data().references(), activity));
-        CellSum[] cells = new CellSum[1];
-        Trials.Timed<SNodeRuntime> perCell = context.trials().time("W3 " + name + " per cell", () -> runtime, rt -> {
-            CellSum total = new CellSum(null);
-            for (CellSum part : rt.forEachPerTask(leaf, () -> new CellSum(rt.accessor(Grid.class)))) {
-                total.sum += part.sum;
-                total.count += part.count;
-            }
-            cells[0] = total;
-        });
-        results.add(Row.of(Workload.W3, this, 1, "struct-for per cell + caching accessor", context.trials(), perCell,
-                        cells[0].count)
-                .checksums(null, cells[0].sum, cells[0].count)
-                .check(context.data().references(), activity));
-        CellView[] viewed = new CellView[1];
-        Trials.Timed<SNodeRuntime> perCellView = context.trials().time("W3 " + name + " per cell, view", () -> runtime,
-                rt -> {
-                    CellView total = new CellView();
-                    for (CellView part : rt.forEachPerTask(leaf, Grid.class, CellView::new)) {
-                        total.sum += part.sum;
-                        total.count += part.count;
-                    }
-                    viewed[0] = total;
-                });
-        results.add(Row.of(Workload.W3, this, 1, "struct-for per cell + view (accessor primed per block)",
-                        context.trials(), perCellView, viewed[0].count)
-                .checksums(null, viewed[0].sum, viewed[0].count)
-                .check(context.data().references(), activity));
-        CellRead[] visited = new CellRead[1];
-        Trials.Timed<SNodeRuntime> perCellRead = context.trials().time("W3 " + name + " per cell, visited cell", () -> runtime,
-                rt -> {
-                    CellRead total = new CellRead();
-                    for (CellRead part : rt.forEachPerTask(leaf, VisitedCell.class, CellRead::new)) {
-                        total.sum += part.sum;
-                        total.count += part.count;
-                    }
-                    visited[0] = total;
-                });
-        results.add(Row.of(Workload.W3, this, 1, "struct-for per cell + view, read of the visited cell (phi())",
-                        context.trials(), perCellRead, visited[0].count)
-                .checksums(null, visited[0].sum, visited[0].count)
-                .check(context.data().references(), activity));
+        results.add(perCell(context, "per cell", "struct-for per cell + caching accessor",
+                rt -> rt.forEachPerTask(leaf, () -> new CellSum(rt.accessor(Grid.class)))));
+        results.add(perCell(context, "per cell, view", "struct-for per cell + view (accessor primed per block)",
+                rt -> rt.forEachPerTask(leaf, Grid.class, CellView::new)));
+        results.add(perCell(context, "per cell, visited cell", "struct-for per cell + view, read of the visited cell (phi())",
+                rt -> rt.forEachPerTask(leaf, VisitedCell.class, CellRead::new)));
         CellArrays[] exported = new CellArrays[1];
         double[] exportedSum = new double[1];
         Trials.Timed<SNodeRuntime> export = context.trials().time("W3 " + name + " bulk export", () -> runtime, rt -> {
@@ -371,10 +337,37 @@ public final class SNodeContender implements Contender, AutoCloseable {
     }
 
     /** W3's per-cell kernel: one per task, reading each value through the task's accessor. */
-    static final class CellSum implements Kernel3 {
-        private final Grid grid;
+    /** What a per-cell kernel of W3 gathers over the cells its task visits: their sum and count. */
+    abstract static class CellTotal {
         double sum;
         long count;
+    }
+
+    /**
+     * One W3 per-cell row: times {@code launch} (a per-task launch over the leaf) with the totals
+     * of its tasks' kernels, and checks them.
+     */
+    private Result perCell(Context context, String timer, String way,
+                           Function<SNodeRuntime, List<? extends CellTotal>> launch) {
+        double[] sum = new double[1];
+        long[] count = new long[1];
+        Trials.Timed<SNodeRuntime> timed = context.trials().time("W3 " + name + " " + timer, () -> runtime, rt -> {
+            double s = 0;
+            long c = 0;
+            for (CellTotal part : launch.apply(rt)) {
+                s += part.sum;
+                c += part.count;
+            }
+            sum[0] = s;
+            count[0] = c;
+        });
+        return Row.of(Workload.W3, this, 1, way, context.trials(), timed, count[0])
+                .checksums(null, sum[0], count[0])
+                .check(context.data().references(), activity);
+    }
+
+    static final class CellSum extends CellTotal implements Kernel3 {
+        private final Grid grid;
 
         CellSum(Grid grid) {
             this.grid = grid;
@@ -388,9 +381,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
     }
 
     /** W3's per-cell kernel with a view: one per task, reading each value through the view the driver hands it. */
-    static final class CellView implements ViewKernel3<Grid> {
-        double sum;
-        long count;
+    static final class CellView extends CellTotal implements ViewKernel3<Grid> {
 
         @Override
         public void apply(Grid view, int i, int j, int k) {
@@ -405,9 +396,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
     }
 
     /** W3's per-cell kernel reading the visited cell through its view. */
-    static final class CellRead implements ViewKernel3<VisitedCell> {
-        double sum;
-        long count;
+    static final class CellRead extends CellTotal implements ViewKernel3<VisitedCell> {
 
         @Override
         public void apply(VisitedCell view, int i, int j, int k) {
