@@ -2,6 +2,7 @@ package io.snode.bench.workload;
 
 import io.snode.codegen.samples.NarrowBand;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -20,8 +21,10 @@ import java.util.Locale;
  *       needs and returns no rows.
  *   <li>W3: a sum with the Vector API ({@link VectorSum}) over a {@code float[]} of the W1s
  *       grid's leaf data, block after block (512 floats per 8^3 block: the same bytes as the
- *       leaves, so the same count and sum). Without {@code jdk.incubator.vector} it prints one
- *       line to stderr and returns no rows.
+ *       leaves, so the same count and sum), one row per thread count of the run (with T
+ *       threads, a contiguous part per thread): how far the memory bandwidth lets a sum scale
+ *       on the machine, beside the structures' rows "after a change" at T threads. Without
+ *       {@code jdk.incubator.vector} it prints one line to stderr and returns no rows.
  * </ul>
  *
  * <p>It takes no part in W4, W5 and W6.
@@ -151,17 +154,52 @@ public final class BaselineDense implements Contender {
         }
         float[] leaves = leafData(context.data());
         compileSum(leaves);
-        String api = "Vector API sum over float[]";
-        double[] sum = new double[1];
-        Trials.Timed<double[]> timed = context.trials().time(label(Workload.W3, api), () -> {
-            System.gc();
-            return sum;
-        }, s -> s[0] = VectorSum.sum(leaves));
         long count = leaves.length;
-        // Block data: checked as a structure whose writes activate whole blocks.
-        return List.of(Row.of(Workload.W3, this, 1, api, context.trials(), timed, count)
-                .checksums(null, sum[0], count)
-                .check(context.data().references(), DataSet.Activity.BLOCK));
+        List<Result> results = new ArrayList<>();
+        for (int threads : context.threadCounts()) {
+            String api = threads == 1 ? "Vector API sum over float[]" : "Vector API sum over float[], a part per thread";
+            double[] sum = new double[1];
+            Trials.Timed<?> timed = threads == 1
+                    ? context.trials().time(label(Workload.W3, api), () -> {
+                        System.gc();
+                        return sum;
+                    }, s -> s[0] = VectorSum.sum(leaves))
+                    : context.trials().timeSelf(label(Workload.W3, api) + " T=" + threads,
+                            () -> partsOnThreads(leaves, threads, sum), PartSums::run);
+            // Block data: checked as a structure whose writes activate whole blocks.
+            results.add(Row.of(Workload.W3, this, threads, api, context.trials(), timed, count)
+                    .checksums(null, sum[0], count)
+                    .check(context.data().references(), DataSet.Activity.BLOCK));
+        }
+        return results;
+    }
+
+    /**
+     * The limit on {@code threads} threads, to show in the same run how far the memory bandwidth
+     * lets a sum scale: thread {@code t} sums the {@code t}-th of {@code threads} contiguous
+     * parts, and the run adds the parts' sums in order into {@code sum[0]} (the values are
+     * multiples of 2^-26 well inside double's range, so any order gives the same sum).
+     */
+    private record PartSums(double[] parts, double[] sum, ReleasedThreads threads) {
+        long run() {
+            long nanos = threads.run();
+            double total = 0;
+            for (double part : parts) {
+                total += part;
+            }
+            sum[0] = total;
+            return nanos;
+        }
+    }
+
+    private static PartSums partsOnThreads(float[] leaves, int threads, double[] sum) {
+        System.gc();
+        double[] parts = new double[threads];
+        return new PartSums(parts, sum, new ReleasedThreads(threads, "dense-w3", t -> {
+            int from = (int) ((long) leaves.length * t / threads);
+            int to = (int) ((long) leaves.length * (t + 1) / threads);
+            parts[t] = VectorSum.sum(leaves, from, to);
+        }));
     }
 
     /**

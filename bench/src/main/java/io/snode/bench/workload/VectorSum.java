@@ -20,13 +20,18 @@ final class VectorSum {
 
     /** The sum of every element of {@code data}, in double. */
     static double sum(float[] data) {
+        return sum(data, 0, data.length);
+    }
+
+    /** The sum of the elements {@code [from, to)} of {@code data}, in double. */
+    static double sum(float[] data, int from, int to) {
         int lanes = FLOATS.length();
         DoubleVector a0 = DoubleVector.zero(DOUBLES);
         DoubleVector a1 = a0;
         DoubleVector a2 = a0;
         DoubleVector a3 = a0;
-        int n = 0;
-        for (; n + 2 * lanes <= data.length; n += 2 * lanes) {
+        int n = from;
+        for (; n + 2 * lanes <= to; n += 2 * lanes) {
             FloatVector x = FloatVector.fromArray(FLOATS, data, n);
             FloatVector y = FloatVector.fromArray(FLOATS, data, n + lanes);
             a0 = a0.add(x.convertShape(VectorOperators.F2D, DOUBLES, 0).reinterpretAsDoubles());
@@ -35,7 +40,7 @@ final class VectorSum {
             a3 = a3.add(y.convertShape(VectorOperators.F2D, DOUBLES, 1).reinterpretAsDoubles());
         }
         double sum = a0.add(a1).add(a2).add(a3).reduceLanes(VectorOperators.ADD);
-        for (; n < data.length; n++) {
+        for (; n < to; n++) {
             sum += data[n];
         }
         return sum;

@@ -20,6 +20,11 @@ class BaselineDenseTest extends ContenderContract {
         return EnumSet.of(Workload.W1S, Workload.W1R, Workload.W2, Workload.W3);
     }
 
+    @Override
+    int rows(Workload workload) {
+        return workload == Workload.W3 ? THREADS.size() : super.rows(workload);
+    }
+
     @Test
     void rowsHaveNoCountExceptW3sLimitWhichCountsWholeBlocks() {
         Contender dense = contender();
@@ -29,8 +34,10 @@ class BaselineDenseTest extends ContenderContract {
         assertThat(w1.bytesPerVoxel()).isEqualTo(HeapBytes.current().array(float.class, 256 * 256 * 256)
                 / (double) data.references().voxels());
         List<Result> w3 = dense.run(Workload.W3, context());
-        assertThat(w3).singleElement().satisfies(limit -> {
-            assertThat(limit.api()).isEqualTo("Vector API sum over float[]");
+        assertThat(w3).extracting(Result::threads).containsExactlyElementsOf(THREADS);
+        assertThat(w3).extracting(Result::api)
+                .containsExactly("Vector API sum over float[]", "Vector API sum over float[], a part per thread");
+        assertThat(w3).allSatisfy(limit -> {
             assertThat(limit.count()).isEqualTo(512 * data.references().blocks());
             assertThat(limit.sum()).isEqualTo(data.references().valueSum());
         });

@@ -20,4 +20,21 @@ class VectorSumTest {
             assertThat(VectorSum.sum(data)).as("length %d", length).isEqualTo(scalar);
         }
     }
+
+    @Test
+    void aRangeSumsOnlyItsElements() {
+        float[] data = new float[100];
+        for (int n = 0; n < data.length; n++) {
+            data[n] = n;
+        }
+        for (int from = 0; from <= 40; from += 7) {
+            for (int to = from; to <= 100; to += 13) {
+                double scalar = 0;
+                for (int n = from; n < to; n++) {
+                    scalar += n;
+                }
+                assertThat(VectorSum.sum(data, from, to)).as("[%d, %d)", from, to).isEqualTo(scalar);
+            }
+        }
+    }
 }
