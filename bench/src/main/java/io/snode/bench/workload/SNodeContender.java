@@ -54,6 +54,9 @@ public final class SNodeContender implements Contender, AutoCloseable {
 
     private static final String BIND = "bound interface";
     private static final String BULK = "bulk import (Bulk.writeCells of the sorted list)";
+    private static final String BULK_SHUFFLED = "bulk import (Bulk.writeCells of the shuffled list)";
+    /** W5's way through the bulk import: each thread copies its part to arrays and imports them, timed. */
+    private static final String BULK_PART = "bulk import per thread (its part copied to arrays + Bulk.writeCells), shared";
     private static final String ACCESSOR = "caching accessor";
 
     private final String name;
@@ -121,9 +124,11 @@ public final class SNodeContender implements Contender, AutoCloseable {
         runtime.parallelism(1);
         return switch (workload) {
             case W1S -> List.of(build(workload, context, context.data().sorted(), BIND),
-                    build(workload, context, context.data().sorted(), ACCESSOR), bulkBuild(context));
+                    build(workload, context, context.data().sorted(), ACCESSOR),
+                    bulkBuild(workload, context, context.data().sorted(), BULK));
             case W1R -> List.of(build(workload, context, context.data().shuffled(), BIND),
-                    build(workload, context, context.data().shuffled(), ACCESSOR));
+                    build(workload, context, context.data().shuffled(), ACCESSOR),
+                    bulkBuild(workload, context, context.data().shuffled(), BULK_SHUFFLED));
             case W2 -> List.of(read(context, runtime, BIND, BIND), read(context, runtime, ACCESSOR, ACCESSOR),
                     read(context, hugePaged(), BIND, BIND + HUGE_PAGES));
             case W3 -> iterate(context);
@@ -188,18 +193,18 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 .check(context.data().references(), activity);
     }
 
-    /** W1s through one bulk import of the sorted list as parallel arrays (the arrays are made untimed). */
-    private Result bulkBuild(Context context) {
+    /** W1s or W1r through one bulk import of the list as parallel arrays (the arrays are made untimed). */
+    private Result bulkBuild(Workload workload, Context context, NarrowBand list, String label) {
         NarrowBand sorted = context.data().sorted();
-        CellArrays cells = sorted.cells();
-        Trials.Timed<SNodeRuntime> timed = context.trials().time("W1s " + name + " " + BULK, () -> {
+        CellArrays cells = list.cells();
+        Trials.Timed<SNodeRuntime> timed = context.trials().time(workload.id() + " " + name + " " + label, () -> {
             empty(runtime);
             return runtime;
         }, rt -> Bulk.writeCells(rt, "phi", cells));
         MemoryStats stats = runtime.memoryStats();
-        return Row.of(Workload.W1S, this, 1, BULK, context.trials(), timed, sorted.size())
-                .checksums((long) sorted.size(), readBack(runtime.accessor(Grid.class), sorted), runtime.count("phi"))
-                .memory(stats.bytesCommitted(), stats.bytesReserved(), sorted.size())
+        return Row.of(workload, this, 1, label, context.trials(), timed, list.size())
+                .checksums((long) list.size(), readBack(runtime.accessor(Grid.class), sorted), runtime.count("phi"))
+                .memory(stats.bytesCommitted(), stats.bytesReserved(), list.size())
                 .check(context.data().references(), activity);
     }
 
@@ -480,6 +485,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
             results.add(parallelBuild(context, runtime, threads, BIND, "one " + BIND + ", shared"));
             results.add(parallelBuild(context, runtime, threads, ACCESSOR, "one " + ACCESSOR + " per thread"));
             results.add(parallelBuild(context, hugePaged(), threads, BIND, "one " + BIND + ", shared" + HUGE_PAGES));
+            results.add(parallelBuild(context, runtime, threads, BULK_PART, BULK_PART));
         }
         return results;
     }
@@ -514,8 +520,12 @@ public final class SNodeContender implements Contender, AutoCloseable {
             workers[t] = new Thread(() -> {
                 try {
                     start.await();
-                    for (int n = part; n < list.size(); n += threads) {
-                        grid.phi(list.i(n), list.j(n), list.k(n), list.value(n));
+                    if (api.equals(BULK_PART)) {
+                        importPart(rt, list, part, threads);
+                    } else {
+                        for (int n = part; n < list.size(); n += threads) {
+                            grid.phi(list.i(n), list.j(n), list.k(n), list.value(n));
+                        }
                     }
                 } catch (Throwable e) {
                     failures[part] = e;
@@ -543,6 +553,20 @@ public final class SNodeContender implements Contender, AutoCloseable {
             }
         }
         return end - begin;
+    }
+
+    /** Copies indices {@code part}, {@code part + threads}, ... of {@code list} to arrays and imports them in one call. */
+    private static void importPart(SNodeRuntime rt, NarrowBand list, int part, int threads) {
+        int count = (list.size() - part + threads - 1) / threads;
+        int[][] at = new int[3][count];
+        float[] values = new float[count];
+        for (int q = 0, n = part; q < count; q++, n += threads) {
+            at[0][q] = list.i(n);
+            at[1][q] = list.j(n);
+            at[2][q] = list.k(n);
+            values[q] = list.value(n);
+        }
+        Bulk.writeCells(rt, "phi", at, values);
     }
 
     private List<Result> particles(Workload workload, Context context) {

@@ -51,6 +51,10 @@ class SNodeContenderTest {
         assertThat(results).filteredOn(r -> r.api().contains("huge pages"))
                 .extracting(r -> r.workload() + " T=" + r.threads())
                 .containsExactlyInAnyOrder("W2 T=1", "W5 T=1", "W5 T=2");
+        // The bulk import builds W1s, W1r and W5 (a part per thread) too.
+        assertThat(results).filteredOn(r -> r.api().startsWith("bulk import"))
+                .extracting(r -> r.workload() + " T=" + r.threads())
+                .containsExactlyInAnyOrder("W1s T=1", "W1r T=1", "W5 T=1", "W5 T=2");
     }
 
     /** A layout text runs W1s, W3 and W4 with L1's or L2's checksums, per its leaf, and takes no part in W6. */

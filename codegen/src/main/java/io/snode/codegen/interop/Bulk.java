@@ -44,6 +44,13 @@ import java.util.Objects;
  * nothing after it. Size the cap for the whole import, or import in pieces whose refusal you can
  * retry.
  *
+ * <p><b>Lists of cells in any order.</b> {@link #writeCells} walks to a container once while its
+ * cells keep coming (input sorted or grouped by container, as the sorted reference shell is).
+ * A scattered list (shuffled, say) is grouped by container in scratch memory first, 16 bytes of
+ * Java heap a cell for four-byte values and 24 for eight-byte ones, up to 4 Mi cells at a time,
+ * and then written container by container; what it writes, and what it leaves on a failure,
+ * are the same.
+ *
  * <p><b>List appends.</b> {@link #append} appends an array of values to one list of a dynamic
  * SNode, {@link #appendAll} values to many lists (grouped by list first): as that many single
  * appends would, but taking a chunk's worth of indices with one compare-and-set of the list's

@@ -124,6 +124,44 @@ class BulkProperties {
         });
     }
 
+    /**
+     * A list scattered over more containers than the write remembers (so that it goes on
+     * container by container, grouped), with cells listed again, writes what per-cell writes of
+     * the same list in the same order write: the same structure, and each cell's last value.
+     */
+    @Property(tries = 8)
+    void scatteredListsOverManyContainersAgreeWithPerCellWrites(@ForAll("manyContainers") Layout layout,
+                                                                @ForAll("seeds") long seed) {
+        twins(layout, seed, (bulk, model, fields, random) -> {
+            PlacedField field = fields.getFirst();
+            int[] shape = field.snode().indexShape();
+            int count = 20_000 + random.nextInt(20_000);
+            int[][] coordinates = new int[shape.length][count];
+            long[] bits = new long[count];
+            for (int n = 0; n < count; n++) {
+                int again = n > 0 && random.nextInt(10) == 0 ? random.nextInt(n) : -1;
+                int[] at = new int[shape.length];
+                for (int c = 0; c < shape.length; c++) {
+                    at[c] = again >= 0 ? coordinates[c][again] : random.nextInt(shape[c]);
+                    coordinates[c][n] = at[c];
+                }
+                bits[n] = LayoutModel.randomBits(field.type(), random);
+                model.generic().writeBits(field, bits[n], at);
+            }
+            assertThat(Bulk.writeCells(bulk, field.name(), cells(field, coordinates, bits))).isEqualTo(count);
+            assertSameStructureAndValues(bulk, model, layout);
+        });
+    }
+
+    @Provide
+    Arbitrary<Layout> manyContainers() {
+        return Arbitraries.of(
+                "pointer(ijk,32).bitmasked(ijk,2).place(f32 phi)",
+                "pointer(ijk,32).dense(ijk,2).place(f64 d)",
+                "pointer(ij,128).bitmasked(ij,[3,5]).place(i32 n)",
+                "dense(ijk,4).pointer(ijk,8).bitmasked(ijk,2).place(i64 v)").map(Layout::parse);
+    }
+
     /** The body of a property: two runtimes of the layout after the same random writes, the bulk-copyable fields. */
     interface TwinBody {
         void run(SNodeRuntime bulk, SNodeRuntime model, List<PlacedField> fields, Random random);

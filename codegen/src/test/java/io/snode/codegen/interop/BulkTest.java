@@ -219,33 +219,59 @@ class BulkTest {
      * Two threads write cell lists at once into {@code rt} (layout pointer(ijk,32).bitmasked(ijk,8),
      * each thread in its own j rows, cells scattered so that the call's cache holds gathered bits
      * when a failure of {@code failure}'s class ends a list). Checks against the model of what the
-     * calls did: a list that returned is written whole, one that threw is written and active up to
-     * a prefix and nothing after it, every written cell holds its last value. Returns the lists
+     * calls did (see {@link #racingCellLists(SNodeRuntime, Class, int[][][])}); returns the lists
      * that threw.
      */
     private static int racingCellLists(SNodeRuntime rt, Class<? extends Throwable> failure) throws Exception {
-        int threads = 2;
-        int cellsPerThread = 3000;
+        int[][][] lists = new int[2][][];
+        for (int t = 0; t < lists.length; t++) {
+            // Thread t: cells scattered over the blocks of its own j rows, three per block, in an order that
+            // comes back to earlier blocks (so bits wait in the call's cache when the failure comes).
+            lists[t] = scatteredCells(new java.util.Random(t), 3000, t, 8);
+        }
+        int refused = 0;
+        for (int prefix : racingCellLists(rt, failure, lists)) {
+            refused += prefix < 0 ? 0 : 1;
+        }
+        return refused;
+    }
+
+    /**
+     * {@code count} cells with i uniform in [0, 256), j in thread {@code thread}'s rows
+     * [128 thread, 128 thread + 128) and k uniform in [0, {@code kRange}).
+     */
+    private static int[][] scatteredCells(java.util.Random random, int count, int thread, int kRange) {
+        int[][] at = new int[3][count];
+        for (int n = 0; n < count; n++) {
+            at[0][n] = random.nextInt(256);
+            at[1][n] = thread * 128 + random.nextInt(128);
+            at[2][n] = random.nextInt(kRange);
+        }
+        return at;
+    }
+
+    /**
+     * Threads write the cell lists {@code lists} at once into {@code rt}, thread {@code t} list
+     * {@code t} with values {@code t * length + n + 1}, through {@link Bulk#writeCells}. Checks
+     * against the model of what the calls did: a list that returned is written whole, one that
+     * threw (an exception of {@code failure}'s class, nothing else) is written and active up to a
+     * prefix and nothing after it, every written cell holds its last value in the list. Returns
+     * per list -1 if its call returned, else the length of the prefix written.
+     */
+    private static int[] racingCellLists(SNodeRuntime rt, Class<? extends Throwable> failure, int[][][] lists)
+            throws Exception {
+        int threads = lists.length;
         CyclicBarrier start = new CyclicBarrier(threads);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<Integer>> outcomes = new ArrayList<>();
-        int[][][] lists = new int[threads][][];
         for (int t = 0; t < threads; t++) {
-            // Thread t: cells scattered over the blocks of its own j rows, three per block, in an order that
-            // comes back to earlier blocks (so bits wait in the call's cache when the failure comes).
-            int[][] at = new int[3][cellsPerThread];
-            java.util.Random random = new java.util.Random(t);
-            for (int n = 0; n < cellsPerThread; n++) {
-                at[0][n] = random.nextInt(256);
-                at[1][n] = t * 128 + random.nextInt(128);
-                at[2][n] = random.nextInt(8);
-            }
-            lists[t] = at;
+            int[][] at = lists[t];
+            int length = at[0].length;
             int thread = t;
             outcomes.add(pool.submit(() -> {
-                float[] values = new float[cellsPerThread];
-                for (int n = 0; n < cellsPerThread; n++) {
-                    values[n] = thread * cellsPerThread + n + 1;
+                float[] values = new float[length];
+                for (int n = 0; n < length; n++) {
+                    values[n] = thread * length + n + 1;
                 }
                 start.await(10, TimeUnit.SECONDS);
                 try {
@@ -260,17 +286,17 @@ class BulkTest {
             }));
         }
         pool.shutdown();
-        assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(pool.awaitTermination(120, TimeUnit.SECONDS)).isTrue();
         SNode voxels = rt.layout().snode(2);
-        int refused = 0;
+        int[] prefixes = new int[threads];
         for (int t = 0; t < threads; t++) {
             boolean returned = outcomes.get(t).get() < 0;
-            refused += returned ? 0 : 1;
             // The last value written to each cell, and whether the list got that far: a prefix.
             int[][] at = lists[t];
+            int length = at[0].length;
             java.util.Map<List<Integer>, Integer> last = new java.util.HashMap<>();
             int firstMissing = -1;
-            for (int n = 0; n < cellsPerThread; n++) {
+            for (int n = 0; n < length; n++) {
                 List<Integer> cell = List.of(at[0][n], at[1][n], at[2][n]);
                 boolean active = rt.generic().isActive(voxels, at[0][n], at[1][n], at[2][n]);
                 if (!active && firstMissing < 0) {
@@ -288,10 +314,137 @@ class BulkTest {
             for (var entry : last.entrySet()) {
                 List<Integer> cell = entry.getKey();
                 assertThat(rt.generic().getFloat("phi", cell.get(0), cell.get(1), cell.get(2)))
-                        .isEqualTo(t * cellsPerThread + entry.getValue() + 1f);
+                        .isEqualTo(t * length + entry.getValue() + 1f);
+            }
+            prefixes[t] = returned ? -1 : firstMissing < 0 ? length : firstMissing;
+        }
+        return prefixes;
+    }
+
+    /** Scattered lists of 30,000 cells per thread over 16,384 blocks each: most of each goes container by container. */
+    private static int[][][] scatteredLists() {
+        int[][][] lists = new int[2][][];
+        for (int t = 0; t < lists.length; t++) {
+            lists[t] = scatteredCells(new java.util.Random(10 + t), 30_000, t, 256);
+        }
+        return lists;
+    }
+
+    /** How many of a list's first cells the remembered-container path writes before a scattered list goes on grouped. */
+    private static final int BEFORE_GROUPING = 4096;
+
+    @Test
+    void whenTheCapRefusesAScatteredCellListAPrefixOfItIsWrittenAndActiveAndNothingAfter() throws Exception {
+        Layout layout = Layout.parse("pointer(ijk,32).bitmasked(ijk,8).place(f32 phi)");
+        RuntimeOptions options = RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
+        // Both lists reach about 27,500 blocks; the cap holds at least 9,000 and fewer than 18,000.
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, options.withMemoryCap(reservedAfterSpread(layout, 9000)))) {
+            int[] prefixes = racingCellLists(rt, MemoryCapExceededException.class, scatteredLists());
+            assertThat(java.util.Arrays.stream(prefixes).filter(p -> p >= 0).count()).as("lists the cap refused").isPositive();
+            for (int prefix : prefixes) {
+                if (prefix >= 0) {
+                    assertThat(prefix).as("refused while grouped").isGreaterThan(BEFORE_GROUPING);
+                }
             }
         }
-        return refused;
+    }
+
+    @Test
+    void whenAnInjectedAllocatorFaultEndsAScatteredCellListAPrefixOfItIsWrittenAndActiveAndNothingAfter()
+            throws Exception {
+        Layout layout = Layout.parse("pointer(ijk,32).bitmasked(ijk,8).place(f32 phi)");
+        int requests = chunkRequestsFor(layout, 12_000);
+        FailingAllocator failing = new FailingAllocator(() -> new OutOfMemoryError("injected failure"));
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withAllocator(failing))) {
+            failing.countdown.set(requests + 1); // the first chunk request past 12,000 blocks fails, once
+            int[] prefixes = racingCellLists(rt, OutOfMemoryError.class, scatteredLists());
+            assertThat(java.util.Arrays.stream(prefixes).filter(p -> p >= 0)).as("lists the fault ended")
+                    .singleElement().satisfies(p -> assertThat(p).as("ended while grouped").isGreaterThan(BEFORE_GROUPING));
+        }
+    }
+
+    /** One cell in each of {@code blocks} 8^3 blocks spread over i, j and k: block b at (b % 32, b / 32 % 32, b / 1024). */
+    private static void spreadBlocks(SNodeRuntime rt, int blocks) {
+        for (int b = 0; b < blocks; b++) {
+            rt.generic().setFloat("phi", 1f, b % 32 * 8, b / 32 % 32 * 8, b / 1024 * 8);
+        }
+    }
+
+    /** The bytes reserved (without regions) once {@code blocks} blocks are active, spread as {@link #spreadBlocks} spreads them. */
+    static long reservedAfterSpread(Layout layout, int blocks) {
+        RuntimeOptions options = RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
+        try (SNodeRuntime probe = SNodeRuntime.compile(layout, options)) {
+            spreadBlocks(probe, blocks);
+            return probe.memoryStats().bytesReserved();
+        }
+    }
+
+    /** The chunk requests that compiling {@code layout} and activating {@code blocks} spread blocks make. */
+    private static int chunkRequestsFor(Layout layout, int blocks) {
+        FailingAllocator counting = new FailingAllocator(() -> new AssertionError("never"));
+        try (SNodeRuntime probe = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withAllocator(counting))) {
+            spreadBlocks(probe, blocks);
+            return Integer.MAX_VALUE - counting.countdown.get();
+        }
+    }
+
+    /**
+     * W5's pattern through the bulk import: two threads import alternate cells of one scattered
+     * list of distinct cells at once, so both activate and set bits in the same containers while
+     * grouped. No cell of either is lost.
+     */
+    @Test
+    void twoScatteredListsSharingTheirContainersLoseNoCellOfEither() throws Exception {
+        Layout layout = Layout.parse("pointer(ijk,32).bitmasked(ijk,8).place(f32 phi)");
+        int threads = 2;
+        int perThread = 20_000;
+        java.util.Random random = new java.util.Random(3);
+        java.util.Set<Long> taken = new java.util.HashSet<>();
+        int[][][] parts = new int[threads][3][perThread];
+        float[][] values = new float[threads][perThread];
+        for (int n = 0; n < threads * perThread; n++) {
+            int i;
+            int j;
+            int k;
+            do {
+                i = random.nextInt(256);
+                j = random.nextInt(256);
+                k = random.nextInt(256);
+            } while (!taken.add(((long) i << 16) | (j << 8) | k));
+            int t = n % threads;
+            parts[t][0][n / threads] = i;
+            parts[t][1][n / threads] = j;
+            parts[t][2][n / threads] = k;
+            values[t][n / threads] = n + 1;
+        }
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            CyclicBarrier start = new CyclicBarrier(threads);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<Long>> written = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                written.add(pool.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    return Bulk.writeCells(rt, "phi", parts[thread], values[thread]);
+                }));
+            }
+            pool.shutdown();
+            assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+            for (Future<Long> future : written) {
+                assertThat(future.get()).isEqualTo(perThread);
+            }
+            SNode voxels = rt.layout().snode(2);
+            for (int t = 0; t < threads; t++) {
+                for (int n = 0; n < perThread; n++) {
+                    int i = parts[t][0][n];
+                    int j = parts[t][1][n];
+                    int k = parts[t][2][n];
+                    assertThat(rt.generic().isActive(voxels, i, j, k)).as("thread %d cell %d", t, n).isTrue();
+                    assertThat(rt.generic().getFloat("phi", i, j, k)).as("thread %d cell %d", t, n).isEqualTo(values[t][n]);
+                }
+            }
+            assertThat(rt.count("phi")).isEqualTo((long) threads * perThread);
+        }
     }
 
     @Test

@@ -26,7 +26,9 @@ import java.util.List;
  * atomic OR per mask word; a read walks to the container without activating anything and copies
  * what it holds, zero for inactive cells (the ambient value), and leaves the buffer's part of an
  * inactive container zero. A write of a list of cells ({@link #writeCells}) does the same per
- * cell, with the containers of recent cells remembered.
+ * cell, with the containers of recent cells remembered; a scattered list, whose cells keep
+ * coming back to containers it forgot, goes on container by container once its cells are
+ * grouped by container in scratch memory.
  *
  * <p><b>Shared state and failure.</b> What a write publishes is what per-cell writes publish:
  * pointer cells through the activation protocol (reserve, then publish top-down; a refusal by the
@@ -60,6 +62,8 @@ public final class BoxTransfer {
     private final long[] blocks;
     /** Per coordinate: log2 of its extent when that is a power of two (no division), else -1. */
     private final int[] shifts;
+    /** Whether a cell's container key and index fit one long ({@code key * cellCount + index}): what {@link GroupedWrite} carries. */
+    private final boolean groupable;
 
     public BoxTransfer(NodeTree tree, PlacedField field) {
         SNode node = field.snode();
@@ -90,6 +94,14 @@ public final class BoxTransfer {
             blocks[c] = (shape[c] + extent[c] - 1) / extent[c];
             shifts[c] = Integer.bitCount(extent[c]) == 1 ? Integer.numberOfTrailingZeros(extent[c]) : -1;
         }
+        long cells = plan.cellCount();
+        long keys = 1;
+        boolean fits = cells <= Integer.MAX_VALUE;
+        for (int c = 0; c < dimensions && fits; c++) {
+            fits = keys <= Long.MAX_VALUE / blocks[c];
+            keys *= fits ? blocks[c] : 1;
+        }
+        this.groupable = fits && keys <= Long.MAX_VALUE / cells;
     }
 
     /** Whether fields of {@code node} can be copied in bulk: dense and bitmasked nodes. */
@@ -167,7 +179,11 @@ public final class BoxTransfer {
      * is walked to (and activated) once while its cells keep coming, as they do in input sorted
      * by coordinates or grouped by container; a bitmasked container's mask bits are gathered
      * while it is remembered and set with one atomic OR per word when it is forgotten or the
-     * call ends. The coordinates must lie in the index space (the caller checks).
+     * call ends. The coordinates must lie in the index space (the caller checks). A list that
+     * keeps coming back to containers the cache forgot (shuffled input) goes on, after the batch
+     * that shows it, container by container: see {@link GroupedWrite}, which takes 16 bytes of
+     * Java heap a cell (24 for eight-byte values) for up to {@link #GROUP} cells at a time; the
+     * values written and the failure guarantee below are the same.
      *
      * <p>Values are stored before their bits are set (the OR publishes them: a reader that sees
      * the bit, with acquire ordering, sees the value). When the activation of a container fails
@@ -178,11 +194,22 @@ public final class BoxTransfer {
         CellCache cache = new CellCache(masked ? (int) BitmaskWords.words(plan.cellCount()) : 0, count);
         int[] cell = new int[dimensions];
         Location location = new Location();
+        int end = from + count;
         try {
             // In batches, so that the JIT compiles the batch as a method (not only on stack replacement).
-            for (int n = from; n < from + count; n += BATCH) {
-                writeBatch(coordinates, n, Math.min(from + count, n + BATCH), buffer, at + (long) (n - from) * elementBytes,
-                        cache, cell, location);
+            for (int n = from; n < end; ) {
+                int stop = Math.min(end, n + BATCH);
+                long evicted = cache.evictions;
+                writeBatch(coordinates, n, stop, buffer, at + (long) (n - from) * elementBytes, cache, cell, location);
+                n = stop;
+                if (groupable && cache.evictions - evicted > BATCH / SCATTERED && end - n >= BATCH) {
+                    // Scattered input: the rest goes container by container. The gathered bits are
+                    // set first, so that a failure there still leaves a prefix of the list.
+                    cache.flushAll(this);
+                    new GroupedWrite(Math.min(end - n, GROUP)).write(coordinates, n, end, buffer,
+                            at + (long) (n - from) * elementBytes, cell, location);
+                    break;
+                }
             }
         } finally {
             cache.flushAll(this);
@@ -191,6 +218,20 @@ public final class BoxTransfer {
     }
 
     private static final int BATCH = 4096;
+    /**
+     * A batch in which more than one cell in this many forgets a remembered container marks the
+     * list as scattered (the sorted reference shell forgets one in 300, a shuffled one nearly
+     * every cell): walking again to a forgotten container costs more than grouping the cells
+     * (the shuffled shell on L2: 0.6-0.8 s grouped, against 1.5 s remembered and 1.4 s through
+     * the bound interface, in one probe).
+     */
+    private static final int SCATTERED = 16;
+    /**
+     * Cells that {@link GroupedWrite} groups at a time: 16 bytes of scratch each for four-byte
+     * values, 24 for eight-byte ones (64 or 96 MiB at most). Smaller groups measured slower on
+     * the shuffled reference shell: each group sets every container's bits again.
+     */
+    private static final int GROUP = 1 << 22;
 
     private void writeBatch(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
                             int[] cell, Location location) {
@@ -248,6 +289,9 @@ public final class BoxTransfer {
     private int remember(CellCache cache, long key, int[][] coordinates, int n, int[] cell, Location location) {
         int slot = cache.slot(key);
         if (!cache.holds(slot, key)) {
+            if (cache.segments[slot] != null) {
+                cache.evictions++;
+            }
             cache.flush(slot, this);
             for (int c = 0; c < dimensions; c++) {
                 cell[c] = coordinates[c][n];
@@ -411,6 +455,8 @@ public final class BoxTransfer {
          * gathered mask words and of its cells, and the segment the run writes into.
          */
         long lastKey = -1;
+        /** Containers forgotten so that another could take their slot: what marks a list as scattered. */
+        long evictions;
         int wordBase;
         long base;
         MemorySegment segment;
@@ -473,6 +519,341 @@ public final class BoxTransfer {
         void flushAll(BoxTransfer transfer) {
             for (int slot = 0; slot < keys.length; slot++) {
                 flush(slot, transfer);
+            }
+        }
+    }
+
+    /**
+     * The rest of a scattered {@link #writeCells} list, container by container, up to
+     * {@link #GROUP} cells at a time. A pass over the group's cells sorts them (a counting sort,
+     * stable) into buckets by the top bits of their container key's Fibonacci hash, each cell's
+     * container key, position, cell index and value carried along in one record; a table from
+     * container key to the call's number for it, kept for the whole call and indexed by the top
+     * bits of the same hash (so one bucket's lookups stay in one stretch of it), names each
+     * cell's container; the containers the call has not activated yet are activated in the order
+     * the list first reaches them; then each bucket (the cells of a few hundred containers, whose
+     * memory stays in cache meanwhile) stores its values and sets their mask bits with one atomic
+     * OR per word and container. A cell listed twice keeps its last value: the buckets keep the
+     * list's order.
+     *
+     * <p><b>Failure.</b> A group's activations come before any of its stores and follow the order
+     * in which the list first reaches the containers, so when the cap or an allocator fault
+     * refuses container {@code c}, every container of a cell listed before {@code c}'s first cell
+     * is active, and none was activated that holds only cells at or after it. The group then
+     * stores and publishes exactly the cells listed before that first cell, and the exception
+     * leaves: the call leaves a prefix of the list written and active, as the
+     * remembered-container path does. A container activated by an earlier group (or another
+     * thread) is written without a new walk, as a remembered one is.
+     */
+    private final class GroupedWrite {
+        private static final int BUCKET_BITS = 8;
+        private static final long EMPTY = -1;
+        private static final int MAX_PROBES = 16;
+        /**
+         * Per cell of the group, in bucket order, {@link #width} longs: {@code key * cellCount +
+         * cell index} (after the numbering {@code number << 32 | cell index}), then for four-byte
+         * values {@code position << 32 | value bits}, for eight-byte ones the position and the
+         * value bits. The position is the cell's index in the group.
+         */
+        private final long[] records;
+        private final int[] bucketStart = new int[(1 << BUCKET_BITS) + 1];
+        /** Container key to number, for the whole call; slot from the top bits of the key's hash. */
+        private long[] tableKeys = new long[1 << 12];
+        private int[] tableNumbers = new int[1 << 12];
+        private int tableBits = 12;
+        private int known;
+        /**
+         * Per container number: its segment and offset once activated (null before); its first
+         * cell in the group while the group is numbered and activated, then its index among its
+         * bucket's containers while the bucket stores; the stamp of the group or bucket that set it.
+         */
+        private MemorySegment[] segments = new MemorySegment[1 << 10];
+        private long[] containers = new long[1 << 10];
+        private int[] firstCell = new int[1 << 10];
+        private int[] stamps = new int[1 << 10];
+        private int stamp;
+        /** One bucket's containers in the order met, and their gathered mask words. */
+        private int[] bucketNumbers = new int[1 << 6];
+        private long[] words = new long[0];
+        private final int maskWords = masked ? (int) BitmaskWords.words(plan.cellCount()) : 0;
+
+        /** Longs per record: 2 for four-byte values, 3 for eight-byte ones. */
+        private final int width = elementBytes == Integer.BYTES ? 2 : 3;
+
+        GroupedWrite(int group) {
+            records = new long[width * group];
+            Arrays.fill(tableKeys, EMPTY);
+        }
+
+        void write(int[][] coordinates, int from, int end, MemorySegment buffer, long at, int[] cell, Location location) {
+            int group = records.length / width;
+            for (int n = from; n < end; n += group) {
+                group(coordinates, n, Math.min(end, n + group), buffer, at + (long) (n - from) * elementBytes, cell,
+                        location);
+            }
+        }
+
+        private long key(int[][] coordinates, int n) {
+            long key = 0;
+            for (int c = 0; c < dimensions; c++) {
+                int x = coordinates[c][n];
+                int shift = shifts[c];
+                key = key * blocks[c] + (shift >= 0 ? x >>> shift : x / extent[c]);
+            }
+            return key;
+        }
+
+        private long local(int[][] coordinates, int n) {
+            long index = 0;
+            for (int c = 0; c < dimensions; c++) {
+                int x = coordinates[c][n];
+                int shift = shifts[c];
+                index += (shift >= 0 ? x & (extent[c] - 1) : x % extent[c]) * stride[c];
+            }
+            return index;
+        }
+
+        /** Writes the cells {@code [from, end)} of the list, their values from byte {@code at} of {@code buffer}. */
+        private void group(int[][] coordinates, int from, int end, MemorySegment buffer, long at, int[] cell,
+                           Location location) {
+            int count = end - from;
+            int buckets = 1 << BUCKET_BITS;
+            int bucketShift = Long.SIZE - BUCKET_BITS;
+            long[] records = this.records;
+            int width = this.width;
+            if (dimensions == 3 && shifts[0] >= 0 && shifts[1] >= 0 && shifts[2] >= 0) {
+                bucketize3(coordinates, from, count, buffer, at);
+            } else {
+                Arrays.fill(bucketStart, 0);
+                for (int n = from; n < end; n++) {
+                    bucketStart[(int) ((key(coordinates, n) * CellCache.MIX) >>> bucketShift) + 1]++;
+                }
+                for (int b = 0; b < buckets; b++) {
+                    bucketStart[b + 1] += bucketStart[b];
+                }
+                int[] heads = Arrays.copyOf(bucketStart, buckets);
+                for (int q = 0; q < count; q++) {
+                    int n = from + q;
+                    long key = key(coordinates, n);
+                    put(records, width * heads[(int) ((key * CellCache.MIX) >>> bucketShift)]++, key, local(coordinates, n),
+                            q, buffer, at);
+                }
+            }
+            // Name each cell's container (the record's first long becomes number << 32 | cell index); list the new ones.
+            int group = ++stamp;
+            int[] fresh = new int[64];
+            int freshCount = 0;
+            long cells = plan.cellCount();
+            int cellShift = Long.bitCount(cells) == 1 ? Long.numberOfTrailingZeros(cells) : -1;
+            for (int r = 0; r < width * count; r += width) {
+                long key = cellShift >= 0 ? records[r] >>> cellShift : records[r] / cells;
+                int number = number(key);
+                records[r] = ((long) number << 32) | (records[r] - key * cells);
+                if (stamps[number] != group) {
+                    stamps[number] = group;
+                    firstCell[number] = position(records, r);
+                    if (segments[number] == null) {
+                        if (freshCount == fresh.length) {
+                            fresh = Arrays.copyOf(fresh, freshCount * 2);
+                        }
+                        fresh[freshCount++] = number;
+                    }
+                }
+            }
+            // Activate the new ones in the order the list first reaches them; a refusal limits the group.
+            long[] order = new long[freshCount];
+            for (int f = 0; f < freshCount; f++) {
+                order[f] = ((long) firstCell[fresh[f]] << 32) | fresh[f];
+            }
+            Arrays.sort(order);
+            int limit = count;
+            Throwable refused = null;
+            for (long entry : order) {
+                int number = (int) entry;
+                int q = (int) (entry >>> 32);
+                for (int c = 0; c < dimensions; c++) {
+                    cell[c] = coordinates[c][from + q];
+                }
+                try {
+                    containers[number] = activateContainer(cell, location);
+                    segments[number] = location.segment;
+                } catch (RuntimeException | Error e) {
+                    limit = q;
+                    refused = e;
+                    break;
+                }
+            }
+            long cellsOffset = plan.cellsOffset() + fieldOffset;
+            for (int b = 0; b < buckets; b++) {
+                store(records, bucketStart[b], bucketStart[b + 1], limit, cellsOffset);
+            }
+            if (refused instanceof RuntimeException e) {
+                throw e;
+            }
+            if (refused instanceof Error e) {
+                throw e;
+            }
+        }
+
+        /** The counting sort of {@link #group} into the buckets for three coordinates whose extents are powers of two. */
+        private void bucketize3(int[][] coordinates, int from, int count, MemorySegment buffer, long at) {
+            int[] xs = coordinates[0];
+            int[] ys = coordinates[1];
+            int[] zs = coordinates[2];
+            int shift0 = shifts[0];
+            int shift1 = shifts[1];
+            int shift2 = shifts[2];
+            int mask0 = extent[0] - 1;
+            int mask1 = extent[1] - 1;
+            int mask2 = extent[2] - 1;
+            long blocks1 = blocks[1];
+            long blocks2 = blocks[2];
+            long stride0 = stride[0];
+            long stride1 = stride[1];
+            long stride2 = stride[2];
+            int bucketShift = Long.SIZE - BUCKET_BITS;
+            int buckets = 1 << BUCKET_BITS;
+            int[] starts = bucketStart;
+            Arrays.fill(starts, 0);
+            int end = from + count;
+            for (int n = from; n < end; n++) {
+                long key = ((xs[n] >>> shift0) * blocks1 + (ys[n] >>> shift1)) * blocks2 + (zs[n] >>> shift2);
+                starts[(int) ((key * CellCache.MIX) >>> bucketShift) + 1]++;
+            }
+            for (int b = 0; b < buckets; b++) {
+                starts[b + 1] += starts[b];
+            }
+            int[] heads = Arrays.copyOf(starts, buckets);
+            long[] records = this.records;
+            int width = this.width;
+            for (int q = 0; q < count; q++) {
+                int n = from + q;
+                int x = xs[n];
+                int y = ys[n];
+                int z = zs[n];
+                long key = ((x >>> shift0) * blocks1 + (y >>> shift1)) * blocks2 + (z >>> shift2);
+                long local = (x & mask0) * stride0 + (y & mask1) * stride1 + (z & mask2) * stride2;
+                put(records, width * heads[(int) ((key * CellCache.MIX) >>> bucketShift)]++, key, local, q, buffer, at);
+            }
+        }
+
+        /**
+         * Fills the record at {@code r}: {@code key * cellCount + local}, then for four-byte values
+         * {@code q << 32 | value}, for eight-byte ones {@code q} and the value.
+         */
+        private void put(long[] records, int r, long key, long local, int q, MemorySegment buffer, long at) {
+            long value = at + (long) q * elementBytes;
+            records[r] = key * plan.cellCount() + local;
+            if (width == 2) {
+                records[r + 1] = ((long) q << 32) | (buffer.get(ValueLayout.JAVA_INT_UNALIGNED, value) & 0xFFFF_FFFFL);
+            } else {
+                records[r + 1] = q;
+                records[r + 2] = buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, value);
+            }
+        }
+
+        /** The position in the group of the cell of the record at {@code r}. */
+        private int position(long[] records, int r) {
+            return width == 2 ? (int) (records[r + 1] >>> 32) : (int) records[r + 1];
+        }
+
+        /** Stores the records {@code [first, last)} (one bucket) of cells before {@code limit}, then sets their bits. */
+        private void store(long[] records, int first, int last, int limit, long cellsOffset) {
+            if (first == last) {
+                return;
+            }
+            int here = 0;
+            int bucket = ++stamp;
+            int width = this.width;
+            for (int r = width * first; r < width * last; r += width) {
+                if (position(records, r) >= limit) {
+                    continue;
+                }
+                int number = (int) (records[r] >>> 32);
+                int local = (int) records[r];
+                long node = containers[number] + cellsOffset + local * cellBytes;
+                if (width == 2) {
+                    segments[number].set(ValueLayout.JAVA_INT_UNALIGNED, node, (int) records[r + 1]);
+                } else {
+                    segments[number].set(ValueLayout.JAVA_LONG_UNALIGNED, node, records[r + 2]);
+                }
+                if (masked) {
+                    if (stamps[number] != bucket) {
+                        // First met in this bucket: its mask words are the bucket's next.
+                        stamps[number] = bucket;
+                        if (here == bucketNumbers.length) {
+                            bucketNumbers = Arrays.copyOf(bucketNumbers, here * 2);
+                        }
+                        if (words.length < (here + 1) * maskWords) {
+                            words = Arrays.copyOf(words, Math.max(64, here * 2) * maskWords);
+                        }
+                        firstCell[number] = here;
+                        bucketNumbers[here++] = number;
+                    }
+                    words[firstCell[number] * maskWords + (local >>> 6)] |= 1L << local;
+                }
+            }
+            for (int k = 0; k < here; k++) {
+                int number = bucketNumbers[k];
+                publishBits(segments[number], containers[number], words, k * maskWords, maskWords);
+            }
+            Arrays.fill(words, 0, here * maskWords, 0);
+        }
+
+        /** The call's number for the container with {@code key}, numbering it if new. */
+        private int number(long key) {
+            int mask = tableKeys.length - 1;
+            int slot = (int) ((key * CellCache.MIX) >>> (Long.SIZE - tableBits));
+            int probes = 0;
+            while (true) {
+                long k = tableKeys[slot];
+                if (k == key) {
+                    return tableNumbers[slot];
+                }
+                if (k == EMPTY) {
+                    break;
+                }
+                slot = (slot + 1) & mask;
+                if (++probes == MAX_PROBES) {
+                    // The buckets fill the table's stretches one after another: grow before they run into each other.
+                    grow();
+                    return number(key);
+                }
+            }
+            int number = known++;
+            if (number == segments.length) {
+                int grown = number * 2;
+                segments = Arrays.copyOf(segments, grown);
+                containers = Arrays.copyOf(containers, grown);
+                firstCell = Arrays.copyOf(firstCell, grown);
+                stamps = Arrays.copyOf(stamps, grown);
+            }
+            tableKeys[slot] = key;
+            tableNumbers[slot] = number;
+            if (2 * known > tableKeys.length) {
+                grow();
+            }
+            return number;
+        }
+
+        private void grow() {
+            long[] oldKeys = tableKeys;
+            int[] oldNumbers = tableNumbers;
+            tableBits++;
+            tableKeys = new long[1 << tableBits];
+            tableNumbers = new int[1 << tableBits];
+            Arrays.fill(tableKeys, EMPTY);
+            int mask = tableKeys.length - 1;
+            for (int s = 0; s < oldKeys.length; s++) {
+                long key = oldKeys[s];
+                if (key != EMPTY) {
+                    int slot = (int) ((key * CellCache.MIX) >>> (Long.SIZE - tableBits));
+                    while (tableKeys[slot] != EMPTY) {
+                        slot = (slot + 1) & mask;
+                    }
+                    tableKeys[slot] = key;
+                    tableNumbers[slot] = oldNumbers[s];
+                }
             }
         }
     }
