@@ -516,7 +516,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
         Grid shared = rt.bind(Grid.class);
         for (int t = 0; t < threads; t++) {
             int part = t;
-            Grid grid = api.equals(BIND) ? shared : rt.accessor(Grid.class);
+            Grid grid = api.equals(BIND) || api.equals(BULK_PART) ? shared : rt.accessor(Grid.class);
             workers[t] = new Thread(() -> {
                 try {
                     start.await();

@@ -62,6 +62,10 @@ public final class BoxTransfer {
     private final long[] blocks;
     /** Per coordinate: log2 of its extent when that is a power of two (no division), else -1. */
     private final int[] shifts;
+    /** Mask words of one container of a bitmasked node; 0 for a dense one. */
+    private final int maskWords;
+    /** The geometry of three coordinates whose extents are powers of two (every usual layout), else null. */
+    private final Grid3 grid3;
     /** Whether a cell's container key and index fit one long ({@code key * cellCount + index}): what {@link GroupedWrite} carries. */
     private final boolean groupable;
 
@@ -79,6 +83,7 @@ public final class BoxTransfer {
         this.fieldOffset = plan.fieldOffset(field);
         this.elementBytes = field.type().byteSize();
         this.masked = node.kind() == NodeKind.BITMASKED;
+        this.maskWords = masked ? (int) BitmaskWords.words(plan.cellCount()) : 0;
         this.dimensions = node.indexShape().length;
         this.extent = new int[dimensions];
         this.stride = new long[dimensions];
@@ -102,6 +107,30 @@ public final class BoxTransfer {
             keys *= fits ? blocks[c] : 1;
         }
         this.groupable = fits && keys <= Long.MAX_VALUE / cells;
+        this.grid3 = dimensions == 3 && shifts[0] >= 0 && shifts[1] >= 0 && shifts[2] >= 0
+                ? new Grid3(shifts, extent, blocks, stride) : null;
+    }
+
+    /**
+     * A container's key and a cell's index in it from three coordinates, by shifts and masks:
+     * what {@link #containerKey} and {@link #cellIndex} compute, for the loops over many cells
+     * ({@link #resolveRun3}, {@link GroupedWrite}), which take the record into a local so that
+     * its fields stay in registers.
+     */
+    private record Grid3(int shift0, int shift1, int shift2, int mask0, int mask1, int mask2, long blocks1, long blocks2,
+                         long stride0, long stride1, long stride2) {
+        Grid3(int[] shifts, int[] extent, long[] blocks, long[] stride) {
+            this(shifts[0], shifts[1], shifts[2], extent[0] - 1, extent[1] - 1, extent[2] - 1, blocks[1], blocks[2],
+                    stride[0], stride[1], stride[2]);
+        }
+
+        long key(int x, int y, int z) {
+            return ((x >>> shift0) * blocks1 + (y >>> shift1)) * blocks2 + (z >>> shift2);
+        }
+
+        long index(int x, int y, int z) {
+            return (x & mask0) * stride0 + (y & mask1) * stride1 + (z & mask2) * stride2;
+        }
     }
 
     /** Whether fields of {@code node} can be copied in bulk: dense and bitmasked nodes. */
@@ -145,7 +174,7 @@ public final class BoxTransfer {
             origin[c] = Math.floorDiv(low[c], extent[c]) * extent[c];
         }
         Location location = new Location();
-        long[] words = masked ? new long[(int) BitmaskWords.words(plan.cellCount())] : null;
+        long[] words = masked ? new long[maskWords] : null;
         long cells = 0;
         while (true) {
             for (int c = 0; c < dimensions; c++) {
@@ -191,7 +220,7 @@ public final class BoxTransfer {
      * so the call leaves a prefix of the list written and active, and nothing after it.
      */
     public long writeCells(int[][] coordinates, int from, int count, MemorySegment buffer, long at) {
-        CellCache cache = new CellCache(masked ? (int) BitmaskWords.words(plan.cellCount()) : 0, count);
+        CellCache cache = new CellCache(maskWords, count);
         int[] cell = new int[dimensions];
         Location location = new Location();
         int end = from + count;
@@ -235,7 +264,7 @@ public final class BoxTransfer {
 
     private void writeBatch(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
                             int[] cell, Location location) {
-        if (dimensions == 3 && shifts[0] >= 0 && shifts[1] >= 0 && shifts[2] >= 0) {
+        if (grid3 != null) {
             writeBatch3(coordinates, from, end, buffer, at, cache, cell, location);
             return;
         }
@@ -321,17 +350,7 @@ public final class BoxTransfer {
         int[] xs = coordinates[0];
         int[] ys = coordinates[1];
         int[] zs = coordinates[2];
-        int shift0 = shifts[0];
-        int shift1 = shifts[1];
-        int shift2 = shifts[2];
-        int mask0 = extent[0] - 1;
-        int mask1 = extent[1] - 1;
-        int mask2 = extent[2] - 1;
-        long blocks1 = blocks[1];
-        long blocks2 = blocks[2];
-        long stride0 = stride[0];
-        long stride1 = stride[1];
-        long stride2 = stride[2];
+        Grid3 grid = grid3;
         long cellBytes = this.cellBytes;
         boolean masked = this.masked;
         MemorySegment segment = cache.segment;
@@ -353,8 +372,8 @@ public final class BoxTransfer {
             int x = xs[n];
             int y = ys[n];
             int z = zs[n];
-            long key = ((x >>> shift0) * blocks1 + (y >>> shift1)) * blocks2 + (z >>> shift2);
-            long index = (x & mask0) * stride0 + (y & mask1) * stride1 + (z & mask2) * stride2;
+            long key = grid.key(x, y, z);
+            long index = grid.index(x, y, z);
             if (key != lastKey) {
                 // The slot of lastKey holds it until another key takes the slot, which sets lastKey.
                 int slot = (int) ((key * CellCache.MIX) >>> slotShift);
@@ -421,6 +440,17 @@ public final class BoxTransfer {
             key = key * blocks[c] + (shift >= 0 ? x >>> shift : x / extent[c]);
         }
         return key;
+    }
+
+    /** The index in its container of cell {@code n} of {@code coordinates}. */
+    private long cellIndex(int[][] coordinates, int n) {
+        long index = 0;
+        for (int c = 0; c < dimensions; c++) {
+            int shift = shifts[c];
+            int x = coordinates[c][n];
+            index += (shift >= 0 ? x & (extent[c] - 1) : x % extent[c]) * stride[c];
+        }
+        return index;
     }
 
     /** Copies one element of {@code buffer} at {@code value} into node memory at {@code node}. */
@@ -560,7 +590,6 @@ public final class BoxTransfer {
         /** Container key to number, for the whole call; slot from the top bits of the key's hash. */
         private long[] tableKeys = new long[1 << 12];
         private int[] tableNumbers = new int[1 << 12];
-        private int tableBits = 12;
         private int known;
         /**
          * Per container number: its segment and offset once activated (null before); its first
@@ -575,7 +604,6 @@ public final class BoxTransfer {
         /** One bucket's containers in the order met, and their gathered mask words. */
         private int[] bucketNumbers = new int[1 << 6];
         private long[] words = new long[0];
-        private final int maskWords = masked ? (int) BitmaskWords.words(plan.cellCount()) : 0;
 
         /** Longs per record: 2 for four-byte values, 3 for eight-byte ones. */
         private final int width = elementBytes == Integer.BYTES ? 2 : 3;
@@ -593,26 +621,6 @@ public final class BoxTransfer {
             }
         }
 
-        private long key(int[][] coordinates, int n) {
-            long key = 0;
-            for (int c = 0; c < dimensions; c++) {
-                int x = coordinates[c][n];
-                int shift = shifts[c];
-                key = key * blocks[c] + (shift >= 0 ? x >>> shift : x / extent[c]);
-            }
-            return key;
-        }
-
-        private long local(int[][] coordinates, int n) {
-            long index = 0;
-            for (int c = 0; c < dimensions; c++) {
-                int x = coordinates[c][n];
-                int shift = shifts[c];
-                index += (shift >= 0 ? x & (extent[c] - 1) : x % extent[c]) * stride[c];
-            }
-            return index;
-        }
-
         /** Writes the cells {@code [from, end)} of the list, their values from byte {@code at} of {@code buffer}. */
         private void group(int[][] coordinates, int from, int end, MemorySegment buffer, long at, int[] cell,
                            Location location) {
@@ -621,12 +629,12 @@ public final class BoxTransfer {
             int bucketShift = Long.SIZE - BUCKET_BITS;
             long[] records = this.records;
             int width = this.width;
-            if (dimensions == 3 && shifts[0] >= 0 && shifts[1] >= 0 && shifts[2] >= 0) {
+            if (grid3 != null) {
                 bucketize3(coordinates, from, count, buffer, at);
             } else {
                 Arrays.fill(bucketStart, 0);
                 for (int n = from; n < end; n++) {
-                    bucketStart[(int) ((key(coordinates, n) * CellCache.MIX) >>> bucketShift) + 1]++;
+                    bucketStart[(int) ((containerKey(coordinates, n) * CellCache.MIX) >>> bucketShift) + 1]++;
                 }
                 for (int b = 0; b < buckets; b++) {
                     bucketStart[b + 1] += bucketStart[b];
@@ -634,9 +642,9 @@ public final class BoxTransfer {
                 int[] heads = Arrays.copyOf(bucketStart, buckets);
                 for (int q = 0; q < count; q++) {
                     int n = from + q;
-                    long key = key(coordinates, n);
-                    put(records, width * heads[(int) ((key * CellCache.MIX) >>> bucketShift)]++, key, local(coordinates, n),
-                            q, buffer, at);
+                    long key = containerKey(coordinates, n);
+                    put(records, width * heads[(int) ((key * CellCache.MIX) >>> bucketShift)]++, key,
+                            cellIndex(coordinates, n), q, buffer, at);
                 }
             }
             // Name each cell's container (the record's first long becomes number << 32 | cell index); list the new ones.
@@ -700,24 +708,14 @@ public final class BoxTransfer {
             int[] xs = coordinates[0];
             int[] ys = coordinates[1];
             int[] zs = coordinates[2];
-            int shift0 = shifts[0];
-            int shift1 = shifts[1];
-            int shift2 = shifts[2];
-            int mask0 = extent[0] - 1;
-            int mask1 = extent[1] - 1;
-            int mask2 = extent[2] - 1;
-            long blocks1 = blocks[1];
-            long blocks2 = blocks[2];
-            long stride0 = stride[0];
-            long stride1 = stride[1];
-            long stride2 = stride[2];
+            Grid3 grid = grid3;
             int bucketShift = Long.SIZE - BUCKET_BITS;
             int buckets = 1 << BUCKET_BITS;
             int[] starts = bucketStart;
             Arrays.fill(starts, 0);
             int end = from + count;
             for (int n = from; n < end; n++) {
-                long key = ((xs[n] >>> shift0) * blocks1 + (ys[n] >>> shift1)) * blocks2 + (zs[n] >>> shift2);
+                long key = grid.key(xs[n], ys[n], zs[n]);
                 starts[(int) ((key * CellCache.MIX) >>> bucketShift) + 1]++;
             }
             for (int b = 0; b < buckets; b++) {
@@ -731,8 +729,8 @@ public final class BoxTransfer {
                 int x = xs[n];
                 int y = ys[n];
                 int z = zs[n];
-                long key = ((x >>> shift0) * blocks1 + (y >>> shift1)) * blocks2 + (z >>> shift2);
-                long local = (x & mask0) * stride0 + (y & mask1) * stride1 + (z & mask2) * stride2;
+                long key = grid.key(x, y, z);
+                long local = grid.index(x, y, z);
                 put(records, width * heads[(int) ((key * CellCache.MIX) >>> bucketShift)]++, key, local, q, buffer, at);
             }
         }
@@ -803,7 +801,7 @@ public final class BoxTransfer {
         /** The call's number for the container with {@code key}, numbering it if new. */
         private int number(long key) {
             int mask = tableKeys.length - 1;
-            int slot = (int) ((key * CellCache.MIX) >>> (Long.SIZE - tableBits));
+            int slot = slot(key, tableKeys.length);
             int probes = 0;
             while (true) {
                 long k = tableKeys[slot];
@@ -836,18 +834,22 @@ public final class BoxTransfer {
             return number;
         }
 
+        /** The home slot of {@code key} in a table of {@code length} slots (a power of two): the top bits of its hash. */
+        private static int slot(long key, int length) {
+            return (int) ((key * CellCache.MIX) >>> (Long.SIZE - Integer.numberOfTrailingZeros(length)));
+        }
+
         private void grow() {
             long[] oldKeys = tableKeys;
             int[] oldNumbers = tableNumbers;
-            tableBits++;
-            tableKeys = new long[1 << tableBits];
-            tableNumbers = new int[1 << tableBits];
+            tableKeys = new long[2 * oldKeys.length];
+            tableNumbers = new int[2 * oldKeys.length];
             Arrays.fill(tableKeys, EMPTY);
             int mask = tableKeys.length - 1;
             for (int s = 0; s < oldKeys.length; s++) {
                 long key = oldKeys[s];
                 if (key != EMPTY) {
-                    int slot = (int) ((key * CellCache.MIX) >>> (Long.SIZE - tableBits));
+                    int slot = slot(key, tableKeys.length);
                     while (tableKeys[slot] != EMPTY) {
                         slot = (slot + 1) & mask;
                     }
