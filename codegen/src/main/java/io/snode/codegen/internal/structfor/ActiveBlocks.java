@@ -84,6 +84,9 @@ public final class ActiveBlocks {
     private long activationStamp = -1;
     /** Running sums of the blocks' weights for splitting a launch ({@link #weightPrefix()}); made once. */
     private volatile long[] weightPrefix;
+    /** The running sums' array of the snapshot whose arrays this one took over, refilled by {@link #weightPrefix()}; guarded by {@link #prefixLock}. */
+    private long[] sparePrefix;
+    private final Object prefixLock = new Object();
     /** A dynamic target's element chunks and directory blocks (null for other kinds, and no directory). */
     private final CheckedCells elementChunks;
     private final CheckedCells directoryBlocks;
@@ -115,6 +118,7 @@ public final class ActiveBlocks {
         this.masks = maskWords == 0 ? null : reuse ? spare.masks : new long[capacity * maskWords];
         this.counts = maskWords == 0 ? null : reuse ? spare.counts : new int[capacity];
         this.lengths = !activity.hasLengths() ? null : reuse ? spare.lengths : new long[capacity];
+        this.sparePrefix = reuse ? spare.weightPrefix : null;
         this.sizes = new int[arity];
         for (int n = 0; n < arity; n++) {
             sizes[n] = target.size(target.indexAxes().get(n));
@@ -171,7 +175,7 @@ public final class ActiveBlocks {
             throw new IllegalArgumentException("the spare snapshot is of " + spare.target.path() + ", not of "
                     + target.path());
         }
-        SnapshotWalk walk = new SnapshotWalk(structure, target, expected);
+        SnapshotWalk walk = new SnapshotWalk(structure, target);
         walk.walker = walker;
         walk.spare = spare;
         walk.split = java.util.Objects.requireNonNull(split, "split");
@@ -260,14 +264,22 @@ public final class ActiveBlocks {
      */
     public long[] weightPrefix() {
         long[] prefix = weightPrefix;
-        if (prefix == null) {
-            prefix = new long[size + 1];
-            for (int b = 0; b < size; b++) {
-                prefix[b + 1] = prefix[b] + Math.max(1, activeCells(b));
-            }
-            weightPrefix = prefix; // two launches racing here make equal arrays
+        if (prefix != null) {
+            return prefix;
         }
-        return prefix;
+        synchronized (prefixLock) { // two launches of a kept set may come here at once
+            prefix = weightPrefix;
+            if (prefix == null) {
+                prefix = sparePrefix != null && sparePrefix.length >= size + 1 ? sparePrefix : new long[size + 1];
+                sparePrefix = null;
+                prefix[0] = 0;
+                for (int b = 0; b < size; b++) {
+                    prefix[b + 1] = prefix[b] + Math.max(1, activeCells(b));
+                }
+                weightPrefix = prefix;
+            }
+            return prefix;
+        }
     }
 
     /** Block {@code b} as a block kernel sees it (dense, bitmasked and dynamic targets). */

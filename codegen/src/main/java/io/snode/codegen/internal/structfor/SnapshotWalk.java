@@ -104,7 +104,7 @@ final class SnapshotWalk implements ActiveCellVisitor {
     /** An earlier snapshot whose arrays this one reuses, or null. */
     ActiveBlocks spare;
 
-    SnapshotWalk(NodeTree structure, SNode target, int expected) {
+    SnapshotWalk(NodeTree structure, SNode target) {
         this.structure = structure;
         this.target = target;
         List<SNode> ancestry = target.ancestry();
@@ -157,9 +157,6 @@ final class SnapshotWalk implements ActiveCellVisitor {
         for (int n = 0; n < targetSlots.length; n++) {
             targetSlots[n] = slotOf[axes.get(n).ordinal()];
         }
-        int recordCapacity = Math.max(64, expected);
-        this.recordCells = new int[recordCapacity];
-        this.recordCoordinates = new int[recordCapacity * width];
     }
 
     /**
@@ -184,6 +181,10 @@ final class SnapshotWalk implements ActiveCellVisitor {
                 return runDirect(keyCells, (int) cellCapacity, expected);
             }
         }
+        // the records of the two-phase walk (the direct one above records by cell index instead)
+        int recordCapacity = Math.max(64, expected);
+        recordCells = new int[recordCapacity];
+        recordCoordinates = new int[recordCapacity * width];
         visit(0, structure.root(), 0);
         long perRecord = 1;
         for (int level = keyLevel + 1; level < chain.length - 1; level++) {

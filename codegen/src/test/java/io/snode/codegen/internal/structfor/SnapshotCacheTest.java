@@ -54,6 +54,36 @@ class SnapshotCacheTest {
         }
     }
 
+    /**
+     * A walk after a change refills the arrays of the launch before it, the running sums of
+     * the blocks' weights included: they are made again from the new blocks, never kept from the
+     * old ones (here block 0 holds 1 cell, then 5).
+     */
+    @Test
+    void aSnapshotRefilledAfterAChangeMakesItsWeightSumsFromItsOwnBlocks() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(MASKED)) {
+            SnapshotCache cache = new SnapshotCache(rt.generic().internalTree(), target -> null);
+            SNode leaf = MASKED.snode(2);
+            rt.generic().setFloat("v", 1f, 1, 2, 3);
+            rt.generic().setFloat("v", 1f, 9, 9, 9);
+            rt.generic().setFloat("v", 1f, 10, 9, 9);
+            long[] before = cache.withSnapshot(leaf, blocks -> blocks.weightPrefix().clone());
+            assertThat(before).containsExactly(0, 1, 3);
+            for (int k = 4; k < 8; k++) {
+                rt.generic().setFloat("v", 1f, 1, 2, k);
+            }
+            rt.generic().deactivate(leaf, 10, 9, 9);
+            long[][] after = new long[1][];
+            ActiveBlocks refilled = cache.withSnapshot(leaf, blocks -> {
+                after[0] = blocks.weightPrefix();
+                return blocks;
+            });
+            assertThat(cache.walks()).isEqualTo(2);
+            assertThat(after[0]).as("the spare's array, refilled").hasSizeGreaterThanOrEqualTo(3);
+            assertThat(java.util.Arrays.copyOf(after[0], refilled.size() + 1)).containsExactly(0, 5, 6);
+        }
+    }
+
     @Test
     void keptSnapshotsGoStaleWithTheEpochOnlyAndAreNotReusedByLaunches() {
         try (SNodeRuntime rt = SNodeRuntime.compile(MASKED)) {
