@@ -6,6 +6,7 @@ import io.snode.bench.workload.BenchReport;
 import io.snode.bench.workload.ChildRunner;
 import io.snode.bench.workload.Contenders;
 import io.snode.bench.workload.Result;
+import io.snode.bench.workload.Trials;
 import io.snode.bench.workload.Workload;
 import io.snode.bench.workload.WorkloadLayout;
 import java.io.IOException;
@@ -76,8 +77,14 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--runs", paramLabel = "N", description = "timed runs per workload (default: 5, --quick: 1)")
     Integer runs;
 
-    @Option(names = "--warmups", paramLabel = "N", description = "untimed warm-up runs before them (default: 2, --quick: 0)")
+    @Option(names = "--warmups", paramLabel = "N", description = "least untimed warm-up runs before them (default: 2, --quick: 0)")
     Integer warmups;
+
+    @Option(names = "--warmup-seconds", paramLabel = "S", description = "least wall clock of a workload's warm-ups,"
+            + " set-ups included: they go on past --warmups until S seconds passed (at most "
+            + Trials.MAX_WARMUPS + " runs), so that a short run is timed after the JIT compiled it"
+            + " (default: 1, --quick: 0)")
+    Double warmupSeconds;
 
     @Option(names = "--threads", paramLabel = "T", description = "The thread count besides 1 for W5 and for W3's launch after a change (default: the available processors)")
     Integer threads;
@@ -114,6 +121,10 @@ final class BenchCommand implements Callable<Integer> {
         if (warmupCount < 0 || warmupCount > 100) {
             throw new SnodeCli.BadInputException("--warmups=" + warmupCount + " must be between 0 and 100");
         }
+        double warmupTime = warmupSeconds == null ? (quick ? 0 : 1) : warmupSeconds;
+        if (!(warmupTime >= 0 && warmupTime <= 60)) {
+            throw new SnodeCli.BadInputException("--warmup-seconds=" + warmupSeconds + " must be between 0 and 60");
+        }
         int cores = Runtime.getRuntime().availableProcessors();
         int parallel = threads == null ? cores : threads;
         if (parallel < 1 || parallel > 256) {
@@ -128,9 +139,11 @@ final class BenchCommand implements Callable<Integer> {
 
         long physical = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getTotalMemorySize();
-        Map<String, Object> header = header(roundCount, runCount, warmupCount, threadCounts, physical);
-        out.printf(Locale.ROOT, "snode bench: %s band, %d round(s) of %d timed run(s) after %d warm-up(s); threads (W3 after a change, W5) %s%n",
-                quick ? "quick (R = 100)" : "reference (R = 400)", roundCount, runCount, warmupCount, threadCounts);
+        Map<String, Object> header = header(roundCount, runCount, warmupCount, warmupTime, threadCounts, physical);
+        out.printf(Locale.ROOT, "snode bench: %s band, %d round(s) of %d timed run(s) after %d warm-up(s) and %s s of them;"
+                        + " threads (W3 after a change, W5) %s%n",
+                quick ? "quick (R = 100)" : "reference (R = 400)", roundCount, runCount, warmupCount, warmupTime,
+                threadCounts);
         out.printf(Locale.ROOT, "machine: %s, %d cores, %.1f GiB; JDK %s; child JVM flags: %s -Xmx<per structure>%n",
                 header.get("cpu"), cores, physical / (double) (1L << 30), Runtime.version(),
                 String.join(" ", ChildRunner.FLAGS));
@@ -163,7 +176,7 @@ final class BenchCommand implements Callable<Integer> {
                 String heap = heap(name);
                 int shown = round;
                 ChildRunner.Outcome outcome = children.run(
-                        children.command(name, own, quick, warmupCount, runCount, threadCounts, heap),
+                        children.command(name, own, quick, warmupCount, warmupTime, runCount, threadCounts, heap),
                         line -> {
                             if (progress) {
                                 err.println("  round " + shown + ": " + line);
@@ -357,14 +370,15 @@ final class BenchCommand implements Callable<Integer> {
         };
     }
 
-    private Map<String, Object> header(int roundCount, int runCount, int warmupCount, List<Integer> threadCounts,
-            long physical) {
+    private Map<String, Object> header(int roundCount, int runCount, int warmupCount, double warmupTime,
+            List<Integer> threadCounts, long physical) {
         Map<String, Object> header = new LinkedHashMap<>();
         header.put("date", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
         header.put("band", quick ? "quick" : "reference");
         header.put("rounds", roundCount);
         header.put("runs", runCount);
         header.put("warmups", warmupCount);
+        header.put("warmup_seconds", warmupTime);
         header.put("w5_threads", threadCounts);
         header.put("cores", Runtime.getRuntime().availableProcessors());
         header.put("memory_bytes", physical);

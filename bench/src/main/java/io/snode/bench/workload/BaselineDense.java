@@ -106,7 +106,7 @@ public final class BaselineDense implements Contender {
             sum += cells[index(sorted.i(v), sorted.j(v), sorted.k(v))];
         }
         long held = heap.array(float.class, cells.length);
-        return List.of(Row.of(workload, this, 1, api, context.trials(), timed, list.size())
+        return List.of(Row.of(workload, this, 1, api, timed, list.size())
                 .checksums((long) sorted.size(), sum, null)
                 .memory(held, held, sorted.size())
                 .check(context.data().references(), activity()));
@@ -142,7 +142,7 @@ public final class BaselineDense implements Contender {
             }
             s[0] = total;
         });
-        return List.of(Row.of(Workload.W2, this, 1, api, context.trials(), timed, DataSet.READS)
+        return List.of(Row.of(Workload.W2, this, 1, api, timed, DataSet.READS)
                 .checksums(null, sum[0], null)
                 .check(data.references(), activity()));
     }
@@ -167,7 +167,7 @@ public final class BaselineDense implements Contender {
                     : context.trials().timeSelf(label(Workload.W3, api) + " T=" + threads,
                             () -> partsOnThreads(leaves, threads, sum), PartSums::run);
             // Block data: checked as a structure whose writes activate whole blocks.
-            results.add(Row.of(Workload.W3, this, threads, api, context.trials(), timed, count)
+            results.add(Row.of(Workload.W3, this, threads, api, timed, count)
                     .checksums(null, sum[0], count)
                     .check(context.data().references(), DataSet.Activity.BLOCK));
         }

@@ -64,7 +64,7 @@ public final class BaselineHashMap implements Contender {
         String api = "HashMap.computeIfAbsent";
         Trials.Timed<HashMap<Long, float[]>> timed = context.trials().time(label(workload, api),
                 BaselineHashMap::emptyMap, map -> write(map, list, list.size()));
-        return written(Row.of(workload, this, 1, api, context.trials(), timed, list.size()), context, timed.state())
+        return written(Row.of(workload, this, 1, api, timed, list.size()), context, timed.state())
                 .check(context.data().references(), activity());
     }
 
@@ -76,7 +76,7 @@ public final class BaselineHashMap implements Contender {
             System.gc();
             return new Sum();
         }, sum -> sum.value = read(map, data.readI(), data.readJ(), data.readK()));
-        return Row.of(Workload.W2, this, 1, api, context.trials(), timed, DataSet.READS)
+        return Row.of(Workload.W2, this, 1, api, timed, DataSet.READS)
                 .checksums(null, timed.state().value, null)
                 .check(data.references(), activity());
     }
@@ -100,7 +100,7 @@ public final class BaselineHashMap implements Contender {
             sum.count = count;
         });
         Sum sum = timed.state();
-        return Row.of(Workload.W3, this, 1, api, context.trials(), timed, sum.count)
+        return Row.of(Workload.W3, this, 1, api, timed, sum.count)
                 .checksums(null, sum.value, sum.count)
                 .check(context.data().references(), activity());
     }
@@ -140,7 +140,7 @@ public final class BaselineHashMap implements Contender {
         });
         Recycle recycle = timed.state();
         Blocks.ReadBack back = Blocks.readBack(sorted, recycle.map::get);
-        return Row.of(Workload.W4, this, 1, api, context.trials(), timed, data.lowVoxels())
+        return Row.of(Workload.W4, this, 1, api, timed, data.lowVoxels())
                 .checksums(back.n(), back.sum(), (long) Blocks.CELLS * recycle.map.size())
                 .held(recycle.heldBefore, recycle.heldAfterDelete, held(recycle.map))
                 .check(data.references(), activity());
@@ -167,7 +167,7 @@ public final class BaselineHashMap implements Contender {
                     }
                 }));
             }, parallel -> parallel.threads().run());
-            results.add(written(Row.of(Workload.W5, this, threads, api, context.trials(), timed, shuffled.size()),
+            results.add(written(Row.of(Workload.W5, this, threads, api, timed, shuffled.size()),
                     context, timed.state().map()).check(context.data().references(), activity()));
         }
         return results;
@@ -184,7 +184,7 @@ public final class BaselineHashMap implements Contender {
         for (IntList list : timed.state().values()) {
             n += list.size();
         }
-        return Row.of(Workload.W6, this, 1, api, context.trials(), timed, DataSet.PARTICLES)
+        return Row.of(Workload.W6, this, 1, api, timed, DataSet.PARTICLES)
                 .checksums(n, null, null)
                 .check(data.references(), activity());
     }
@@ -217,7 +217,7 @@ public final class BaselineHashMap implements Contender {
             sum.count = nonEmpty;
         });
         Sum sum = timed.state();
-        return Row.of(Workload.W6V, this, 1, api, context.trials(), timed, DataSet.PARTICLES)
+        return Row.of(Workload.W6V, this, 1, api, timed, DataSet.PARTICLES)
                 .checksums(sum.n, sum.value, sum.count)
                 .check(data.references(), activity());
     }

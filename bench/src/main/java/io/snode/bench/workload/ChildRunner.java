@@ -61,8 +61,8 @@ public final class ChildRunner {
      * element of the list, and {@link ProcessBuilder} hands it to the child as one argument
      * (no shell in between), so its parentheses, commas and spaces need no quoting.
      */
-    public List<String> command(String structure, List<Workload> workloads, boolean quick, int warmups, int runs,
-            List<Integer> threads, String heap) {
+    public List<String> command(String structure, List<Workload> workloads, boolean quick, int warmups,
+            double warmupSeconds, int runs, List<Integer> threads, String heap) {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable.toString());
         command.addAll(FLAGS);
@@ -79,6 +79,8 @@ public final class ChildRunner {
         }
         command.add("--warmups");
         command.add(Integer.toString(warmups));
+        command.add("--warmup-seconds");
+        command.add(Double.toString(warmupSeconds));
         command.add("--runs");
         command.add(Integer.toString(runs));
         command.add("--threads");

@@ -46,10 +46,10 @@ public final class Row {
     }
 
     /** A row of {@code timed}, whose runs each handled {@code items} voxels, reads, cells or particles. */
-    public static Row of(Workload workload, Contender contender, int threads, String api, Trials trials,
-            Trials.Timed<?> timed, long items) {
+    public static Row of(Workload workload, Contender contender, int threads, String api, Trials.Timed<?> timed,
+            long items) {
         return new Row(workload, contender.structure(), threads, api, timed.seconds(), timed.median(), timed.min(),
-                items, trials.warmups());
+                items, timed.warmups());
     }
 
     /** A row of times measured elsewhere (a peer's harness prints only its median and minimum). */

@@ -187,7 +187,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
             return grid;
         }, g -> write(g, list, 0, list.size()));
         MemoryStats stats = runtime.memoryStats();
-        return Row.of(workload, this, 1, api, context.trials(), timed, list.size())
+        return Row.of(workload, this, 1, api, timed, list.size())
                 .checksums((long) list.size(), readBack(grid, context.data().sorted()), runtime.count("phi"))
                 .memory(stats.bytesCommitted(), stats.bytesReserved(), list.size())
                 .check(context.data().references(), activity);
@@ -202,7 +202,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
             return runtime;
         }, rt -> Bulk.writeCells(rt, "phi", cells));
         MemoryStats stats = runtime.memoryStats();
-        return Row.of(workload, this, 1, label, context.trials(), timed, list.size())
+        return Row.of(workload, this, 1, label, timed, list.size())
                 .checksums((long) list.size(), readBack(runtime.accessor(Grid.class), sorted), runtime.count("phi"))
                 .memory(stats.bytesCommitted(), stats.bytesReserved(), list.size())
                 .check(context.data().references(), activity);
@@ -233,7 +233,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
             }
             sum[0] = s;
         });
-        return Row.of(Workload.W2, this, 1, way, context.trials(), timed, is.length)
+        return Row.of(Workload.W2, this, 1, way, timed, is.length)
                 .checksums((long) is.length, sum[0], null)
                 .check(context.data().references(), activity);
     }
@@ -245,7 +245,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
         BlockSum[] block = new BlockSum[1];
         Trials.Timed<SNodeRuntime> blocks = context.trials().time("W3 " + name + " reduceBlocks", () -> runtime,
                 rt -> block[0] = rt.reduceBlocks(leaf, BlockSum::new, BlockSum::accumulate, BlockSum::merge));
-        results.add(Row.of(Workload.W3, this, 1, "block form (reduceBlocks)", context.trials(), blocks, block[0].count())
+        results.add(Row.of(Workload.W3, this, 1, "block form (reduceBlocks)", blocks, block[0].count())
                 .checksums(null, block[0].sum(), block[0].count())
                 .check(context.data().references(), activity));
         // After a change, the launch walks the tree again: before each run (untimed), the
@@ -268,7 +268,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     },
                     rt -> walked[0] = rt.reduceBlocks(leaf, BlockSum::new, BlockSum::accumulate, BlockSum::merge));
             results.add(Row.of(Workload.W3, this, threads, "block form after a change (walk + reduceBlocks)",
-                            context.trials(), afterChange, walked[0].count())
+                            afterChange, walked[0].count())
                     .checksums(null, walked[0].sum(), walked[0].count())
                     .note(idle == null ? "a collection before each run, untimed, makes the launch walk again"
                             : "an inactive cell deactivated before each run, untimed, makes the launch walk again")
@@ -279,7 +279,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
         Trials.Timed<SNodeRuntime> reduction = context.trials().time("W3 " + name + " sum(\"phi\")", () -> runtime,
                 rt -> sum[0] = rt.sum("phi"));
         long count = runtime.count("phi");
-        results.add(Row.of(Workload.W3, this, 1, "reduction sum(\"phi\")", context.trials(), reduction, count)
+        results.add(Row.of(Workload.W3, this, 1, "reduction sum(\"phi\")", reduction, count)
                 .checksums(null, sum[0], count)
                 .note("count from count(\"phi\"), untimed")
                 .check(context.data().references(), activity));
@@ -301,7 +301,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
             exportedSum[0] = total;
         });
         results.add(Row.of(Workload.W3, this, 1, "per cell, bulk export (Bulk.activeCells + a loop)",
-                        context.trials(), export, exported[0].size())
+                        export, exported[0].size())
                 .checksums(null, exportedSum[0], (long) exported[0].size())
                 .check(context.data().references(), activity));
         exported[0] = null;
@@ -366,7 +366,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
             sum[0] = s;
             count[0] = c;
         });
-        return Row.of(Workload.W3, this, 1, way, context.trials(), timed, count[0])
+        return Row.of(Workload.W3, this, 1, way, timed, count[0])
                 .checksums(null, sum[0], count[0])
                 .check(context.data().references(), activity);
     }
@@ -472,7 +472,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     held[2] = rt.memoryStats().bytesCommitted();
                     return (deleted - start) + (end - rewriteStart);
                 });
-        return Row.of(Workload.W4, this, 1, way + " + " + ACCESSOR, context.trials(), timed, rewrite)
+        return Row.of(Workload.W4, this, 1, way + " + " + ACCESSOR, timed, rewrite)
                 .checksums((long) sorted.size(), readBack(grid, sorted), target.count("phi"))
                 .held(held[0], held[1], held[2])
                 .note(note + "; items = voxels rewritten")
@@ -498,7 +498,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     return target;
                 }, rt -> writeInParallel(rt, shuffled, threads, api));
         MemoryStats stats = target.memoryStats();
-        return Row.of(Workload.W5, this, threads, label, context.trials(), timed, shuffled.size())
+        return Row.of(Workload.W5, this, threads, label, timed, shuffled.size())
                 .checksums((long) shuffled.size(), readBack(target.bind(Grid.class), context.data().sorted()),
                         target.count("phi"))
                 .memory(stats.bytesCommitted(), stats.bytesReserved(), shuffled.size())
@@ -598,7 +598,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
             for (ListVisit part : visit()) {
                 appended += part.n;
             }
-            Result perParticle = Row.of(Workload.W6, this, 1, "bound appender", context.trials(), timed, voxel.length)
+            Result perParticle = Row.of(Workload.W6, this, 1, "bound appender", timed, voxel.length)
                     .checksums(appended, null, null)
                     .note("layout " + Layouts.PARTICLES)
                     .check(context.data().references(), activity);
@@ -618,7 +618,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 sum.nonEmpty += part.nonEmpty;
             }
             Result bulkRow = Row.of(Workload.W6, this, 1, "bulk append (Bulk.appendAll of the particle array)",
-                            context.trials(), bulk, voxel.length)
+                            bulk, voxel.length)
                     .checksums(sum.n, (double) sum.ids, sum.nonEmpty)
                     .note("layout " + Layouts.PARTICLES + "; grouping by block included")
                     .check(context.data().references(), activity);
@@ -635,7 +635,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 rt -> blocks[0] = rt.reduceBlocks(listNode, () -> new ListSum(particle), ListSum::accumulate,
                         ListSum::merge));
         Result blockRow = Row.of(Workload.W6V, this, 1, "block form (reduceBlocks over the lists' chunks)",
-                        context.trials(), blockForm, blocks[0].n())
+                        blockForm, blocks[0].n())
                 .checksums(blocks[0].n(), (double) blocks[0].ids(), blocks[0].nonEmpty())
                 .note("layout " + Layouts.PARTICLES)
                 .check(context.data().references(), activity);
@@ -650,7 +650,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
             total[0] = sum;
         });
         Result perElement = Row.of(Workload.W6V, this, 1, "struct-for per element + caching accessor",
-                        context.trials(), timed, total[0].n)
+                        timed, total[0].n)
                 .checksums(total[0].n, (double) total[0].ids, total[0].nonEmpty)
                 .note("layout " + Layouts.PARTICLES)
                 .check(context.data().references(), activity);
@@ -665,7 +665,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 () -> particles, rt -> bulkBuilt[0] = rt.reduceBlocks(listNode, () -> new ListSum(particle),
                         ListSum::accumulate, ListSum::merge));
         Result bulkRow = Row.of(Workload.W6V, this, 1, "block form over the lists of the bulk append",
-                        context.trials(), afterBulk, bulkBuilt[0].n())
+                        afterBulk, bulkBuilt[0].n())
                 .checksums(bulkBuilt[0].n(), (double) bulkBuilt[0].ids(), bulkBuilt[0].nonEmpty())
                 .note("layout " + Layouts.PARTICLES + "; the lists built by Bulk.appendAll, not by one call per particle")
                 .check(context.data().references(), activity);

@@ -15,8 +15,9 @@ import java.util.List;
  * progress lines (prefixed {@value #PROGRESS}) to stderr. Exit code 0, or 1 after a line
  * prefixed {@value #ERROR} on stderr.
  *
- * <p>Arguments: {@code --structure NAME --workloads W1s,W2,... [--quick] --warmups W --runs R
- * --threads 1,T}, where NAME is one of {@link Contenders#NAMES} or a layout text, one argument
+ * <p>Arguments: {@code --structure NAME --workloads W1s,W2,... [--quick] --warmups W
+ * [--warmup-seconds S] --runs R --threads 1,T} (warm-ups: at least W, and S seconds of them; see
+ * {@link Trials}), where NAME is one of {@link Contenders#NAMES} or a layout text, one argument
  * whatever its commas, parentheses and spaces (see {@link Contenders#create}).
  */
 public final class WorkloadMain {
@@ -38,6 +39,7 @@ public final class WorkloadMain {
             List<Workload> workloads = new ArrayList<>();
             boolean quick = false;
             int warmups = 2;
+            double warmupSeconds = 0;
             int runs = 5;
             List<Integer> threads = List.of(1);
             for (int a = 0; a < args.length; a++) {
@@ -46,6 +48,7 @@ public final class WorkloadMain {
                     case "--workloads" -> Arrays.stream(args[++a].split(",")).map(Workload::of).forEach(workloads::add);
                     case "--quick" -> quick = true;
                     case "--warmups" -> warmups = Integer.parseInt(args[++a]);
+                    case "--warmup-seconds" -> warmupSeconds = Double.parseDouble(args[++a]);
                     case "--runs" -> runs = Integer.parseInt(args[++a]);
                     case "--threads" -> threads = Arrays.stream(args[++a].split(",")).map(Integer::valueOf).toList();
                     default -> throw new IllegalArgumentException("unknown argument " + args[a]);
@@ -56,7 +59,8 @@ public final class WorkloadMain {
             }
             Contender contender = Contenders.create(structure);
             DataSet data = quick ? DataSet.quick() : DataSet.reference();
-            Trials trials = new Trials(warmups, runs, line -> System.err.println(PROGRESS + line));
+            Trials trials = new Trials(warmups, runs, Math.round(warmupSeconds * 1e9),
+                    line -> System.err.println(PROGRESS + line));
             Contender.Context context = new Contender.Context(data, trials, threads);
             ObjectMapper json = json();
             for (Workload workload : workloads) {

@@ -94,6 +94,9 @@ class BenchCommandTest {
         assertThat(SnodeCliTest.run("bench", "--quick", "--rounds", "0").err()).contains("--rounds=0 must be between 1 and 1000");
         assertThat(SnodeCliTest.run("bench", "--quick", "--runs", "0").code()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(SnodeCliTest.run("bench", "--quick", "--warmups", "-1").err()).contains("--warmups=-1 must be between 0 and 100");
+        assertThat(SnodeCliTest.run("bench", "--quick", "--warmup-seconds", "-1").err())
+                .contains("--warmup-seconds=-1.0 must be between 0 and 60");
+        assertThat(SnodeCliTest.run("bench", "--quick", "--warmup-seconds", "NaN").code()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(SnodeCliTest.run("bench", "--quick", "--threads", "0").err()).contains("--threads=0 must be between 1 and 256");
         SnodeCliTest.Result peers = SnodeCliTest.run("bench", "--peers", dir.resolve("missing").toString());
         assertThat(peers.code()).isEqualTo(SnodeCli.BAD_INPUT);

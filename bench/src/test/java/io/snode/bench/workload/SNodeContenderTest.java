@@ -82,8 +82,8 @@ class SNodeContenderTest {
 
     @Test
     void aWrongChecksumIsReported() {
-        Trials.Timed<Object> timed = new Trials.Timed<>(List.of(1.0), null);
-        Result result = Row.of(Workload.W1S, SNodeContender.l1(), 1, "x", new Trials(0, 1, line -> { }), timed, 10)
+        Trials.Timed<Object> timed = new Trials.Timed<>(List.of(1.0), null, 0);
+        Result result = Row.of(Workload.W1S, SNodeContender.l1(), 1, "x", timed, 10)
                 .checksums(context.data().references().voxels(), 1.5, null)
                 .check(context.data().references(), DataSet.Activity.BLOCK);
         assertThat(result.checksumsOk()).isFalse();

@@ -35,4 +35,42 @@ class TrialsTest {
         assertThat(timed.state()).containsExactly(50);
         assertThat(timed.seconds()).hasSize(3).allSatisfy(s -> assertThat(s).isGreaterThanOrEqualTo(0.0));
     }
+
+    /** A clock that moves 10 ms each time it is read. */
+    private static java.util.function.LongSupplier tenMillisPerRead() {
+        long[] now = {0};
+        return () -> now[0] += 10_000_000L;
+    }
+
+    @Test
+    void warmUpsGoOnPastTheirCountUntilTheirTimePassed() {
+        int[] setUps = {0};
+        // 100 ms of warm-ups on a clock read once at the start, once per check of the time and twice
+        // per body: the checks after the counted run see 30, 60, 90 and 120 ms passed
+        Trials.Timed<int[]> timed = new Trials(1, 3, 100_000_000L, line -> { }, tenMillisPerRead())
+                .time("warm", () -> new int[] {++setUps[0]}, state -> { });
+        assertThat(timed.warmups()).as("1 run by count, then until 100 ms passed").isEqualTo(4);
+        assertThat(setUps[0]).isEqualTo(4 + 3);
+        assertThat(timed.seconds()).hasSize(3).allSatisfy(s -> assertThat(s).isEqualTo(0.01));
+    }
+
+    @Test
+    void theCountOfWarmUpsStillHoldsWhenTheirTimeIsShorter() {
+        Trials.Timed<Object> timed = new Trials(4, 1, 1L, line -> { }, tenMillisPerRead())
+                .time("count", Object::new, state -> { });
+        assertThat(timed.warmups()).isEqualTo(4);
+    }
+
+    @Test
+    void warmUpsStopAtTheirMostWhateverTheirTime() {
+        Trials.Timed<Object> timed = new Trials(0, 1, Long.MAX_VALUE, line -> { }, tenMillisPerRead())
+                .time("long", Object::new, state -> { });
+        assertThat(timed.warmups()).isEqualTo(Trials.MAX_WARMUPS);
+    }
+
+    @Test
+    void aNegativeWarmUpTimeIsRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Trials(0, 1, -1, line -> { }))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("warmupNanos=-1");
+    }
 }
