@@ -11,9 +11,10 @@ import java.util.function.ToLongFunction;
 /**
  * Times a workload: untimed warm-up runs (the JIT compiles the loops there, not in the timed
  * runs), then {@code runs} timed ones. The warm-ups go on until both {@code warmups} of them ran
- * and they took {@code warmupNanos} of wall clock (set-ups included), or {@link #MAX_WARMUPS}
- * ran: a count alone leaves a 10 ms launch half compiled after two runs, while a 1 s build is
- * warm after one. Before every run an untimed set-up makes the
+ * and those after the first took {@code warmupNanos} of wall clock (set-ups included), or
+ * {@link #MAX_WARMUPS} ran: a count alone leaves a 10 ms launch half compiled after two runs,
+ * while a 1 s build is warm after one; the first run, where classes are generated and loaded
+ * (a second for W3's first launch), would use up the time alone. Before every run an untimed set-up makes the
  * state the run starts from (an empty grid, the W1s grid, ...); the state of the last run is
  * kept for the checksums. The previous run's state is unreachable from here while the next
  * set-up runs (a set-up may call {@link System#gc()} to collect it outside the timing). A run is timed by {@link System#nanoTime()} around the body, or by the
@@ -89,14 +90,16 @@ public final class Trials {
     public <S> Timed<S> timeSelf(String label, Supplier<S> setup, ToLongFunction<S> body) {
         S state = null;
         int warmed = 0;
-        long warmupStart = clock.getAsLong();
-        while (warmed < warmups || warmed < MAX_WARMUPS && clock.getAsLong() - warmupStart < warmupNanos) {
+        long warmupStart = 0;
+        while (warmed < warmups || warmed < MAX_WARMUPS && (warmed == 0 || clock.getAsLong() - warmupStart < warmupNanos)) {
             // Dropped first, so that a set-up which calls System.gc() collects the previous
             // run's structure there, untimed, and not inside the next body.
             state = null;
             state = setup.get();
             body.applyAsLong(state);
-            warmed++;
+            if (++warmed == 1) {
+                warmupStart = clock.getAsLong(); // the first run, which loads and generates classes, does not count
+            }
         }
         List<Double> seconds = new ArrayList<>(runs);
         for (int run = 0; run < runs; run++) {
