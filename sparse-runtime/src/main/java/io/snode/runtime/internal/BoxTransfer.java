@@ -125,11 +125,21 @@ public final class BoxTransfer {
         }
 
         long key(int x, int y, int z) {
-            return ((x >>> shift0) * blocks1 + (y >>> shift1)) * blocks2 + (z >>> shift2);
+            return rowKey(x, y) + (z >>> shift2);
         }
 
         long index(int x, int y, int z) {
-            return (x & mask0) * stride0 + (y & mask1) * stride1 + (z & mask2) * stride2;
+            return rowIndex(x, y) + (z & mask2) * stride2;
+        }
+
+        /** The key of the container of cell (x, y, 0) of a row: a row's cells add z >>> shift2. */
+        long rowKey(int x, int y) {
+            return ((x >>> shift0) * blocks1 + (y >>> shift1)) * blocks2;
+        }
+
+        /** The index of cell (x, y, 0) in its container: a row's cells add (z & mask2) * stride2. */
+        long rowIndex(int x, int y) {
+            return (x & mask0) * stride0 + (y & mask1) * stride1;
         }
     }
 
@@ -367,13 +377,29 @@ public final class BoxTransfer {
         int wordBase = cache.wordBase;
         long base = cache.base;
         int limit = Math.min(end, from + offsets.length);
+        int shift2 = grid.shift2();
+        int mask2 = grid.mask2();
+        long stride2 = grid.stride2();
+        // The row of the last cell: a sorted list keeps x and y for many cells, so that a cell
+        // costs one product for its index instead of five for its key and index (coordinates are
+        // never negative here, so -1 is no row).
+        int rowX = -1;
+        int rowY = -1;
+        long rowKey = 0;
+        long rowIndex = 0;
         int n = from;
         for (; n < limit; n++) {
             int x = xs[n];
             int y = ys[n];
             int z = zs[n];
-            long key = grid.key(x, y, z);
-            long index = grid.index(x, y, z);
+            if (x != rowX | y != rowY) {
+                rowX = x;
+                rowY = y;
+                rowKey = grid.rowKey(x, y);
+                rowIndex = grid.rowIndex(x, y);
+            }
+            long key = rowKey + (z >>> shift2);
+            long index = rowIndex + (z & mask2) * stride2;
             if (key != lastKey) {
                 // The slot of lastKey holds it until another key takes the slot, which sets lastKey.
                 int slot = (int) ((key * CellCache.MIX) >>> slotShift);
