@@ -58,6 +58,8 @@ public final class SNodeContender implements Contender, AutoCloseable {
     /** W5's way through the bulk import: each thread copies its part to arrays and imports them, timed. */
     private static final String BULK_PART = "bulk import per thread (its part copied to arrays + Bulk.writeCells), shared";
     private static final String ACCESSOR = "caching accessor";
+    /** W4's rewrite in one call: the rewritten voxels, the sorted list's first part, as arrays made untimed. */
+    private static final String BULK_REWRITE = "bulk import of the rewritten voxels (Bulk.writeCells)";
 
     private final String name;
     private final WorkloadLayout workloadLayout;
@@ -132,7 +134,8 @@ public final class SNodeContender implements Contender, AutoCloseable {
             case W2 -> List.of(read(context, runtime, BIND, BIND), read(context, runtime, ACCESSOR, ACCESSOR),
                     read(context, hugePaged(), BIND, BIND + HUGE_PAGES));
             case W3 -> iterate(context);
-            case W4 -> List.of(recycle(context), recycleBox(context, runtime, false), recycleBox(context, releasing(), true));
+            case W4 -> List.of(recycle(context), recycleBox(context, runtime, false, false),
+                    recycleBox(context, runtime, false, true), recycleBox(context, releasing(), true, false));
             case W5 -> parallelBuild(context);
             case W6, W6V -> particles(workload, context);
         };
@@ -431,15 +434,17 @@ public final class SNodeContender implements Contender, AutoCloseable {
      * {@link DataSet#W4_SPLIT} (in the blocks' index space, {@link DataSet#BLOCK} voxels a cell),
      * deactivated in one call, which releases whole upper pointer cells at once.
      */
-    private Result recycleBox(Context context, SNodeRuntime target, boolean released) {
+    private Result recycleBox(Context context, SNodeRuntime target, boolean released, boolean bulk) {
         SNode blocks = workloadLayout.blocks().orElseThrow();
         int[] high = blocks.indexShape().clone();
         high[blocks.indexAxes().indexOf(io.snode.api.Axis.of('i'))] = DataSet.W4_SPLIT / DataSet.BLOCK;
-        return deleteAndRewrite(context, target, released ? "box delete, pages released" : "box delete",
+        return deleteAndRewrite(context, target,
+                (released ? "box delete, pages released" : "box delete") + (bulk ? ", bulk rewrite" : ""),
                 released ? "region deactivation, pages released (withFreePageRelease)" : "region deactivation",
                 rt -> rt.deactivateBox(blocks, new int[high.length], high), // collects after it
                 "one deactivateBox call (whole upper cells at once; the collection runs after it"
-                        + (released ? " and gives the free cells' pages back, which the rewrite faults in again)" : ")"));
+                        + (released ? " and gives the free cells' pages back, which the rewrite faults in again)" : ")"),
+                bulk);
     }
 
     /**
@@ -449,15 +454,17 @@ public final class SNodeContender implements Contender, AutoCloseable {
      */
     private Result deleteAndRewrite(Context context, String label, String way,
                                     java.util.function.Consumer<SNodeRuntime> delete, String note) {
-        return deleteAndRewrite(context, runtime, label, way, delete, note);
+        return deleteAndRewrite(context, runtime, label, way, delete, note, false);
     }
 
+    /** As above; {@code bulk}: the rewrite is one {@link Bulk#writeCells} of the rewritten voxels' arrays (made untimed). */
     private Result deleteAndRewrite(Context context, SNodeRuntime target, String label, String way,
-                                    java.util.function.Consumer<SNodeRuntime> delete, String note) {
+                                    java.util.function.Consumer<SNodeRuntime> delete, String note, boolean bulk) {
         buildSorted(target, context);
         int rewrite = context.data().lowVoxels();
         NarrowBand sorted = context.data().sorted();
         Grid grid = target.accessor(Grid.class);
+        CellArrays part = bulk ? firstCells(sorted, rewrite) : null;
         long[] held = new long[3];
         Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W4 " + name + " " + label + " + rewrite",
                 () -> target, rt -> {
@@ -467,16 +474,30 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     long deleted = System.nanoTime();
                     held[1] = rt.memoryStats().bytesCommitted();
                     long rewriteStart = System.nanoTime();
-                    write(grid, sorted, 0, rewrite);
+                    if (bulk) {
+                        Bulk.writeCells(rt, "phi", part);
+                    } else {
+                        write(grid, sorted, 0, rewrite);
+                    }
                     long end = System.nanoTime();
                     held[2] = rt.memoryStats().bytesCommitted();
                     return (deleted - start) + (end - rewriteStart);
                 });
-        return Row.of(Workload.W4, this, 1, way + " + " + ACCESSOR, timed, rewrite)
+        return Row.of(Workload.W4, this, 1, way + " + " + (bulk ? BULK_REWRITE : ACCESSOR), timed, rewrite)
                 .checksums((long) sorted.size(), readBack(grid, sorted), target.count("phi"))
                 .held(held[0], held[1], held[2])
                 .note(note + "; items = voxels rewritten")
                 .check(context.data().references(), activity);
+    }
+
+    /** The first {@code count} cells of {@code list} as arrays of their own. */
+    private static CellArrays firstCells(NarrowBand list, int count) {
+        CellArrays all = list.cells();
+        int[][] coordinates = new int[all.dimensions()][];
+        for (int axis = 0; axis < coordinates.length; axis++) {
+            coordinates[axis] = java.util.Arrays.copyOf(all.coordinates(axis), count);
+        }
+        return CellArrays.ofFloats(coordinates, java.util.Arrays.copyOf(all.floats(), count));
     }
 
     private List<Result> parallelBuild(Context context) {

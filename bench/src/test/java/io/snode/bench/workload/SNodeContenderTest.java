@@ -55,6 +55,10 @@ class SNodeContenderTest {
         assertThat(results).filteredOn(r -> r.api().startsWith("bulk import"))
                 .extracting(r -> r.workload() + " T=" + r.threads())
                 .containsExactlyInAnyOrder("W1s T=1", "W1r T=1", "W5 T=1", "W5 T=2");
+        // W4 rewrites through the bulk import too, after one region deactivation, to the same checksums.
+        assertThat(results).filteredOn(r -> r.workload().equals("W4"))
+                .extracting(Result::api)
+                .contains("region deactivation + bulk import of the rewritten voxels (Bulk.writeCells)");
     }
 
     /** A layout text runs W1s, W3 and W4 with L1's or L2's checksums, per its leaf, and takes no part in W6. */
