@@ -64,17 +64,8 @@ public final class Trials {
         this.clock = clock;
     }
 
-    public int warmups() {
-        return warmups;
-    }
-
     public int runs() {
         return runs;
-    }
-
-    /** Least wall clock of a workload's warm-ups, in nanoseconds. */
-    public long warmupNanos() {
-        return warmupNanos;
     }
 
     /** Runs {@code setup} then times {@code body} on its state, warm-ups first. */
@@ -91,7 +82,8 @@ public final class Trials {
         S state = null;
         int warmed = 0;
         long warmupStart = 0;
-        while (warmed < warmups || warmed < MAX_WARMUPS && (warmed == 0 || clock.getAsLong() - warmupStart < warmupNanos)) {
+        while (warmed < warmups
+                || warmupNanos > 0 && warmed < MAX_WARMUPS && (warmed == 0 || clock.getAsLong() - warmupStart < warmupNanos)) {
             // Dropped first, so that a set-up which calls System.gc() collects the previous
             // run's structure there, untimed, and not inside the next body.
             state = null;

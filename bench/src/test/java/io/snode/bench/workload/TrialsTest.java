@@ -81,6 +81,15 @@ class TrialsTest {
     }
 
     @Test
+    void noCountAndNoTimeMakeNoWarmUp() {
+        int[] setUps = {0};
+        Trials.Timed<int[]> timed = new Trials(0, 2, 0, line -> { }, tenMillisPerRead())
+                .time("cold", () -> new int[] {++setUps[0]}, state -> { });
+        assertThat(timed.warmups()).isZero();
+        assertThat(setUps[0]).isEqualTo(2);
+    }
+
+    @Test
     void aNegativeWarmUpTimeIsRefused() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Trials(0, 1, -1, line -> { }))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("warmupNanos=-1");
