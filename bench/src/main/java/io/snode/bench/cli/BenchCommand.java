@@ -2,6 +2,7 @@ package io.snode.bench.cli;
 
 import io.snode.api.LayoutParseException;
 import io.snode.bench.peer.OpenVdbPeer;
+import io.snode.bench.workload.BaselineFloors;
 import io.snode.bench.workload.BenchReport;
 import io.snode.bench.workload.ChildRunner;
 import io.snode.bench.workload.Contenders;
@@ -36,7 +37,9 @@ import picocli.CommandLine.Option;
         description = {"Runs the reference workloads (W1s build sorted, W1r build shuffled, W2 random",
                 "reads, W3 iterate active, W4 delete half + rewrite, W5 parallel build, W6",
                 "particle lists) on L1 and L2, on layouts given as text, and on the Java",
-                "baselines (hashmap, fastutil, dense), each structure in a JVM of its own, and",
+                "baselines (hashmap, fastutil, dense), on the floors of our design (floors:",
+                "L1's and L2's memory and atomic operations without our code, for W1s and W2),",
+                "each structure in a JVM of its own, and",
                 "on OpenVDB through its harness (--peers). Whole harness runs alternate with",
                 "whole runs of ours; ratios (ours / theirs, below 1 = faster) are taken within",
                 "a round, then the median over rounds. Every structure's checksums are",
@@ -67,7 +70,7 @@ final class BenchCommand implements Callable<Integer> {
 
     /** Each occurrence's value is split by {@link CommaList}: a layout text has commas inside its parentheses. */
     @Option(names = "--structure", paramLabel = "NAME|LAYOUT",
-            description = "structures to run, comma-separated (default: L1,L2,hashmap,fastutil,dense): names or"
+            description = "structures to run, comma-separated (default: L1,L2,hashmap,fastutil,dense,floors): names or"
                     + " layout texts (quoted; the commas inside their parentheses do not separate); repeatable")
     List<String> structures;
 
@@ -169,6 +172,7 @@ final class BenchCommand implements Callable<Integer> {
             }
             for (String name : names) {
                 List<Workload> own = name.equals("dense") ? denseWorkloads(chosen, physical, err)
+                        : name.equals("floors") ? chosen.stream().filter(BaselineFloors::takesPart).toList()
                         : applicable(name, chosen);
                 if (own.isEmpty()) {
                     continue;

@@ -10,7 +10,7 @@ import java.util.List;
  * {@link Trials} is untimed.
  */
 public interface Contender {
-    /** The structure's name in the table and the JSON: L1, L2, hashmap, fastutil, dense. */
+    /** The structure's name in the table and the JSON: L1, L2, hashmap, fastutil, dense, floors (or a layout text). */
     String structure();
 
     /** Whether a write activates the voxel or its whole 8^3 block (the count checksums depend on it). */

@@ -10,7 +10,7 @@ import java.util.Optional;
  */
 public final class Contenders {
     /** Every structure, in the table's order. */
-    public static final List<String> NAMES = List.of("L1", "L2", "hashmap", "fastutil", "dense");
+    public static final List<String> NAMES = List.of("L1", "L2", "hashmap", "fastutil", "dense", "floors");
 
     private Contenders() {
     }
@@ -24,6 +24,7 @@ public final class Contenders {
             case "hashmap" -> new BaselineHashMap();
             case "fastutil" -> new BaselineFastutil();
             case "dense" -> new BaselineDense();
+            case "floors" -> new BaselineFloors();
             default -> SNodeContender.of(structure);
         };
     }

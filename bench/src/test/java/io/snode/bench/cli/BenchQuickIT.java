@@ -52,7 +52,7 @@ class BenchQuickIT {
             structures.add(record.get("structure").asText());
             workloads.add(record.get("workload").asText());
         }
-        assertThat(structures).containsExactlyInAnyOrder("L1", "L2", "hashmap", "fastutil", "dense");
+        assertThat(structures).containsExactlyInAnyOrder("L1", "L2", "hashmap", "fastutil", "dense", "floors");
         assertThat(workloads).containsExactlyInAnyOrder("W1s", "W1r", "W2", "W3", "W4", "W5", "W6", "W6v");
         assertThat(root.get("run").get("band").asText()).isEqualTo("quick");
     }

@@ -100,7 +100,7 @@ class ContendersTest {
     void aBareWordIsAnUnknownNameThatListsTheNames() {
         assertThatThrownBy(() -> Contenders.create("btree"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("structure=btree (known: L1, L2, hashmap, fastutil, dense, or a layout text");
+                .hasMessageStartingWith("structure=btree (known: L1, L2, hashmap, fastutil, dense, floors, or a layout text");
     }
 
     @Test
