@@ -1,7 +1,6 @@
 package io.snode.bench.workload;
 
 import io.snode.codegen.samples.NarrowBand;
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -227,22 +226,12 @@ public final class BaselineDense implements Contender {
         NarrowBand sorted = data.sorted();
         long blocks = data.references().blocks();
         float[] leaves = new float[Math.toIntExact(blocks * Blocks.CELLS)];
-        Long2IntOpenHashMap place = new Long2IntOpenHashMap();
-        place.defaultReturnValue(-1);
+        int[] block = Blocks.firstReached(sorted);
         for (int v = 0; v < sorted.size(); v++) {
-            int i = sorted.i(v);
-            int j = sorted.j(v);
-            int k = sorted.k(v);
-            long key = DataSet.blockKey(i, j, k);
-            int block = place.get(key);
-            if (block < 0) {
-                block = place.size();
-                place.put(key, block);
-            }
-            leaves[block * Blocks.CELLS + Blocks.cell(i, j, k)] = sorted.value(v);
+            leaves[block[v] * Blocks.CELLS + Blocks.cell(sorted.i(v), sorted.j(v), sorted.k(v))] = sorted.value(v);
         }
-        if (place.size() != blocks) {
-            throw new AssertionError("the sorted list fills " + place.size() + " blocks, the data set counts " + blocks);
+        if (block[sorted.size()] != blocks) {
+            throw new AssertionError("the sorted list fills " + block[sorted.size()] + " blocks, the data set counts " + blocks);
         }
         return leaves;
     }

@@ -1,7 +1,6 @@
 package io.snode.bench.workload;
 
 import io.snode.codegen.samples.NarrowBand;
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -175,26 +174,14 @@ public final class BaselineFloors implements Contender {
     }
 
     /** Each voxel of the sorted list: its block's number in first-reached order and its cell in the block. */
-    private record Places(long[] block, int[] cell, long blocks) {
+    private record Places(int[] block, int[] cell, long blocks) {
         static Places of(NarrowBand sorted) {
-            Long2IntOpenHashMap numbers = new Long2IntOpenHashMap();
-            numbers.defaultReturnValue(-1);
-            long[] block = new long[sorted.size()];
+            int[] block = Blocks.firstReached(sorted);
             int[] cell = new int[sorted.size()];
             for (int n = 0; n < sorted.size(); n++) {
-                int i = sorted.i(n);
-                int j = sorted.j(n);
-                int k = sorted.k(n);
-                long key = DataSet.blockKey(i, j, k);
-                int number = numbers.get(key);
-                if (number < 0) {
-                    number = numbers.size();
-                    numbers.put(key, number);
-                }
-                block[n] = number;
-                cell[n] = Blocks.cell(i, j, k);
+                cell[n] = Blocks.cell(sorted.i(n), sorted.j(n), sorted.k(n));
             }
-            return new Places(block, cell, numbers.size());
+            return new Places(block, cell, block[sorted.size()]);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.snode.bench.workload;
 
 import io.snode.codegen.samples.NarrowBand;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.function.LongFunction;
 
 /**
@@ -13,6 +14,27 @@ final class Blocks {
     static final int CELLS = DataSet.BLOCK * DataSet.BLOCK * DataSet.BLOCK;
 
     private Blocks() {
+    }
+
+    /**
+     * Each voxel of {@code sorted}'s 8^3 block, numbered 0, 1, ... in the order the list first
+     * reaches the blocks (the order a build allocates them); the last element is the count of blocks.
+     */
+    static int[] firstReached(NarrowBand sorted) {
+        Long2IntOpenHashMap numbers = new Long2IntOpenHashMap();
+        numbers.defaultReturnValue(-1);
+        int[] block = new int[sorted.size() + 1];
+        for (int v = 0; v < sorted.size(); v++) {
+            long key = DataSet.blockKey(sorted.i(v), sorted.j(v), sorted.k(v));
+            int number = numbers.get(key);
+            if (number < 0) {
+                number = numbers.size();
+                numbers.put(key, number);
+            }
+            block[v] = number;
+        }
+        block[sorted.size()] = numbers.size();
+        return block;
     }
 
     /** The index of voxel (i, j, k) in its block's array. */
