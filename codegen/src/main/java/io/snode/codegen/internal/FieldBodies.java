@@ -179,55 +179,108 @@ final class FieldBodies {
         int dims = field.dimensionality();
         ValueType value = ValueType.of(field.type());
         Label slow = new Label();
+        Label resume = new Label();
         PathWalk walk = new PathWalk(owner, mv);
+        if (cached == null) {
+            // Not in a caching accessor's write: its call would take the write past the 325
+            // bytecodes up to which C2 inlines it (an L2 accessor's write: 323 -> 337).
+            walk.resumeFrom(plan.path(field), resume);
+        }
         boolean mayBeInactive = walkToField(walk, field, slow, false, cached);
         storeValue(walk, field, add, dims);
-        if (!mayBeInactive) {
-            end(mv);
-            return;
+        String name = activationName(field.snode(), value, add);
+        String descriptor = activationDescriptor(dims, value, add, false);
+        String fromName = name + "$from";
+        String fromDescriptor = activationDescriptor(dims, value, add, true);
+        boolean resumes = walk.resumes();
+        if (resumes) {
+            // resume: return activate<id>$<set|add>_<type>$from(coordinates..., segment, offset, field offset, value)
+            mv.visitLabel(resume);
+            callActivation(walk, field, add, fromName, fromDescriptor, true);
         }
-        // slow: return activate<id>$<set|add>_<type>(coordinates..., field offset, value)
-        mv.visitLabel(slow);
+        if (mayBeInactive) {
+            // slow: return activate<id>$<set|add>_<type>(coordinates..., field offset, value)
+            mv.visitLabel(slow);
+            callActivation(walk, field, add, name, descriptor, false);
+        }
+        end(mv);
+        if (mayBeInactive && activations.add(name)) {
+            activation(field, dims, value, add, name, descriptor, false);
+        }
+        if (resumes && activations.add(fromName)) {
+            activation(field, dims, value, add, fromName, fromDescriptor, true);
+        }
+    }
+
+    /**
+     * Returns what the activation method {@code name} returns, called with the coordinates, with
+     * {@code cell} the walk's cell (segment and offset), the field's offset and the value.
+     */
+    private void callActivation(PathWalk walk, PlacedField field, boolean add, String name, String descriptor,
+                                boolean cell) {
+        MethodEmitter mv = walk.mv();
+        int dims = field.dimensionality();
+        ValueType value = ValueType.of(field.type());
         for (int n = 0; n < dims; n++) {
             mv.visitVarInsn(ILOAD, mv.parameter(n));
         }
+        if (cell) {
+            mv.visitVarInsn(ALOAD, walk.segment());
+            mv.visitVarInsn(LLOAD, walk.offset());
+        }
         mv.pushLong(plan.node(field.snode()).fieldOffset(field.slot()));
         mv.visitVarInsn(value.load(), mv.parameter(dims));
-        String name = activationName(field.snode(), value, add);
-        String descriptor = activationDescriptor(dims, value, add);
         mv.visitMethodInsn(INVOKESTATIC, owner.className(), name, descriptor, false);
         mv.visitInsn(add ? value.returns() : RETURN);
-        end(mv);
-        if (activations.add(name)) {
-            activation(field, dims, value, add, name, descriptor);
-        }
     }
 
     private static String activationName(SNode snode, ValueType value, boolean add) {
         return "activate" + snode.id() + "$" + (add ? "add_" : "set_") + value.fieldType.text();
     }
 
-    private static String activationDescriptor(int dims, ValueType value, boolean add) {
+    /** With {@code from}, the parent cell's segment and offset come after the coordinates. */
+    private static String activationDescriptor(int dims, ValueType value, boolean add, boolean from) {
         String type = value.type.getDescriptor();
-        return "(" + "I".repeat(dims) + "J" + type + ")" + (add ? type : "V");
+        return "(" + "I".repeat(dims) + (from ? Type.getDescriptor(MemorySegment.class) + "J" : "") + "J" + type + ")"
+                + (add ? type : "V");
     }
 
     /**
      * {@code private static activate<id>$<set|add>_<type>(coordinates..., long fieldOffset, value)}:
      * activates the path to the cell of {@code snode} through the runtime, then stores (or adds)
-     * {@code value} at {@code fieldOffset} in the cell; an add returns the previous value.
+     * {@code value} at {@code fieldOffset} in the cell; an add returns the previous value. With
+     * {@code from}, {@code activate<id>$<set|add>_<type>$from(coordinates..., MemorySegment
+     * parent, long parentOffset, long fieldOffset, value)}, called where the write's walk found the
+     * word of the path's last pointer step ({@link PathWalk#resumeStep}) not active, standing in
+     * that step's parent cell at ({@code parent}, {@code parentOffset}): the runtime activates from
+     * there ({@code GeneratedCalls.activateFrom}), without walking the levels above again.
      */
-    private void activation(PlacedField field, int dims, ValueType value, boolean add, String name, String descriptor) {
+    private void activation(PlacedField field, int dims, ValueType value, boolean add, String name, String descriptor,
+                            boolean from) {
         List<String> names = names(field.axes(), null);
+        if (from) {
+            names.add("parent");
+            names.add("parentOffset");
+        }
         names.add("fieldOffset");
         names.add(add ? "delta" : "value");
         MethodEmitter mv = begin(ACC_PRIVATE | ACC_STATIC, name, descriptor, names);
+        int fieldOffset = mv.parameter(dims + (from ? 2 : 0));
+        int valueSlot = mv.parameter(dims + (from ? 3 : 1));
         PathWalk walk = new PathWalk(owner, mv);
-        slowActivation(walk, field.snode(), dims);
+        if (from) {
+            pushNodes(mv, field.snode(), dims, -1);
+            mv.visitVarInsn(ALOAD, mv.parameter(dims));
+            mv.visitVarInsn(LLOAD, mv.parameter(dims + 1));
+            mv.invoke(RuntimeMethods.ACTIVATE_FROM);
+            takeLocation(walk);
+        } else {
+            slowActivation(walk, field.snode(), dims);
+        }
         storeAt(walk, value, add, () -> {
-            mv.visitVarInsn(LLOAD, mv.parameter(dims));
+            mv.visitVarInsn(LLOAD, fieldOffset);
             mv.visitInsn(LADD);
-        }, mv.parameter(dims + 1));
+        }, valueSlot);
         end(mv);
     }
 
@@ -328,8 +381,13 @@ final class FieldBodies {
 
     /** Activates the path to {@code target} through the runtime; leaves segment and offset set. */
     private void slowActivation(PathWalk walk, SNode target, int dims) {
+        callNodes(walk.mv(), RuntimeMethods.ACTIVATE, target, dims, -1);
+        takeLocation(walk);
+    }
+
+    /** Leaves the segment and offset of the {@link Location} on the stack in the walk's locals. */
+    private static void takeLocation(PathWalk walk) {
         MethodEmitter mv = walk.mv();
-        callNodes(mv, RuntimeMethods.ACTIVATE, target, dims, -1);
         String location = Type.getInternalName(Location.class);
         mv.visitInsn(DUP);
         mv.visitFieldInsn(GETFIELD, location, "segment", Type.getDescriptor(MemorySegment.class));
@@ -344,6 +402,12 @@ final class FieldBodies {
      * the whole list).
      */
     void callNodes(MethodEmitter mv, RuntimeMethod operation, SNode snode, int params, int insertAt) {
+        pushNodes(mv, snode, params, insertAt);
+        mv.invoke(operation);
+    }
+
+    /** Pushes {@code STRUCTURE, SNODE_<id>, int[] of the coordinate parameters}, as {@link #callNodes} passes them. */
+    private void pushNodes(MethodEmitter mv, SNode snode, int params, int insertAt) {
         owner.getConstant(mv, "STRUCTURE");
         owner.getConstant(mv, "SNODE_" + snode.id());
         int length = params + (insertAt >= 0 ? 1 : 0);
@@ -360,7 +424,6 @@ final class FieldBodies {
             }
             mv.visitInsn(IASTORE);
         }
-        mv.invoke(operation);
     }
 
     /**

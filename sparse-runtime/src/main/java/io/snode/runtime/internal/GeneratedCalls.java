@@ -116,6 +116,18 @@ public final class GeneratedCalls {
         return location;
     }
 
+    /**
+     * {@link #activate} for a write whose walk found the word of the target's last pointer step
+     * not active, standing in that step's parent cell ({@code segment}, {@code offset}):
+     * {@link NodeTree#activateFrom}.
+     */
+    public static Location activateFrom(NodeTree structure, SNode target, int[] coordinates, MemorySegment segment,
+                                        long offset) {
+        Location location = new Location();
+        structure.activateFrom(target, coordinates, segment, offset, location);
+        return location;
+    }
+
     public static boolean isActive(NodeTree structure, SNode target, int[] coordinates) {
         return structure.isActive(target, coordinates, new Location());
     }

@@ -68,7 +68,11 @@ import java.util.concurrent.atomic.LongAdder;
  * or a fault refuse with nothing published), builds the steps below in it, and publishes it
  * with the same compare-and-set; a lost race or a word that is no longer
  * {@link PointerWord#NULL} (active, busy, retired) zeroes what it built, hands the cell back
- * ({@code unallocate}) and leaves the call to the protocol, having published nothing.
+ * ({@code unallocate}) and leaves the call to the protocol, having published nothing. A
+ * generated write whose walk found that pointer word inactive passes the cell it stands in (the
+ * word's parent cell) to {@link #activateFrom}, which runs the same from there instead of
+ * walking from the root again; a parent released meanwhile holds retired words, which refuse,
+ * and the activation goes to the protocol from the root.
  *
  * <p><b>Assumptions:</b> no collection runs while any method here runs (the runtime's phase
  * lock or the caller guarantee it). <b>Guarantees:</b>
@@ -514,6 +518,47 @@ public final class NodeTree {
             countActivation();
         }
         return published;
+    }
+
+    /**
+     * {@link #locate} with {@code activate}, for a caller that walked the upper part of the path
+     * itself and found the word of the target's {@link #onePointer} step not active: the cell at
+     * ({@code segment}, {@code offset}) is that step's parent cell for {@code coordinates}, as the
+     * caller's walk found it in the same call (generated code's write). The steps from there run
+     * as {@link #activateInline} runs them, and an inactive word goes through
+     * {@link #activateOnePointer}, so the stores, their order and the failures (the memory cap or
+     * an allocator fault throw before anything is published) are those of an activation from
+     * the root, without its walk through the levels above. Anything else (the target has no such
+     * step; the word is busy or retired, as in a parent cell released since the caller's walk;
+     * another thread won the compare-and-set) leaves nothing stored and the activation to the
+     * protocol from the root, as {@link #locate} does.
+     */
+    public void activateFrom(SNode target, int[] coordinates, MemorySegment segment, long offset, Location location) {
+        int id = target.id();
+        int step = onePointer[id];
+        if (step >= 0) {
+            PathStep[] steps = pathSteps[id];
+            NodeUnit[] path = pathUnits[id];
+            location.set(segment, offset);
+            if (path[step].activateInline(location, offset + steps[step].containerOffset(),
+                    steps[step].cellIndex(coordinates), false) != NodeUnit.INLINE_REFUSED) {
+                boolean changed = false;
+                for (int s = step + 1; s < steps.length; s++) {
+                    // Only dense and bitmasked steps (the inline tail): they activate in place and never refuse.
+                    changed |= path[s].activateInline(location, location.offset + steps[s].containerOffset(),
+                            steps[s].cellIndex(coordinates), true) == NodeUnit.INLINE_CHANGED;
+                }
+                if (changed) {
+                    countActivation();
+                }
+                return;
+            }
+            location.set(segment, offset);
+            if (activateOnePointer(id, coordinates, location)) {
+                return;
+            }
+        }
+        locate(target, coordinates, true, location);
     }
 
     /**

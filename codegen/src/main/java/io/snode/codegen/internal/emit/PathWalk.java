@@ -12,6 +12,7 @@ import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSHL;
 import static org.objectweb.asm.Opcodes.LSTORE;
 
+import io.snode.api.NodeKind;
 import io.snode.api.SNode;
 import io.snode.runtime.AxisSplit;
 import io.snode.runtime.PathStep;
@@ -36,6 +37,10 @@ public final class PathWalk {
     private final int offset;
     private final int word;
     private final int index;
+    /** {@link #resumeFrom}: the step whose inactive word jumps to {@code resume} (-1: none), and whether one did. */
+    private int resumeStep = -1;
+    private Label resume;
+    private boolean resumed;
 
     /** Allocates the walk's locals in {@code mv}. */
     public PathWalk(ClassEmitter owner, MethodEmitter mv) {
@@ -97,6 +102,33 @@ public final class PathWalk {
     }
 
     /**
+     * The step of a write's path at which an inactive word jumps to {@link #resumeFrom}'s label
+     * instead of the walk's {@code inactive} label: the last pointer step, where only dense and
+     * bitmasked steps follow (the runtime's {@code NodeTree.onePointer}); -1 when the path has
+     * none. There the walk's segment and offset still hold that step's parent cell.
+     */
+    public static int resumeStep(List<PathStep> steps) {
+        int step = inPlaceTail(steps) - 1;
+        return step >= 0 && steps.get(step).node().kind() == NodeKind.POINTER ? step : -1;
+    }
+
+    /**
+     * Makes later non-reading walks of this method jump to {@code label} where the word of
+     * {@code steps}' {@link #resumeStep} is not active (nothing changes when it has none), so
+     * that the write can call the runtime's activation from that parent cell
+     * ({@code GeneratedCalls.activateFrom}) instead of from the root.
+     */
+    public void resumeFrom(List<PathStep> steps, Label label) {
+        this.resumeStep = resumeStep(steps);
+        this.resume = label;
+    }
+
+    /** Whether a walk of this method has jumped, or can jump, to {@link #resumeFrom}'s label. */
+    public boolean resumes() {
+        return resumed;
+    }
+
+    /**
      * The first step from which every step of {@code steps} activates in place (dense and
      * bitmasked only), as the runtime's {@code NodeTree.inlineTail} computes it; the path's length
      * when the last step does not.
@@ -125,6 +157,8 @@ public final class PathWalk {
             NodeEmitUnit unit = NodeEmitUnit.of(step.node().kind());
             if (level >= inPlaceFrom) {
                 unit.activateInPlace(this, step);
+            } else if (!ambient && level == resumeStep && resume != null) {
+                resumed |= unit.lookup(this, step, resume, false);
             } else {
                 jumps |= unit.lookup(this, step, inactive, ambient);
             }

@@ -70,6 +70,8 @@ public final class RuntimeMethods {
     public static final RuntimeMethod EPOCH = of(GeneratedCalls.class, "epoch", NodeTree.class);
     public static final RuntimeMethod ACTIVATE = of(GeneratedCalls.class, "activate", NodeTree.class, SNode.class,
             int[].class);
+    public static final RuntimeMethod ACTIVATE_FROM = of(GeneratedCalls.class, "activateFrom", NodeTree.class,
+            SNode.class, int[].class, MemorySegment.class, long.class);
     public static final RuntimeMethod DEACTIVATE = of(GeneratedCalls.class, "deactivate", NodeTree.class, SNode.class,
             int[].class);
     public static final RuntimeMethod APPEND = of(GeneratedCalls.class, "append", NodeTree.class, SNode.class, int[].class);

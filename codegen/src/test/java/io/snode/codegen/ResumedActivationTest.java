@@ -1,0 +1,280 @@
+package io.snode.codegen;
+
+import static io.snode.codegen.testing.Disassembly.method;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.snode.api.Layout;
+import io.snode.api.MemoryCapExceededException;
+import io.snode.api.SNode;
+import java.lang.classfile.Attributes;
+import java.lang.classfile.ClassFile;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A generated write that finds the word of its path's last pointer step inactive (a voxel of a
+ * new leaf block) hands the runtime the cell its walk stands in, and the runtime activates from
+ * there ({@code activate<id>$set_f32$from}, {@code NodeTree.activateFrom}) instead of walking
+ * from the root again. The block appears with the written voxel and counted once; a refusal
+ * (memory cap, injected fault) leaves nothing; a lost race writes into the winner's block; a
+ * parent cell released under the activation sends it to the protocol from the root, which
+ * leaves no cell behind; threads racing for the same new blocks publish one cell per block and
+ * lose no write. Through the layout's methods (a bound interface) and a caching accessor.
+ */
+class ResumedActivationTest {
+    public interface Phi {
+        float phi(int i, int j, int k);
+
+        void phi(int i, int j, int k, float value);
+
+        float addPhi(int i, int j, int k, float delta);
+    }
+
+    private static final Layout MASKED = Layout.parse("pointer(ijk,4).pointer(ijk,4).bitmasked(ijk,8).place(f32 phi)");
+    private static final Layout DENSE = Layout.parse("pointer(ijk,4).pointer(ijk,4).dense(ijk,8).place(f32 phi)");
+
+    private static Layout layout(String kind) {
+        return kind.equals("bitmasked") ? MASKED : DENSE;
+    }
+
+    private static Phi phi(SNodeRuntime rt, String api) {
+        return api.equals("bind") ? rt.bind(Phi.class) : rt.accessor(Phi.class);
+    }
+
+    private static long cellsInUse(SNodeRuntime rt, SNode pointer) {
+        return rt.memoryStats().of(pointer).cells().cellsInUse();
+    }
+
+    private static long stamp(SNodeRuntime rt) {
+        return rt.generic().internalTree().activationStamp();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"bitmasked", "dense"})
+    void theLayoutsWritesResumeFromTheLastPointerStepsParentCell(String kind) {
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout(kind))) {
+            String code = rt.generatedCode().getFirst().disassembly();
+            assertThat(method(code, "public static set_phi(IIIF)V"))
+                    .contains(".activate3$set_f32$from (IIILjava/lang/foreign/MemorySegment;JJF)V")
+                    .doesNotContain("GeneratedCalls.activate (", "GeneratedCalls.activateFrom (");
+            assertThat(method(code, "public static add_phi(IIIF)F"))
+                    .contains(".activate3$add_f32$from (IIILjava/lang/foreign/MemorySegment;JJF)F");
+            assertThat(method(code, "private static activate3$set_f32$from(IIILjava/lang/foreign/MemorySegment;JJF)V"))
+                    .contains("GeneratedCalls.activateFrom (");
+            assertThat(method(code, "private static activate3$add_f32$from(IIILjava/lang/foreign/MemorySegment;JJF)F"))
+                    .contains("GeneratedCalls.activateFrom (");
+        }
+    }
+
+    /**
+     * A caching accessor's write keeps the activation from the root: the call from the parent
+     * cell would take it past the 325 bytecodes up to which C2 inlines a method into a hot
+     * caller ({@code FreqInlineSize}), which a write on an L2-like layout reaches with 323.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bitmasked", "dense"})
+    void anAccessorsWriteStaysSmallEnoughToInline(String kind) {
+        for (Layout layout : new Layout[] {layout(kind), Layout.parse(
+                "pointer(ijk,16).pointer(ijk,16)." + kind + "(ijk,8).place(f32 phi)")}) {
+            try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+                rt.accessor(Phi.class);
+                GeneratedClass accessor = rt.generatedCode().stream()
+                        .filter(generated -> generated.disassembly().contains("phi$epoch")).findFirst().orElseThrow();
+                assertThat(accessor.disassembly()).doesNotContain("$from");
+                assertThat(codeLength(accessor.bytes(), "phi", "(IIIF)V")).isBetween(100, 325);
+                assertThat(codeLength(accessor.bytes(), "addPhi", "(IIIF)F")).isBetween(100, 325);
+            }
+        }
+    }
+
+    /** The length in bytes of the code of method {@code name}{@code descriptor} in the class {@code bytes}. */
+    private static int codeLength(byte[] bytes, String name, String descriptor) {
+        return ClassFile.of().parse(bytes).methods().stream()
+                .filter(method -> method.methodName().equalsString(name) && method.methodType().equalsString(descriptor))
+                .findFirst().orElseThrow().findAttribute(Attributes.code()).orElseThrow().codeLength();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"bitmasked bind", "bitmasked accessor", "dense bind", "dense accessor"})
+    void aNewBlockAppearsWithTheWrittenVoxelCountedOnce(String way) {
+        String[] parts = way.split(" ");
+        Layout layout = layout(parts[0]);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            Phi phi = phi(rt, parts[1]);
+            SNode lower = layout.snode(2);
+            phi.phi(1, 2, 3, 1f); // the upper and the lower cell: from the root
+            long before = stamp(rt);
+            phi.phi(9, 10, 11, 2.5f); // a new block under the same upper cell: resumed
+            assertThat(stamp(rt)).isGreaterThan(before);
+            assertThat(cellsInUse(rt, lower)).isEqualTo(2);
+            assertThat(cellsInUse(rt, layout.snode(1))).isEqualTo(1);
+            assertThat(phi.phi(9, 10, 11)).isEqualTo(2.5f);
+            assertThat(phi.phi(9, 10, 12)).isZero();
+            assertThat(rt.generic().isActive(layout.snode(3), 9, 10, 11)).isTrue();
+            assertThat(rt.generic().isActive(layout.snode(3), 9, 10, 12)).isEqualTo(parts[0].equals("dense"));
+            assertThat(phi.addPhi(17, 2, 3, 1.5f)).as("a new block's previous value").isZero();
+            assertThat(phi.phi(17, 2, 3)).isEqualTo(1.5f);
+            assertThat(cellsInUse(rt, lower)).isEqualTo(3);
+            assertThat(phi.phi(1, 2, 3)).isEqualTo(1f);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"bitmasked bind", "bitmasked accessor", "dense bind", "dense accessor"})
+    void aRefusedOrFailedBlockChangesNothing(String way) {
+        String[] parts = way.split(" ");
+        Layout layout = layout(parts[0]);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            Phi phi = phi(rt, parts[1]);
+            SNode lower = layout.snode(2);
+            phi.phi(0, 0, 0, 1f);
+            long before = stamp(rt);
+            rt.generic().internalTree().probeAllocations(owner -> {
+                throw new MemoryCapExceededException(owner.path(), 0, 1, 1);
+            });
+            assertThatThrownBy(() -> phi.phi(20, 20, 20, 2f)).isInstanceOf(MemoryCapExceededException.class);
+            rt.generic().internalTree().probeAllocations(owner -> {
+                throw new IllegalStateException("injected allocator fault");
+            });
+            assertThatThrownBy(() -> phi.phi(20, 20, 20, 2f)).hasMessageContaining("injected allocator fault");
+            assertThatThrownBy(() -> phi.addPhi(20, 20, 20, 2f)).hasMessageContaining("injected allocator fault");
+            assertThat(stamp(rt)).isEqualTo(before);
+            assertThat(cellsInUse(rt, lower)).isEqualTo(1);
+            assertThat(rt.generic().isActive(lower, 2, 2, 2)).isFalse();
+            rt.generic().internalTree().probeAllocations(null);
+            phi.phi(20, 20, 20, 2f);
+            assertThat(cellsInUse(rt, lower)).isEqualTo(2);
+            assertThat(phi.phi(20, 20, 20)).isEqualTo(2f);
+            assertThat(phi.phi(0, 0, 0)).isEqualTo(1f);
+        }
+    }
+
+    /**
+     * The race made deterministic: while the first write to a new block allocates its cell, a
+     * second write (same thread, from the allocation probe) publishes the block; the first loses
+     * the compare-and-set, hands its cell back and writes into the published block.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bitmasked bind", "dense accessor"})
+    void aLostRaceWritesIntoTheWinnersBlock(String way) {
+        String[] parts = way.split(" ");
+        Layout layout = layout(parts[0]);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            Phi phi = phi(rt, parts[1]);
+            Phi other = rt.bind(Phi.class);
+            SNode lower = layout.snode(2);
+            phi.phi(0, 0, 0, 1f);
+            AtomicBoolean inside = new AtomicBoolean();
+            AtomicInteger allocations = new AtomicInteger();
+            rt.generic().internalTree().probeAllocations(owner -> {
+                allocations.incrementAndGet();
+                if (inside.compareAndSet(false, true)) {
+                    other.phi(17, 1, 2, 7f); // the winner, in the same block (2, 0, 0)
+                }
+            });
+            phi.phi(16, 0, 0, 3f);
+            rt.generic().internalTree().probeAllocations(null);
+            assertThat(allocations.get()).as("both writes took a cell").isEqualTo(2);
+            assertThat(cellsInUse(rt, lower)).as("the loser's cell went back").isEqualTo(2);
+            assertThat(phi.phi(16, 0, 0)).isEqualTo(3f);
+            assertThat(phi.phi(17, 1, 2)).isEqualTo(7f);
+        }
+    }
+
+    /**
+     * The parent cell the write's walk stood in is released (its upper cell deactivated, from the
+     * allocation probe) while the activation from it allocates: the compare-and-set meets a
+     * retired word, the cell goes back, and the protocol from the root activates a new upper cell
+     * and block. The write lands there; the voxel written before under the old upper cell is gone
+     * with it; after a collection exactly the new cells are in use.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bitmasked bind", "bitmasked accessor", "dense bind", "dense accessor"})
+    void aParentReleasedUnderTheActivationSendsItToTheRoot(String way) {
+        String[] parts = way.split(" ");
+        Layout layout = layout(parts[0]);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            Phi phi = phi(rt, parts[1]);
+            SNode upper = layout.snode(1);
+            SNode lower = layout.snode(2);
+            phi.phi(1, 1, 1, 1f); // block (0, 0, 0) under upper cell (0, 0, 0)
+            AtomicBoolean inside = new AtomicBoolean();
+            rt.generic().internalTree().probeAllocations(owner -> {
+                if (inside.compareAndSet(false, true)) {
+                    assertThat(owner).isEqualTo(lower);
+                    assertThat(rt.generic().deactivate(upper, 0, 0, 0)).isTrue();
+                }
+            });
+            phi.phi(9, 9, 9, 5f); // block (1, 1, 1), same upper cell: resumed from it
+            rt.generic().internalTree().probeAllocations(null);
+            assertThat(inside).isTrue();
+            assertThat(phi.phi(9, 9, 9)).isEqualTo(5f);
+            assertThat(phi.phi(1, 1, 1)).as("released with its upper cell").isZero();
+            assertThat(rt.generic().isActive(lower, 0, 0, 0)).isFalse();
+            assertThat(rt.generic().isActive(lower, 1, 1, 1)).isTrue();
+            rt.gc();
+            assertThat(cellsInUse(rt, upper)).isEqualTo(1);
+            assertThat(cellsInUse(rt, lower)).isEqualTo(1);
+            assertThat(phi.phi(9, 9, 9)).isEqualTo(5f);
+        }
+    }
+
+    /**
+     * Threads released together write one voxel each of the same new blocks (through one bound
+     * interface, or an accessor each), round after round, the structure emptied and collected
+     * between rounds: every block holds one cell and every write reads back.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bitmasked bind", "dense accessor"})
+    void threadsRacingForNewBlocksPublishOneCellPerBlockAndLoseNoWrite(String way) throws Exception {
+        String[] parts = way.split(" ");
+        Layout layout = layout(parts[0]);
+        int threads = 4;
+        int rounds = 20;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            SNode lower = layout.snode(2);
+            for (int round = 0; round < rounds; round++) {
+                CyclicBarrier start = new CyclicBarrier(threads);
+                List<Future<?>> writers = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int thread = t;
+                    int value = round * 10 + t + 1;
+                    Phi phi = phi(rt, parts[1]);
+                    writers.add(pool.submit(() -> {
+                        start.await(30, TimeUnit.SECONDS);
+                        for (int b = 0; b < 64; b++) {
+                            phi.phi((b >> 4) * 8 + thread, ((b >> 2) & 3) * 8, (b & 3) * 8, value);
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> writer : writers) {
+                    writer.get(60, TimeUnit.SECONDS);
+                }
+                assertThat(cellsInUse(rt, lower)).as("round %d", round).isEqualTo(64);
+                Phi reader = rt.bind(Phi.class);
+                for (int b = 0; b < 64; b++) {
+                    for (int t = 0; t < threads; t++) {
+                        assertThat(reader.phi((b >> 4) * 8 + t, ((b >> 2) & 3) * 8, (b & 3) * 8))
+                                .isEqualTo(round * 10 + t + 1);
+                    }
+                }
+                rt.deactivateAll(layout.root());
+                rt.gc();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
