@@ -55,9 +55,7 @@ final class RuntimePool {
     int reset(SparseRuntime runtime) {
         long inUse;
         try {
-            deactivateBelow(runtime, layout.snode(0));
-            runtime.collect();
-            inUse = cellsInUse(runtime.memoryStats());
+            inUse = clear(runtime);
         } catch (RuntimeException failure) {
             Unexpected.report("reset", failure);
             runtime.close();
@@ -69,6 +67,13 @@ final class RuntimePool {
             runtime.close();
         }
         return (int) Math.min(inUse, Integer.MAX_VALUE);
+    }
+
+    /** Deactivates every cell and collects; returns the cells still in use, summed over every SNode. */
+    static long clear(SparseRuntime runtime) {
+        deactivateBelow(runtime, runtime.layout().root());
+        runtime.collect();
+        return cellsInUse(runtime.memoryStats());
     }
 
     private static void deactivateBelow(SparseRuntime runtime, SNode node) {

@@ -1,0 +1,147 @@
+package io.snode.jcstress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+
+import io.snode.api.Layout;
+import io.snode.api.SNode;
+import io.snode.codegen.SNodeRuntime;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.IIIIII_Result;
+
+/**
+ * {@link ActivationDeactivationTest}'s races through generated code: a bound interface's write of
+ * v(0) activates the lower cell from the upper cell its walk stands in
+ * ({@code activate<id>$set_i32$from}, {@code NodeTree.activateFrom}), racing the deactivation of
+ * that lower cell or of the upper cell (whose release retires the word the activation from it
+ * compare-and-sets, which must send it back to the root). Layout
+ * {@code pointer(i,2).pointer(i,2).place(i32 v)}; the upper cell U (i=0) is active before the
+ * race. The same outcomes as the generic path's: one of the two orders, nothing leaked.
+ *
+ * <p>Results: r1 the writer (0 returned normally, -9 threw), r2 the deactivation's result (1
+ * something was active), r3 v(0) afterwards, r4 upper cells in use, r5 lower cells in use, r6
+ * cells still in use after deactivating everything and collecting (0).
+ */
+public final class GeneratedActivationTest {
+    static final Layout LAYOUT = Layout.parse("pointer(i,2).pointer(i,2).place(i32 v)");
+    static final SNode UPPER = LAYOUT.snode(1);
+    static final SNode LOWER = LAYOUT.snode(2);
+    /** Compiled runtimes, reused from state to state as {@link RuntimePool} reuses generic ones. */
+    private static final ConcurrentLinkedQueue<SNodeRuntime> IDLE = new ConcurrentLinkedQueue<>();
+
+    private GeneratedActivationTest() {
+    }
+
+    /** The generated accessors of v, bound to an interface. */
+    public interface V {
+        int v(int i);
+
+        void v(int i, int value);
+    }
+
+    /** A runtime with U active and nothing else, and its bound interface. */
+    public abstract static class Race {
+        final SNodeRuntime runtime;
+        final V v;
+
+        Race() {
+            SNodeRuntime idle = IDLE.poll();
+            runtime = idle != null ? idle : SNodeRuntime.compile(LAYOUT);
+            v = runtime.bind(V.class);
+            runtime.generic().activate(UPPER, 0);
+        }
+
+        void write(IIIIII_Result r) {
+            try {
+                v.v(0, 1);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("write", e);
+            }
+        }
+
+        void deactivate(IIIIII_Result r, SNode snode) {
+            try {
+                r.r2 = runtime.generic().deactivate(snode, 0) ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("deactivate", e);
+            }
+        }
+
+        void observe(IIIIII_Result r) {
+            try {
+                r.r3 = v.v(0);
+                r.r4 = RuntimePool.cellsInUse(runtime.generic(), UPPER);
+                r.r5 = RuntimePool.cellsInUse(runtime.generic(), LOWER);
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            long inUse;
+            try {
+                inUse = RuntimePool.clear(runtime.generic());
+            } catch (RuntimeException failure) {
+                Unexpected.report("reset", failure);
+                runtime.close();
+                r.r6 = RuntimePool.RESET_FAILED;
+                return;
+            }
+            if (inUse == 0) {
+                IDLE.add(runtime);
+            } else {
+                runtime.close();
+            }
+            r.r6 = (int) Math.min(inUse, Integer.MAX_VALUE);
+        }
+    }
+
+    /** Generated write of v(0) against the deactivation of v(0)'s own (lower) pointer cell. */
+    @JCStressTest
+    @Outcome(id = "0, 0, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "Deactivation first (found nothing), then the write: the write stays.")
+    @Outcome(id = "0, 1, 0, 1, 0, 0", expect = ACCEPTABLE,
+            desc = "Write (or its activation) first, then the deactivation: the lower cell is gone, v reads 0.")
+    @State
+    public static class SameCell extends Race {
+        @Actor
+        public void write(IIIIII_Result r) {
+            super.write(r);
+        }
+
+        @Actor
+        public void deactivate(IIIIII_Result r) {
+            deactivate(r, LOWER);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r);
+        }
+    }
+
+    /** Generated write of v(0), resumed from U, against the deactivation of U. */
+    @JCStressTest
+    @Outcome(id = "0, 1, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "Deactivation first, then the write: it activated a new upper and lower cell; the write stays.")
+    @Outcome(id = "0, 1, 0, 0, 0, 0", expect = ACCEPTABLE,
+            desc = "Write (or its activation) first, then the deactivation: everything below U is gone, v reads 0.")
+    @State
+    public static class UpperCell extends Race {
+        @Actor
+        public void write(IIIIII_Result r) {
+            super.write(r);
+        }
+
+        @Actor
+        public void deactivate(IIIIII_Result r) {
+            deactivate(r, UPPER);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r);
+        }
+    }
+}
