@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -105,12 +106,11 @@ class ResumedActivationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bitmasked bind", "bitmasked accessor", "dense bind", "dense accessor"})
-    void aNewBlockAppearsWithTheWrittenVoxelCountedOnce(String way) {
-        String[] parts = way.split(" ");
-        Layout layout = layout(parts[0]);
+    @CsvSource({"bitmasked, bind", "bitmasked, accessor", "dense, bind", "dense, accessor"})
+    void aNewBlockAppearsWithTheWrittenVoxelCountedOnce(String kind, String api) {
+        Layout layout = layout(kind);
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            Phi phi = phi(rt, parts[1]);
+            Phi phi = phi(rt, api);
             SNode lower = layout.snode(2);
             phi.phi(1, 2, 3, 1f); // the upper and the lower cell: from the root
             long before = stamp(rt);
@@ -121,7 +121,7 @@ class ResumedActivationTest {
             assertThat(phi.phi(9, 10, 11)).isEqualTo(2.5f);
             assertThat(phi.phi(9, 10, 12)).isZero();
             assertThat(rt.generic().isActive(layout.snode(3), 9, 10, 11)).isTrue();
-            assertThat(rt.generic().isActive(layout.snode(3), 9, 10, 12)).isEqualTo(parts[0].equals("dense"));
+            assertThat(rt.generic().isActive(layout.snode(3), 9, 10, 12)).isEqualTo(kind.equals("dense"));
             assertThat(phi.addPhi(17, 2, 3, 1.5f)).as("a new block's previous value").isZero();
             assertThat(phi.phi(17, 2, 3)).isEqualTo(1.5f);
             assertThat(cellsInUse(rt, lower)).isEqualTo(3);
@@ -130,12 +130,11 @@ class ResumedActivationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bitmasked bind", "bitmasked accessor", "dense bind", "dense accessor"})
-    void aRefusedOrFailedBlockChangesNothing(String way) {
-        String[] parts = way.split(" ");
-        Layout layout = layout(parts[0]);
+    @CsvSource({"bitmasked, bind", "bitmasked, accessor", "dense, bind", "dense, accessor"})
+    void aRefusedOrFailedBlockChangesNothing(String kind, String api) {
+        Layout layout = layout(kind);
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            Phi phi = phi(rt, parts[1]);
+            Phi phi = phi(rt, api);
             SNode lower = layout.snode(2);
             phi.phi(0, 0, 0, 1f);
             long before = stamp(rt);
@@ -165,12 +164,11 @@ class ResumedActivationTest {
      * the compare-and-set, hands its cell back and writes into the published block.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bitmasked bind", "dense accessor"})
-    void aLostRaceWritesIntoTheWinnersBlock(String way) {
-        String[] parts = way.split(" ");
-        Layout layout = layout(parts[0]);
+    @CsvSource({"bitmasked, bind", "dense, accessor"})
+    void aLostRaceWritesIntoTheWinnersBlock(String kind, String api) {
+        Layout layout = layout(kind);
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            Phi phi = phi(rt, parts[1]);
+            Phi phi = phi(rt, api);
             Phi other = rt.bind(Phi.class);
             SNode lower = layout.snode(2);
             phi.phi(0, 0, 0, 1f);
@@ -199,12 +197,11 @@ class ResumedActivationTest {
      * with it; after a collection exactly the new cells are in use.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bitmasked bind", "bitmasked accessor", "dense bind", "dense accessor"})
-    void aParentReleasedUnderTheActivationSendsItToTheRoot(String way) {
-        String[] parts = way.split(" ");
-        Layout layout = layout(parts[0]);
+    @CsvSource({"bitmasked, bind", "bitmasked, accessor", "dense, bind", "dense, accessor"})
+    void aParentReleasedUnderTheActivationSendsItToTheRoot(String kind, String api) {
+        Layout layout = layout(kind);
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            Phi phi = phi(rt, parts[1]);
+            Phi phi = phi(rt, api);
             SNode upper = layout.snode(1);
             SNode lower = layout.snode(2);
             phi.phi(1, 1, 1, 1f); // block (0, 0, 0) under upper cell (0, 0, 0)
@@ -235,10 +232,9 @@ class ResumedActivationTest {
      * between rounds: every block holds one cell and every write reads back.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bitmasked bind", "dense accessor"})
-    void threadsRacingForNewBlocksPublishOneCellPerBlockAndLoseNoWrite(String way) throws Exception {
-        String[] parts = way.split(" ");
-        Layout layout = layout(parts[0]);
+    @CsvSource({"bitmasked, bind", "dense, accessor"})
+    void threadsRacingForNewBlocksPublishOneCellPerBlockAndLoseNoWrite(String kind, String api) throws Exception {
+        Layout layout = layout(kind);
         int threads = 4;
         int rounds = 20;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -250,7 +246,7 @@ class ResumedActivationTest {
                 for (int t = 0; t < threads; t++) {
                     int thread = t;
                     int value = round * 10 + t + 1;
-                    Phi phi = phi(rt, parts[1]);
+                    Phi phi = phi(rt, api);
                     writers.add(pool.submit(() -> {
                         start.await(30, TimeUnit.SECONDS);
                         for (int b = 0; b < 64; b++) {

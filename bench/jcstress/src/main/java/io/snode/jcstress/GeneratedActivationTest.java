@@ -79,21 +79,7 @@ public final class GeneratedActivationTest {
             } catch (RuntimeException | Error e) {
                 r.r3 = Unexpected.report("check", e);
             }
-            long inUse;
-            try {
-                inUse = RuntimePool.clear(runtime.generic());
-            } catch (RuntimeException failure) {
-                Unexpected.report("reset", failure);
-                runtime.close();
-                r.r6 = RuntimePool.RESET_FAILED;
-                return;
-            }
-            if (inUse == 0) {
-                IDLE.add(runtime);
-            } else {
-                runtime.close();
-            }
-            r.r6 = (int) Math.min(inUse, Integer.MAX_VALUE);
+            r.r6 = RuntimePool.reset(runtime.generic(), () -> IDLE.add(runtime), runtime::close);
         }
     }
 

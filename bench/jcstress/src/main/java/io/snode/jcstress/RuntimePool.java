@@ -53,24 +53,33 @@ final class RuntimePool {
      *         {@link #RESET_FAILED}
      */
     int reset(SparseRuntime runtime) {
+        return reset(runtime, () -> idle.add(runtime), runtime::close);
+    }
+
+    /**
+     * {@link #reset(SparseRuntime)} for a runtime owned by something else (a compiled
+     * {@code SNodeRuntime}'s generic runtime): {@code pool} puts the owner back when the reset left
+     * nothing in use, {@code close} closes it otherwise or when the reset failed.
+     */
+    static int reset(SparseRuntime runtime, Runnable pool, Runnable close) {
         long inUse;
         try {
             inUse = clear(runtime);
         } catch (RuntimeException failure) {
             Unexpected.report("reset", failure);
-            runtime.close();
+            close.run();
             return RESET_FAILED;
         }
         if (inUse == 0) {
-            idle.add(runtime);
+            pool.run();
         } else {
-            runtime.close();
+            close.run();
         }
         return (int) Math.min(inUse, Integer.MAX_VALUE);
     }
 
     /** Deactivates every cell and collects; returns the cells still in use, summed over every SNode. */
-    static long clear(SparseRuntime runtime) {
+    private static long clear(SparseRuntime runtime) {
         deactivateBelow(runtime, runtime.layout().root());
         runtime.collect();
         return cellsInUse(runtime.memoryStats());

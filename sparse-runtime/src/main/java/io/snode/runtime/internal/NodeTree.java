@@ -409,7 +409,7 @@ public final class NodeTree {
     private long activate(SNode target, int[] coordinates, boolean append, Location location) {
         int id = target.id();
         if (!append) {
-            int refused = activateInline(id, coordinates, location);
+            int refused = activateInline(id, coordinates, location.set(root, 0), 0);
             if (refused == pathSteps[id].length
                     || (refused == onePointer[id] && activateOnePointer(id, coordinates, location))) {
                 return 0;
@@ -449,16 +449,18 @@ public final class NodeTree {
      * bit above the inline tail) stops before the first store, since no step after the
      * inline tail can bail out, and the whole protocol runs.
      *
+     * The walk starts at step {@code from}, with {@code location} at that step's parent cell (the
+     * root cell for 0).
+     *
      * @return the path's length when the activation is done; else the step that refused, with
      *         {@code location} at that step's parent cell and nothing stored
      */
-    private int activateInline(int target, int[] coordinates, Location location) {
+    private int activateInline(int target, int[] coordinates, Location location, int from) {
         PathStep[] steps = pathSteps[target];
         NodeUnit[] path = pathUnits[target];
         int tail = inlineTail[target];
-        location.set(root, 0);
         boolean changed = false;
-        for (int s = 0; s < steps.length; s++) {
+        for (int s = from; s < steps.length; s++) {
             int step = path[s].activateInline(location, location.offset + steps[s].containerOffset(),
                     steps[s].cellIndex(coordinates), s >= tail);
             if (step == NodeUnit.INLINE_REFUSED) {
@@ -537,24 +539,11 @@ public final class NodeTree {
         int id = target.id();
         int step = onePointer[id];
         if (step >= 0) {
-            PathStep[] steps = pathSteps[id];
-            NodeUnit[] path = pathUnits[id];
-            location.set(segment, offset);
-            if (path[step].activateInline(location, offset + steps[step].containerOffset(),
-                    steps[step].cellIndex(coordinates), false) != NodeUnit.INLINE_REFUSED) {
-                boolean changed = false;
-                for (int s = step + 1; s < steps.length; s++) {
-                    // Only dense and bitmasked steps (the inline tail): they activate in place and never refuse.
-                    changed |= path[s].activateInline(location, location.offset + steps[s].containerOffset(),
-                            steps[s].cellIndex(coordinates), true) == NodeUnit.INLINE_CHANGED;
-                }
-                if (changed) {
-                    countActivation();
-                }
-                return;
-            }
-            location.set(segment, offset);
-            if (activateOnePointer(id, coordinates, location)) {
+            // As activate's first two tries, from the given cell: the steps from there can refuse
+            // only at the pointer step (the ones below it activate in place).
+            int refused = activateInline(id, coordinates, location.set(segment, offset), step);
+            if (refused == pathSteps[id].length
+                    || (refused == step && activateOnePointer(id, coordinates, location))) {
                 return;
             }
         }
