@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (memory cap, injected fault) leaves nothing; a lost race writes into the winner's block; a
  * parent cell released under the activation sends it to the protocol from the root, which
  * leaves no cell behind; threads racing for the same new blocks publish one cell per block and
- * lose no write. Through the layout's methods (a bound interface) and a caching accessor.
+ * lose no write, and with refusals among them leave exactly the writes that returned. Through the layout's methods (a bound interface) and a caching accessor.
  */
 class ResumedActivationTest {
     public interface Phi {
@@ -272,5 +272,105 @@ class ResumedActivationTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Threads write one voxel each of the same new blocks through one bound interface while the
+     * allocation probe refuses every third allocation (the memory cap, or an allocator fault),
+     * round after round: against a model of the writes that returned normally, each of those
+     * reads back, each refused one left its voxel zero (and inactive on a bitmasked leaf), exactly
+     * the blocks that a returned write reached are in use, and after everything is deactivated
+     * and collected nothing is.
+     */
+    @ParameterizedTest
+    @CsvSource({"bitmasked, cap", "bitmasked, fault", "dense, cap", "dense, fault"})
+    void refusalsAmongThreadsLeaveExactlyTheWritesThatReturned(String kind, String failure) throws Exception {
+        Layout layout = layout(kind);
+        int threads = 4;
+        int blocks = 64;
+        int rounds = 10;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            SNode upper = layout.snode(1);
+            SNode lower = layout.snode(2);
+            SNode leaf = layout.snode(3);
+            Phi phi = rt.bind(Phi.class);
+            AtomicInteger allocations = new AtomicInteger();
+            long refused = 0;
+            long returned = 0;
+            for (int round = 0; round < rounds; round++) {
+                rt.generic().internalTree().probeAllocations(owner -> {
+                    if (allocations.incrementAndGet() % 3 == 0) {
+                        throw failure.equals("cap") ? new MemoryCapExceededException(owner.path(), 0, 1, 1)
+                                : new IllegalStateException("injected allocator fault");
+                    }
+                });
+                CyclicBarrier start = new CyclicBarrier(threads);
+                boolean[][] wrote = new boolean[threads][blocks];
+                List<Future<?>> writers = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int thread = t;
+                    writers.add(pool.submit(() -> {
+                        start.await(30, TimeUnit.SECONDS);
+                        for (int b = 0; b < blocks; b++) {
+                            try {
+                                phi.phi(x(b, thread), y(b), z(b), thread + 1);
+                                wrote[thread][b] = true;
+                            } catch (MemoryCapExceededException | IllegalStateException expected) {
+                                assertThat(expected).satisfiesAnyOf(
+                                        e -> assertThat(e).isInstanceOf(MemoryCapExceededException.class),
+                                        e -> assertThat(e).hasMessageContaining("injected allocator fault"));
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> writer : writers) {
+                    writer.get(60, TimeUnit.SECONDS);
+                }
+                rt.generic().internalTree().probeAllocations(null);
+                int reached = 0;
+                for (int b = 0; b < blocks; b++) {
+                    boolean any = false;
+                    for (int t = 0; t < threads; t++) {
+                        if (wrote[t][b]) {
+                            returned++;
+                            any = true;
+                            assertThat(phi.phi(x(b, t), y(b), z(b))).as("round %d block %d thread %d", round, b, t)
+                                    .isEqualTo(t + 1f);
+                        } else {
+                            refused++;
+                            assertThat(phi.phi(x(b, t), y(b), z(b))).isZero();
+                            if (kind.equals("bitmasked")) {
+                                assertThat(rt.generic().isActive(leaf, x(b, t), y(b), z(b))).isFalse();
+                            }
+                        }
+                    }
+                    reached += any ? 1 : 0;
+                }
+                assertThat(cellsInUse(rt, lower)).as("round %d", round).isEqualTo(reached);
+                rt.deactivateAll(layout.root());
+                rt.gc();
+                assertThat(cellsInUse(rt, lower)).isZero();
+                assertThat(cellsInUse(rt, upper)).isZero();
+            }
+            assertThat(refused).as("refused writes").isPositive();
+            assertThat(returned).as("returned writes").isPositive();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** The voxel of thread {@code t} in block {@code b}: 16 blocks under each of 4 upper cells. */
+    private static int x(int b, int t) {
+        return (b >> 4) * 32 + t;
+    }
+
+    private static int y(int b) {
+        return ((b >> 2) & 3) * 8;
+    }
+
+    private static int z(int b) {
+        return (b & 3) * 8;
     }
 }
