@@ -345,9 +345,10 @@ public final class BoxTransfer {
      * The first half of a run of {@link #writeBatch3} (every extent a power of two): from cell
      * {@code from}, while the cells' containers are remembered in {@code cache} and lie in its
      * segment (the node manager's region, when it has one: then every container does), puts each
-     * cell's offset in that segment into {@code cache.offsets} (and, on a bitmasked node, the
-     * index of its gathered mask word and its bit into {@code cache.wordAt} and
-     * {@code cache.bits}, marking the slot dirty); returns the first cell whose container is not
+     * cell's offset in that segment into {@code cache.offsets} (and, on a bitmasked node, ORs its
+     * bit into the slot's gathered mask words, marking the slot dirty: the bits of consecutive
+     * cells in one word are gathered in a register and ORed into the array once, as the cells of
+     * a row share a word); returns the first cell whose container is not
      * (or {@code end}), with the cursor (the last container's key, mask words and cells) left in
      * {@code cache}. It reads only Java arrays; the stores come after it, in
      * {@link #storeRun}'s loop, which has no exit and calls nothing, so that C2 checks the
@@ -369,8 +370,7 @@ public final class BoxTransfer {
         long[] containers = cache.containers;
         boolean[] dirty = cache.dirty;
         long[] offsets = cache.offsets;
-        int[] wordAt = cache.wordAt;
-        byte[] bits = cache.bits;
+        long[] words = cache.words;
         int maskWords = cache.maskWords;
         int slotShift = Long.SIZE - cache.slotBits;
         long lastKey = cache.lastKey;
@@ -387,6 +387,10 @@ public final class BoxTransfer {
         int rowY = -1;
         long rowKey = 0;
         long rowIndex = 0;
+        // The mask word of the last cell and the bits gathered for it since it became the last
+        // one: a row of a container's cells shares a word, so most cells OR into a register.
+        int word = 0;
+        long gathered = 0;
         int n = from;
         for (; n < limit; n++) {
             int x = xs[n];
@@ -415,9 +419,17 @@ public final class BoxTransfer {
             }
             offsets[n - from] = base + index * cellBytes;
             if (masked) {
-                wordAt[n - from] = wordBase + (int) (index >>> 6);
-                bits[n - from] = (byte) (index & 63);
+                int at = wordBase + (int) (index >>> 6);
+                if (at != word) {
+                    words[word] |= gathered;
+                    word = at;
+                    gathered = 0;
+                }
+                gathered |= 1L << index;
             }
+        }
+        if (masked) {
+            words[word] |= gathered;
         }
         cache.lastKey = lastKey;
         cache.wordBase = wordBase;
@@ -427,8 +439,12 @@ public final class BoxTransfer {
 
     /**
      * The second half of a run: stores the {@code count} values of {@code buffer} from byte
-     * {@code at} at the offsets {@link #resolveRun3} put in {@code cache}, all in {@code segment},
-     * then gathers their mask bits. The store loop has no exit and calls nothing.
+     * {@code at} at the offsets {@link #resolveRun3} put in {@code cache}, all in {@code segment}.
+     * The store loop has no exit and calls nothing. Their mask bits are already gathered (by
+     * {@link #resolveRun3}); nothing publishes them before the stores: only a flush of the slot
+     * does, and none comes between a run's two halves. The loop cannot fail halfway while the
+     * runtime is open (every offset lies in an activated container of the segment); once it is
+     * closed, the flush at the end of the call fails on the freed memory too.
      */
     private void storeRun(CellCache cache, MemorySegment segment, int count, MemorySegment buffer, long at) {
         if (count == 0) {
@@ -445,14 +461,6 @@ public final class BoxTransfer {
             for (int q = 0; q < count; q++) {
                 segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offsets[q],
                         buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, at + (long) q * Long.BYTES));
-            }
-        }
-        if (masked) {
-            long[] words = cache.words;
-            int[] wordAt = cache.wordAt;
-            byte[] bits = cache.bits;
-            for (int q = 0; q < count; q++) {
-                words[wordAt[q]] |= 1L << bits[q];
             }
         }
     }
@@ -516,13 +524,8 @@ public final class BoxTransfer {
         int wordBase;
         long base;
         MemorySegment segment;
-        /**
-         * One run's cells as {@link #resolveRun3} resolves them for {@link #storeRun}: offsets in
-         * the segment and, on a bitmasked node, the index of the gathered mask word and the bit.
-         */
+        /** One run's cells as {@link #resolveRun3} resolves them for {@link #storeRun}: offsets in the segment. */
         final long[] offsets;
-        final int[] wordAt;
-        final byte[] bits;
 
         CellCache(int maskWords, int cells) {
             this.slotBits = Math.max(4, Math.min(12, Integer.SIZE - Integer.numberOfLeadingZeros(Math.max(1, cells) - 1)));
@@ -537,8 +540,6 @@ public final class BoxTransfer {
             this.dirty = new boolean[slots];
             int run = Math.max(1, Math.min(BATCH, cells));
             this.offsets = new long[run];
-            this.wordAt = new int[maskWords == 0 ? 0 : run];
-            this.bits = new byte[maskWords == 0 ? 0 : run];
         }
 
         /** The multiplier of the slot hash (Fibonacci hashing: the top bits of key times 2^64 / phi). */
