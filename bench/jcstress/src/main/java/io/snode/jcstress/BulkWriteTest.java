@@ -73,6 +73,47 @@ public final class BulkWriteTest {
     }
 
     /**
+     * As {@link BitPublishesValue}, with the reader on cell 0, the cell that reaches the
+     * container first (the list's first cell): the write activates the container for it, and
+     * that activation must not set its bit before its value is stored (it did, as the activation
+     * of the cell itself, until 12-04).
+     */
+    @JCStressTest
+    @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "Read before the write.")
+    @Outcome(id = "0, 7", expect = ACCEPTABLE, desc = "The value is stored, its bit not set yet.")
+    @Outcome(id = "1, 7", expect = ACCEPTABLE, desc = "Read after the write.")
+    @Outcome(id = "1, 0", expect = FORBIDDEN, desc = "The bit published without its value.")
+    @State
+    public static class FirstCellBitPublishesValue {
+        final SparseRuntime runtime = POOL.take();
+        final BoxTransfer transfer = transfer(runtime);
+        final int[][] cells = {{0, 1}};
+        final MemorySegment values = MemorySegment.ofArray(new int[] {7, 9});
+
+        @Actor
+        public void write(II_Result r) {
+            transfer.writeCells(cells, 0, 2, values, 0);
+        }
+
+        @Actor
+        public void read(II_Result r) {
+            try {
+                r.r1 = runtime.isActive(MASKED, 0) ? 1 : 0;
+                r.r2 = runtime.getInt("v", 0);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("read", e);
+            }
+        }
+
+        @Arbiter
+        public void reset(II_Result r) {
+            if (POOL.reset(runtime) != 0) {
+                r.r1 = -1;
+            }
+        }
+    }
+
+    /**
      * A box write of cells [0, 2) (values 1 and 2) against a per-cell write of cell 2 (value 3)
      * in the same mask word. Results: r1..r3 cells 0..2 active, r4 v(0) + v(1) * 10 + v(2) * 100,
      * r5 the count of active cells, r6 the reset (0).

@@ -330,6 +330,52 @@ class BulkTest {
         return lists;
     }
 
+    /**
+     * A cell list stores each value before it sets the cell's mask bit, the first cell of a new
+     * container too. A scattered list activates each group's containers before it stores the
+     * group's values, so at every allocation of one (sampled), no cell of the list may read
+     * active with a value it was not given (every value listed is positive). The activation of a
+     * container used to set the bit of the cell that reached it, which then read active and 0
+     * until the store.
+     */
+    @Test
+    void noCellOfACellListReadsActiveBeforeItsValueIsStored() {
+        Layout layout = Layout.parse("pointer(ijk,32).bitmasked(ijk,8).place(f32 phi)");
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            SNode voxels = layout.snode(2);
+            int[][] at = scatteredCells(new java.util.Random(5), 20_000, 0, 256);
+            int count = at[0].length;
+            float[] values = new float[count];
+            for (int n = 0; n < count; n++) {
+                values[n] = n + 1;
+            }
+            int[] allocations = {0};
+            List<String> early = new ArrayList<>();
+            rt.generic().internalTree().probeAllocations(owner -> {
+                if (allocations[0]++ % 1000 != 999) {
+                    return;
+                }
+                for (int n = 0; n < count && early.size() < 5; n++) {
+                    if (rt.generic().isActive(voxels, at[0][n], at[1][n], at[2][n])
+                            && rt.generic().getFloat("phi", at[0][n], at[1][n], at[2][n]) == 0f) {
+                        early.add("cell " + n + " at allocation " + allocations[0]);
+                    }
+                }
+            });
+            try {
+                assertThat(Bulk.writeCells(rt, "phi", at, values)).isEqualTo(count);
+            } finally {
+                rt.generic().internalTree().probeAllocations(null);
+            }
+            assertThat(allocations[0]).as("containers activated").isGreaterThan(5000);
+            assertThat(early).as("cells active before their value was stored").isEmpty();
+            for (int n = 0; n < count; n++) {
+                assertThat(rt.generic().isActive(voxels, at[0][n], at[1][n], at[2][n])).isTrue();
+                assertThat(rt.generic().getFloat("phi", at[0][n], at[1][n], at[2][n])).isPositive();
+            }
+        }
+    }
+
     /** How many of a list's first cells the remembered-container path writes before a scattered list goes on grouped. */
     private static final int BEFORE_GROUPING = 4096;
 

@@ -21,8 +21,9 @@ import java.util.List;
  *
  * <p>The field's SNode must be dense or bitmasked (the kinds whose cells lie inline in one
  * container); {@link #supports} says so. For each container the box cuts, a write activates the
- * path to it once (the activation protocol of {@link NodeTree}, through the box's first cell in
- * the container), stores the values of its cells in the box, then sets their mask bits with one
+ * path to it once (the activation protocol of {@link NodeTree}, for the cell of the parent that
+ * holds the container: {@link NodeTree#activateContainer}, which sets no bit of the container's
+ * own cells), stores the values of its cells in the box, then sets their mask bits with one
  * atomic OR per mask word; a read walks to the container without activating anything and copies
  * what it holds, zero for inactive cells (the ambient value), and leaves the buffer's part of an
  * inactive container zero. A write of a list of cells ({@link #writeCells}) does the same per
@@ -1000,10 +1001,14 @@ public final class BoxTransfer {
         }
     }
 
-    /** Activates the path to the container holding {@code cell} (and that cell); returns the container's offset. */
+    /**
+     * Activates the path to the container holding {@code cell}, but not that cell (its bit is set
+     * with the others, after the values: {@link NodeTree#activateContainer}); returns the
+     * container's offset.
+     */
     private long activateContainer(int[] cell, Location location) {
-        tree.locate(plan.snode(), cell, true, location);
-        return location.offset - plan.cellsOffset() - last.cellIndex(cell) * cellBytes;
+        tree.activateContainer(plan.snode(), cell, location);
+        return location.offset;
     }
 
     /** The offset of the container holding {@code cell}, or -1 when a level above it is inactive. */

@@ -17,6 +17,7 @@ import io.snode.runtime.internal.node.PointerUnit;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -120,14 +121,19 @@ public final class NodeTree {
     private final MemorySegment[] ambient;
     private final HashTables[] tables;
     private final NodeUnits units;
-    /** Per target SNode id: its path's steps, and the unit of each step's SNode. */
+    /**
+     * Per path: its steps, and the unit of each step's SNode. Path {@code id} is the path of the
+     * target SNode with that id; path {@code count + id} ({@link #containerPath}) is the same path
+     * without its last step, which ends at the cell of the target's parent that holds the
+     * target's container (empty for the root and its children's containers in the root cell).
+     */
     private final PathStep[][] pathSteps;
     private final NodeUnit[][] pathUnits;
-    /** {@link #inlineTails}: where a target's path has only dense and bitmasked steps left. */
+    /** {@link #inlineTail}: per path, where it has only dense and bitmasked steps left. */
     private final int[] inlineTail;
     /**
-     * Per target: the step of {@link #activateOnePointer}'s one pointer (the step just above the
-     * inline tail, when it is a pointer step), or -1 when the target has no such step.
+     * Per path: the step of {@link #activateOnePointer}'s one pointer (the step just above the
+     * inline tail, when it is a pointer step), or -1 when the path has no such step.
      */
     private final int[] onePointer;
     /**
@@ -172,21 +178,34 @@ public final class NodeTree {
         this.tables = tables.clone();
         this.units = new NodeUnits(plan, this.cells, this.directories, this.tables);
         int count = plan.nodes().size();
-        this.pathSteps = new PathStep[count][];
-        this.pathUnits = new NodeUnit[count][];
-        this.inlineTail = new int[count];
-        this.onePointer = new int[count];
+        this.pathSteps = new PathStep[2 * count][];
+        this.pathUnits = new NodeUnit[2 * count][];
+        this.inlineTail = new int[2 * count];
+        this.onePointer = new int[2 * count];
         for (int id = 0; id < count; id++) {
             List<PathStep> path = plan.path(plan.nodes().get(id).snode());
-            pathSteps[id] = path.toArray(new PathStep[0]);
-            pathUnits[id] = new NodeUnit[path.size()];
+            PathStep[] steps = path.toArray(new PathStep[0]);
+            NodeUnit[] stepUnits = new NodeUnit[path.size()];
             for (int s = 0; s < path.size(); s++) {
-                pathUnits[id][s] = units.unit(path.get(s).node().snode());
+                stepUnits[s] = units.unit(path.get(s).node().snode());
             }
-            inlineTail[id] = inlineTail(pathUnits[id]);
-            int above = inlineTail[id] - 1;
-            onePointer[id] = above >= 0 && pathUnits[id][above] instanceof PointerUnit ? above : -1;
+            definePath(id, steps, stepUnits);
+            int above = Math.max(0, steps.length - 1);
+            definePath(count + id, Arrays.copyOf(steps, above), Arrays.copyOf(stepUnits, above));
         }
+    }
+
+    private void definePath(int path, PathStep[] steps, NodeUnit[] stepUnits) {
+        pathSteps[path] = steps;
+        pathUnits[path] = stepUnits;
+        inlineTail[path] = inlineTail(stepUnits);
+        int above = inlineTail[path] - 1;
+        onePointer[path] = above >= 0 && stepUnits[above] instanceof PointerUnit ? above : -1;
+    }
+
+    /** The number of {@code target}'s container path (its path without the last step) in the per-path arrays. */
+    private int containerPath(SNode target) {
+        return plan.nodes().size() + target.id();
     }
 
     public Plan plan() {
@@ -343,10 +362,29 @@ public final class NodeTree {
      */
     public boolean locate(SNode target, int[] coordinates, boolean activate, Location location) {
         if (activate) {
-            activate(target, coordinates, false, location);
+            activate(target.id(), coordinates, false, location);
             return true;
         }
         return walk(target.id(), pathSteps[target.id()].length, coordinates, location);
+    }
+
+    /**
+     * Activates the container of {@code target} that holds the cell at {@code coordinates} (in
+     * {@code target}'s index space), and every level above it, but not that cell, and moves
+     * {@code location} to the container. It is {@link #locate} with {@code activate} for the cell
+     * of {@code target}'s parent that holds the container (the same protocol, order of stores and
+     * failures: the memory cap or an allocator fault throw before anything is published): for a
+     * caller that stores the cells of a container before it publishes their mask bits, as bulk
+     * writes do ({@link BoxTransfer}), so that no bit of a bitmasked target is set before its value
+     * is stored. A dense target's cells have no bits, so there it changes nothing.
+     */
+    public void activateContainer(SNode target, int[] coordinates, Location location) {
+        PathStep[] steps = pathSteps[target.id()];
+        if (steps.length == 0) {
+            throw new IllegalArgumentException("the root has no container to activate");
+        }
+        activate(containerPath(target), coordinates, false, location);
+        location.offset += steps[steps.length - 1].containerOffset();
     }
 
     /**
@@ -393,7 +431,7 @@ public final class NodeTree {
      * @throws DynamicListFullException when the list holds its capacity (nothing changes)
      */
     public long append(SNode dynamic, int[] coordinates, Location location) {
-        long index = activate(dynamic, coordinates, true, location);
+        long index = activate(dynamic.id(), coordinates, true, location);
         location.element = index;
         return index;
     }
@@ -402,12 +440,12 @@ public final class NodeTree {
      * The activation protocol: plan (read-only walk), reserve (every cell the plan needs, from the
      * node managers), publish (top-down; a fresh subtree is built inside reserved cells and
      * appears with one compare-and-set), then hand back what was not used; each walk is an
-     * {@link Activation}.
+     * {@link Activation}. {@code id} names the path ({@link #pathSteps}): a target's own, or its
+     * {@link #containerPath}.
      *
      * @return the element's index for an append or a dynamic element, else 0
      */
-    private long activate(SNode target, int[] coordinates, boolean append, Location location) {
-        int id = target.id();
+    private long activate(int id, int[] coordinates, boolean append, Location location) {
         if (!append) {
             int refused = activateInline(id, coordinates, location.set(root, 0), 0);
             if (refused == pathSteps[id].length
