@@ -34,9 +34,11 @@ import java.util.List;
  * <p><b>Shared state and failure.</b> What a write publishes is what per-cell writes publish:
  * pointer cells through the activation protocol (reserve, then publish top-down; a refusal by the
  * memory cap or an allocator fault leaves that container's path as it was), value stores, and
- * mask bits with atomic ORs after the values they publish (a reader that sees a bit with acquire
- * ordering sees its value; one that reads the memory of a cell whose bit is not set yet may see
- * the new value or zero). A bulk write is a batch of such writes, like a launch, and never takes
+ * mask bits with atomic ORs. The order differs: a per-cell write activates its cell (sets the
+ * bit) and then stores, so a reader may see the cell active and zero for a moment, as between an
+ * activation and a write; a bulk write sets each bit after the value it publishes (a reader that
+ * sees a bit with acquire ordering sees its value; one that reads the memory of a cell whose bit
+ * is not set yet may see the new value or zero). A bulk write is a batch of such writes, like a launch, and never takes
  * back what it published (other threads may already use it): a box write activates a container
  * before anything is stored into it, and nothing after the activation can fail, so when the cap
  * refuses a container the containers before it are written whole and active, and nothing of that
