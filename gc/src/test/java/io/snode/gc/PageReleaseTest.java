@@ -7,6 +7,7 @@ import io.snode.api.SNode;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.memory.MemoryAllocator;
+import io.snode.runtime.internal.memory.MemoryPool;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,10 +89,43 @@ class PageReleaseTest {
         }
     }
 
-    /** As above with huge pages: a page given back splits its huge page, and the rest stays as it was. */
+    /** As above with huge pages: the whole huge pages of the deleted cells go back. */
     @Test
     void withHugePagesALargeDeleteGivesItsPagesBackToo() {
         aLargeDeleteGivesItsPagesBack(ParallelCollector.builder().parallelism(2).build(), RELEASING.withHugePages(true));
+    }
+
+    /**
+     * With huge pages, the collection gives back only whole huge pages (aligned, so that none is
+     * split and the pages written again fault in whole), across the region's 1 MiB chunks and
+     * the collector's zeroing tasks; the rest of the deleted cells is zeroed.
+     */
+    @Test
+    void withHugePagesOnlyWholeHugePagesAreGivenBack() {
+        FailingGiveBack allocator = new FailingGiveBack();
+        try (ThreePhaseCollector collector = ParallelCollector.builder().parallelism(2).zeroGrainBytes(64 << 10).build();
+             SparseRuntime rt = SparseRuntime.create(L2,
+                     RELEASING.withHugePages(true).withAllocator(allocator).withCollector(collector))) {
+            SNode blocks = rt.layout().snode(2);
+            writeSlab(rt, 0, BLOCKS, 0);
+            org.junit.jupiter.api.Assumptions.assumeTrue(allocator.hugePagesTaken,
+                    "the kernel backs no region with huge pages (transparent_hugepage at never, or none built in)");
+            long deleted = rt.deactivateBox(blocks, new int[] {0, 0, 0}, new int[] {BLOCKS / 2, BLOCKS, BLOCKS});
+            allocator.given.clear();
+            rt.collect();
+            assertThat(allocator.given).as("ranges given back").isNotEmpty();
+            long given = 0;
+            for (long[] range : allocator.given) {
+                assertThat(range[0] % MemoryPool.HUGE_PAGE).as("start of a range given back").isZero();
+                assertThat(range[1] % MemoryPool.HUGE_PAGE).as("length of a range given back").isZero();
+                given += range[1];
+            }
+            // 4.3 MB of cells from the region's start: its first two huge pages.
+            assertThat(given).as("bytes given back, of " + deleted * 2112 + " deleted").isEqualTo(2 * MemoryPool.HUGE_PAGE);
+            checkSlab(rt, BLOCKS / 2, BLOCKS, 0);
+            writeSlab(rt, 0, BLOCKS / 2, 1);
+            checkSlab(rt, 0, BLOCKS / 2, 1);
+        }
     }
 
     private static void aLargeDeleteGivesItsPagesBack(ThreePhaseCollector collector, RuntimeOptions options) {
@@ -175,11 +209,25 @@ class PageReleaseTest {
         }
     }
 
-    /** The default allocator, with every give-back of pages failing while {@code failing} is set. */
+    /**
+     * The default allocator, with every give-back of pages failing while {@code failing} is set;
+     * the ranges given back are recorded (address, bytes).
+     */
     private static final class FailingGiveBack implements MemoryAllocator {
         private final MemoryAllocator delegate = MemoryAllocator.regionsWherePossible();
         final AtomicLong failures = new AtomicLong();
+        final List<long[]> given = java.util.Collections.synchronizedList(new ArrayList<>());
         volatile boolean failing;
+
+        /** Whether the kernel took the advice of huge pages for a region. */
+        volatile boolean hugePagesTaken;
+
+        @Override
+        public boolean adviseHugePages(MemorySegment region) {
+            boolean taken = delegate.adviseHugePages(region);
+            hugePagesTaken |= taken;
+            return taken;
+        }
 
         @Override
         public MemorySegment allocate(long byteSize, long byteAlignment) {
@@ -209,6 +257,7 @@ class PageReleaseTest {
                 region.asSlice(offset, Math.min(byteSize, 100)).fill((byte) 0);
                 throw new IllegalStateException("injected fault giving back " + byteSize + " bytes");
             }
+            given.add(new long[] {region.address() + offset, byteSize});
             delegate.decommit(region, offset, byteSize);
         }
 
@@ -230,10 +279,20 @@ class PageReleaseTest {
      */
     @Test
     void aFailedGiveBackFallsBackToZeroingAndThreadsLoseNothing() throws Exception {
+        aFailedGiveBackFallsBackToZeroing(RELEASING);
+    }
+
+    /** As above with huge pages, where runs go on across chunks and the edges of a range are zeroed before the give-back fails. */
+    @Test
+    void withHugePagesAFailedGiveBackFallsBackToZeroingAndThreadsLoseNothing() throws Exception {
+        aFailedGiveBackFallsBackToZeroing(RELEASING.withHugePages(true));
+    }
+
+    private static void aFailedGiveBackFallsBackToZeroing(RuntimeOptions options) throws Exception {
         FailingGiveBack allocator = new FailingGiveBack();
         try (ThreePhaseCollector collector = ParallelCollector.builder().parallelism(4).zeroGrainBytes(64 << 10).build();
              SparseRuntime rt = SparseRuntime.create(L2,
-                     RELEASING.withAllocator(allocator).withCollector(collector));
+                     options.withAllocator(allocator).withCollector(collector));
              ExecutorService pool = Executors.newFixedThreadPool(4)) {
             SNode blocks = rt.layout().snode(2);
             writeSlab(rt, 0, BLOCKS, 0);

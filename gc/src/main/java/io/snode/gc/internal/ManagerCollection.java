@@ -3,6 +3,7 @@ package io.snode.gc.internal;
 import io.snode.gc.SNodeGcStatistics;
 import io.snode.runtime.internal.memory.IndexListDescriptor;
 import io.snode.runtime.internal.memory.ListManager;
+import io.snode.runtime.internal.memory.MemoryPool;
 import io.snode.runtime.internal.memory.NodeManager;
 import io.snode.runtime.internal.memory.NodeManagerMetrics;
 import io.snode.runtime.internal.vectorization.GcKernels;
@@ -179,6 +180,10 @@ public final class ManagerCollection {
         if (data.releasesFreePages() && recycledCount * stride >= RELEASE_AT_LEAST_BYTES) {
             // Sorted, neighbouring cells form the long runs whose pages can be given back.
             order = sort != null ? sort : new CellIndexSort();
+            if (data.releasedPageBytes() == MemoryPool.HUGE_PAGE) {
+                // A task's run ends where the task does: let one hold many whole huge pages.
+                grainCells = Math.max(grainCells, HUGE_PAGE_TASK_BYTES / stride);
+            }
         }
         refillAndZero(kernels, runner, manager, tail, recycledCount, grainCells, order);
         manager.resetFreeList(tail + recycledCount);
@@ -261,8 +266,17 @@ public final class ManagerCollection {
     public static final long RELEASE_AT_LEAST_BYTES = 64 << 10;
 
     /**
-     * Collects cells into runs of neighbours in one chunk and zeroes each run with one kernel
-     * call; a run of at least {@link #RELEASE_AT_LEAST_BYTES} in a region has its whole pages
+     * Fewest bytes of cells per zeroing task of phase 2 where free pages are given back in a
+     * region with huge pages: 16 huge pages, so that a task's runs hold whole huge pages (a run
+     * ends with its task, and the pages it only partly covers are zeroed, not given back).
+     */
+    public static final long HUGE_PAGE_TASK_BYTES = 16 * MemoryPool.HUGE_PAGE;
+
+    /**
+     * Collects cells into runs of neighbours in one chunk (across the chunks of a region where
+     * whole huge pages are given back) and zeroes each run with one kernel call per chunk; a run
+     * of at least {@link #RELEASE_AT_LEAST_BYTES} in a region has its whole pages (whole huge
+     * pages in a region with huge pages, {@code MemoryPool.releasePages})
      * given back instead ({@link ListManager#releaseElements}: they read zero, and commit again
      * when next touched) and the rest of its bytes zeroed. Every run's cells are free and used
      * by no other thread (the collection is exclusive), so what happens halfway is seen by no
@@ -277,14 +291,33 @@ public final class ManagerCollection {
         private long runStart;
         private long runEnd;
         private int runFirstCell;
+        /**
+         * Whether runs go on across the chunks of the list: where whole huge pages are given
+         * back, in a region (whose chunks lie one after another, cell {@code c} at
+         * {@code c * stride}), as a run must span a huge page to give it back and a chunk of a
+         * region is at most 1 MiB. Then a run is {@code runCells} cells from {@code runFirstCell}.
+         */
+        private final boolean acrossChunks;
+        private long runCells;
 
         RunZeroer(GcKernels kernels, ListManager data, long stride) {
             this.kernels = kernels;
             this.data = data;
             this.stride = stride;
+            this.acrossChunks = data.releasedPageBytes() == MemoryPool.HUGE_PAGE;
         }
 
         void add(int cell) {
+            if (acrossChunks) {
+                if (runCells > 0 && cell == runFirstCell + runCells) {
+                    runCells++;
+                    return;
+                }
+                flush();
+                runFirstCell = cell;
+                runCells = 1;
+                return;
+            }
             MemorySegment chunk = data.chunkFor(cell);
             long offset = data.offsetFor(cell);
             if (chunk == runChunk && offset == runEnd) {
@@ -299,12 +332,34 @@ public final class ManagerCollection {
         }
 
         void flush() {
+            if (acrossChunks) {
+                if (runCells > 0) {
+                    if (runCells * stride < RELEASE_AT_LEAST_BYTES || !release(runCells)) {
+                        zeroAcrossChunks(runFirstCell, runCells);
+                    }
+                    runCells = 0;
+                }
+                return;
+            }
             if (runChunk != null) {
                 long bytes = runEnd - runStart;
                 if (bytes < RELEASE_AT_LEAST_BYTES || !release(bytes / stride)) {
                     kernels.zero(runChunk, runStart, bytes);
                 }
                 runChunk = null;
+            }
+        }
+
+        /** Zeroes cells {@code [first, first + count)}, which may lie in several chunks, a chunk's part at a time. */
+        private void zeroAcrossChunks(long first, long count) {
+            var geometry = data.geometry();
+            long cell = first;
+            long end = first + count;
+            while (cell < end) {
+                long chunkEnd = geometry.chunkStart(geometry.chunkIndex(cell) + 1);
+                long cells = Math.min(end, chunkEnd) - cell;
+                kernels.zero(data.chunkFor(cell), data.offsetFor(cell), cells * stride);
+                cell += cells;
             }
         }
 

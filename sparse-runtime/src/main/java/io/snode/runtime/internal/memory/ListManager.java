@@ -297,6 +297,17 @@ public final class ListManager implements AutoCloseable {
         return region != null && pool.releasesFreePages();
     }
 
+    /**
+     * The pages {@link #releaseElements} gives back: {@link MemoryPool#HUGE_PAGE} in a region with
+     * huge pages, else 4 KiB; 0 when it gives none back ({@link #releasesFreePages()} is false).
+     */
+    public long releasedPageBytes() {
+        if (!releasesFreePages()) {
+            return 0;
+        }
+        return region.hugePages() ? MemoryPool.HUGE_PAGE : 4096;
+    }
+
     public boolean releaseElements(long first, long count) {
         if (first < 0 || count < 0 || first + count > size()) {
             throw new IndexOutOfBoundsException("elements [" + first + ", " + (first + count) + ") of a list of "

@@ -470,6 +470,8 @@ public final class MemoryPool implements AutoCloseable {
      * over cells that are free: the range stays part of its chunks and counted against the cap
      * (reserved), so cells reused later need no new reservation; only {@link #bytesCommitted()}
      * falls. A throw (an allocator fault) may leave the range partly zeroed; the caller zeroes it.
+     * In a region with huge pages, the pages given back are the whole huge pages
+     * ({@link #HUGE_PAGE}, aligned) inside the range, so that none is split.
      *
      * @return false, having done nothing, when this pool was made not to release free pages
      *         (the default: a page given back costs a fault and its zeroing when it is next
@@ -484,7 +486,20 @@ public final class MemoryPool implements AutoCloseable {
         lifecycle.readLock().lock();
         try {
             checkOpen();
-            allocator.decommit(region.segment, offset, byteSize);
+            if (!region.huge) {
+                allocator.decommit(region.segment, offset, byteSize);
+                return true;
+            }
+            // Whole huge pages only: giving back part of one would split it, and the pages
+            // written again afterwards would fault in one 4 KiB page at a time.
+            long base = region.segment.address();
+            long start = Math.min(((base + offset + HUGE_PAGE - 1) & -HUGE_PAGE) - base, offset + byteSize);
+            long end = Math.max(((base + offset + byteSize) & -HUGE_PAGE) - base, start);
+            region.segment.asSlice(offset, start - offset).fill((byte) 0);
+            if (end > start) {
+                allocator.decommit(region.segment, start, end - start);
+            }
+            region.segment.asSlice(end, offset + byteSize - end).fill((byte) 0);
             return true;
         } finally {
             lifecycle.readLock().unlock();

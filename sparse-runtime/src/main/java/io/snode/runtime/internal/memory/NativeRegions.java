@@ -103,28 +103,42 @@ final class NativeRegions {
         return module.isNamed() ? module.getName() : "ALL-UNNAMED";
     }
 
-    /**
-     * Reserves {@code byteSize} bytes (a multiple of {@link #PAGE}) of address space; null when
-     * the platform has no regions or the kernel refuses the mapping (address space exhausted,
-     * strict overcommit): the caller then allocates chunks.
-     */
     /** A reserved region: its segment, and the arena whose close unmaps it. */
     record Mapping(MemorySegment segment, Arena arena) {
     }
 
+    /** The alignment of a region's start: {@link MemoryPool#HUGE_PAGE}, so that huge pages cover it from its first byte. */
+    static final long REGION_ALIGNMENT = MemoryPool.HUGE_PAGE;
+
+    /**
+     * Reserves {@code byteSize} bytes (a multiple of {@link #PAGE}) of address space, starting
+     * at a multiple of {@link #REGION_ALIGNMENT} (the mapping is made that much larger, and the
+     * parts before and after the aligned range are unmapped again); null when the platform has
+     * no regions or the kernel refuses the mapping (address space exhausted, strict overcommit):
+     * the caller then allocates chunks.
+     */
     static Mapping reserve(long byteSize) {
         if (!AVAILABLE || byteSize <= 0 || byteSize % PAGE != 0) {
             return null;
         }
-        long address;
+        long mapped = byteSize + REGION_ALIGNMENT;
+        long start;
         try {
-            address = (long) MMAP.invokeExact(0L, byteSize, PROT_READ_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+            start = (long) MMAP.invokeExact(0L, mapped, PROT_READ_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                     -1, 0L);
         } catch (Throwable t) {
-            throw new IllegalStateException("mmap of " + byteSize + " bytes failed", t);
+            throw new IllegalStateException("mmap of " + mapped + " bytes failed", t);
         }
-        if (address == MAP_FAILED || address == 0) {
+        if (start == MAP_FAILED || start == 0) {
             return null;
+        }
+        long address = (start + REGION_ALIGNMENT - 1) & -REGION_ALIGNMENT;
+        if (address > start) {
+            unmap(start, address - start);
+        }
+        long tail = start + mapped - (address + byteSize);
+        if (tail > 0) {
+            unmap(address + byteSize, tail);
         }
         Arena arena = Arena.ofShared();
         return new Mapping(MemorySegment.ofAddress(address).reinterpret(byteSize, arena, segment -> unmap(address, byteSize)),

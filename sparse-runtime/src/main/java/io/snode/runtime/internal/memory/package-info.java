@@ -33,7 +33,9 @@
  * ambient cell that reads of an inactive pointer land on, so generated reads stay in the region.
  * With huge pages ({@code RuntimeOptions.withHugePages}) a region is advised
  * {@code MADV_HUGEPAGE}, and the cap also counts the rest of the huge page after its last chunk
- * (the pool's envelope), since the first touch there may commit the whole huge page.
+ * (the pool's envelope), since the first touch there may commit the whole huge page. Regions
+ * start on a huge page boundary, and a collection that gives free pages back gives back whole
+ * huge pages only ({@code MemoryPool.releasePages}): a part would split its huge page.
  * Elsewhere cells live in chunks of their own.
  *
  * <p>Every access to node memory goes through a {@link java.lang.foreign.MemorySegment} with its

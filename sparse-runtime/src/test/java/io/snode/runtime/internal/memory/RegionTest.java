@@ -93,6 +93,7 @@ class RegionTest {
              NodeManager cells = new NodeManager(pool, "leaf", CELL, 8, -1, 4096)) {
             MemorySegment region = cells.region();
             assertThat(region).isNotNull();
+            assertThat(region.address() % MemoryPool.HUGE_PAGE).as("a region starts on a huge page").isZero();
             assertThat(region.byteSize()).isGreaterThanOrEqualTo(4 * 4096 * CELL);
             assertThat(pool.regionBytes()).isEqualTo(region.byteSize());
             assertThat(pool.bytesReserved()).as("a region counts nothing against the cap").isZero();
