@@ -70,6 +70,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
     private SNodeRuntime releasing;
     /** The same layout with its regions on huge pages, for W2's and W5's rows that say so. */
     private SNodeRuntime hugePaged;
+    private SNodeRuntime hugeReleasing;
     private SNodeRuntime particles;
 
     private SNodeContender(String name, WorkloadLayout workloadLayout) {
@@ -135,7 +136,8 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     read(context, hugePaged(), BIND, BIND + HUGE_PAGES));
             case W3 -> iterate(context);
             case W4 -> List.of(recycle(context), recycleBox(context, runtime, false, false),
-                    recycleBox(context, runtime, false, true), recycleBox(context, releasing(), true, false));
+                    recycleBox(context, runtime, false, true), recycleBox(context, releasing(), true, false),
+                    recycleBox(context, hugeReleasing(), true, true));
             case W5 -> parallelBuild(context);
             case W6, W6V -> particles(workload, context);
         };
@@ -149,6 +151,16 @@ public final class SNodeContender implements Contender, AutoCloseable {
         }
         hugePaged.parallelism(1);
         return hugePaged;
+    }
+
+    /** Huge pages and free pages given back: a collection then gives back whole huge pages only. */
+    private SNodeRuntime hugeReleasing() {
+        if (hugeReleasing == null) {
+            hugeReleasing = SNodeRuntime.compile(layout,
+                    RuntimeOptions.DEFAULT.withHugePages(true).withFreePageRelease(true));
+        }
+        hugeReleasing.parallelism(1);
+        return hugeReleasing;
     }
 
     private SNodeRuntime releasing() {
@@ -438,12 +450,16 @@ public final class SNodeContender implements Contender, AutoCloseable {
         SNode blocks = workloadLayout.blocks().orElseThrow();
         int[] high = blocks.indexShape().clone();
         high[blocks.indexAxes().indexOf(io.snode.api.Axis.of('i'))] = DataSet.W4_SPLIT / DataSet.BLOCK;
+        boolean huge = target == hugeReleasing;
         return deleteAndRewrite(context, target,
-                (released ? "box delete, pages released" : "box delete") + (bulk ? ", bulk rewrite" : ""),
-                released ? "region deactivation, pages released (withFreePageRelease)" : "region deactivation",
+                (released ? "box delete, pages released" + (huge ? " on huge pages" : "") : "box delete")
+                        + (bulk ? ", bulk rewrite" : ""),
+                released ? "region deactivation, pages released (withFreePageRelease"
+                        + (huge ? ", withHugePages: whole huge pages" : "") + ")" : "region deactivation",
                 rt -> rt.deactivateBox(blocks, new int[high.length], high), // collects after it
                 "one deactivateBox call (whole upper cells at once; the collection runs after it"
-                        + (released ? " and gives the free cells' pages back, which the rewrite faults in again)" : ")"),
+                        + (released ? " and gives the free cells' " + (huge ? "whole huge " : "")
+                        + "pages back, which the rewrite faults in again)" : ")"),
                 bulk);
     }
 
@@ -704,6 +720,9 @@ public final class SNodeContender implements Contender, AutoCloseable {
         }
         if (releasing != null) {
             releasing.close();
+        }
+        if (hugeReleasing != null) {
+            hugeReleasing.close();
         }
         if (particles != null) {
             particles.close();
