@@ -33,50 +33,64 @@ public final class BulkWriteTest {
     }
 
     /**
-     * A list write of cells 0 and 1 (values 7 and 9) against a reader of cell 1 that reads its
-     * bit (acquire) and then its value. Results: r1 cell 1 active as the reader saw it, r2 the
-     * value it read then.
+     * A list write of cells 0 and 1 (values 7 and 9) against a reader that reads one cell's bit
+     * (acquire) and then its value: r1 the cell active as the reader saw it, r2 the value it read
+     * then. The two tests below differ in the cell read.
      */
-    @JCStressTest
-    @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "Read before the write.")
-    @Outcome(id = "0, 9", expect = ACCEPTABLE, desc = "The value is stored, its bit not set yet.")
-    @Outcome(id = "1, 9", expect = ACCEPTABLE, desc = "Read after the write.")
-    @Outcome(id = "1, 0", expect = FORBIDDEN, desc = "The bit published without its value.")
-    @State
-    public static class BitPublishesValue {
+    abstract static class ListWriteAgainstReader {
         final SparseRuntime runtime = POOL.take();
         final BoxTransfer transfer = transfer(runtime);
         final int[][] cells = {{0, 1}};
         final MemorySegment values = MemorySegment.ofArray(new int[] {7, 9});
 
-        @Actor
-        public void write(II_Result r) {
+        void writeList() {
             transfer.writeCells(cells, 0, 2, values, 0);
         }
 
-        @Actor
-        public void read(II_Result r) {
+        void readCell(int cell, II_Result r) {
             try {
-                r.r1 = runtime.isActive(MASKED, 1) ? 1 : 0;
-                r.r2 = runtime.getInt("v", 1);
+                r.r1 = runtime.isActive(MASKED, cell) ? 1 : 0;
+                r.r2 = runtime.getInt("v", cell);
             } catch (RuntimeException | Error e) {
                 r.r1 = Unexpected.report("read", e);
             }
         }
 
-        @Arbiter
-        public void reset(II_Result r) {
+        void reset(II_Result r) {
             if (POOL.reset(runtime) != 0) {
                 r.r1 = -1;
             }
         }
     }
 
+    /** The reader on cell 1, which the list reaches second. */
+    @JCStressTest
+    @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "Read before the write.")
+    @Outcome(id = "0, 9", expect = ACCEPTABLE, desc = "The value is stored, its bit not set yet.")
+    @Outcome(id = "1, 9", expect = ACCEPTABLE, desc = "Read after the write.")
+    @Outcome(id = "1, 0", expect = FORBIDDEN, desc = "The bit published without its value.")
+    @State
+    public static class BitPublishesValue extends ListWriteAgainstReader {
+        @Actor
+        public void write(II_Result r) {
+            writeList();
+        }
+
+        @Actor
+        public void read(II_Result r) {
+            readCell(1, r);
+        }
+
+        @Arbiter
+        public void arbiter(II_Result r) {
+            reset(r);
+        }
+    }
+
     /**
-     * As {@link BitPublishesValue}, with the reader on cell 0, the cell that reaches the
-     * container first (the list's first cell): the write activates the container for it, and
-     * that activation must not set its bit before its value is stored (it did, as the activation
-     * of the cell itself, until 12-04).
+     * The reader on cell 0, the cell that reaches the container first: the write activates the
+     * container for it, and that activation must not set its bit before its value is stored (it
+     * did, as the activation of the cell itself, until 12-04).
      */
     @JCStressTest
     @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "Read before the write.")
@@ -84,32 +98,20 @@ public final class BulkWriteTest {
     @Outcome(id = "1, 7", expect = ACCEPTABLE, desc = "Read after the write.")
     @Outcome(id = "1, 0", expect = FORBIDDEN, desc = "The bit published without its value.")
     @State
-    public static class FirstCellBitPublishesValue {
-        final SparseRuntime runtime = POOL.take();
-        final BoxTransfer transfer = transfer(runtime);
-        final int[][] cells = {{0, 1}};
-        final MemorySegment values = MemorySegment.ofArray(new int[] {7, 9});
-
+    public static class FirstCellBitPublishesValue extends ListWriteAgainstReader {
         @Actor
         public void write(II_Result r) {
-            transfer.writeCells(cells, 0, 2, values, 0);
+            writeList();
         }
 
         @Actor
         public void read(II_Result r) {
-            try {
-                r.r1 = runtime.isActive(MASKED, 0) ? 1 : 0;
-                r.r2 = runtime.getInt("v", 0);
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("read", e);
-            }
+            readCell(0, r);
         }
 
         @Arbiter
-        public void reset(II_Result r) {
-            if (POOL.reset(runtime) != 0) {
-                r.r1 = -1;
-            }
+        public void arbiter(II_Result r) {
+            reset(r);
         }
     }
 
