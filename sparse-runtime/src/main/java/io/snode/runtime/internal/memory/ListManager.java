@@ -281,6 +281,22 @@ public final class ListManager implements AutoCloseable {
         return geometry.byteOffsetInChunk(index);
     }
 
+    /** Whether {@link #releaseElements} gives pages back: a list in a region of a pool that releases free pages. */
+    public boolean releasesFreePages() {
+        return region != null && pool.releasesFreePages();
+    }
+
+    /**
+     * The pages {@link #releaseElements} gives back: {@link MemoryPool#HUGE_PAGE} in a region with
+     * huge pages, else a base page ({@link NativeRegions#PAGE}); 0 when it gives none back ({@link #releasesFreePages()} is false).
+     */
+    public long releasedPageBytes() {
+        if (!releasesFreePages()) {
+            return 0;
+        }
+        return region.hugePages() ? MemoryPool.HUGE_PAGE : NativeRegions.PAGE;
+    }
+
     /**
      * For a list in a region: gives the whole pages of elements {@code [first, first + count)}
      * back to the system and zeroes the rest of their bytes ({@link MemoryPool#releasePages});
@@ -292,22 +308,6 @@ public final class ListManager implements AutoCloseable {
      * @throws IndexOutOfBoundsException if the range is not within {@link #size()}
      * @throws IllegalStateException     if the allocator fails (the range may then be partly zeroed)
      */
-    /** Whether {@link #releaseElements} gives pages back: a list in a region of a pool that releases free pages. */
-    public boolean releasesFreePages() {
-        return region != null && pool.releasesFreePages();
-    }
-
-    /**
-     * The pages {@link #releaseElements} gives back: {@link MemoryPool#HUGE_PAGE} in a region with
-     * huge pages, else 4 KiB; 0 when it gives none back ({@link #releasesFreePages()} is false).
-     */
-    public long releasedPageBytes() {
-        if (!releasesFreePages()) {
-            return 0;
-        }
-        return region.hugePages() ? MemoryPool.HUGE_PAGE : 4096;
-    }
-
     public boolean releaseElements(long first, long count) {
         if (first < 0 || count < 0 || first + count > size()) {
             throw new IndexOutOfBoundsException("elements [" + first + ", " + (first + count) + ") of a list of "

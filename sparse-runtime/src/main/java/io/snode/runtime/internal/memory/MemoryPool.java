@@ -486,19 +486,15 @@ public final class MemoryPool implements AutoCloseable {
         lifecycle.readLock().lock();
         try {
             checkOpen();
-            if (!region.huge) {
-                allocator.decommit(region.segment, offset, byteSize);
-                return true;
-            }
-            // Whole huge pages only: giving back part of one would split it, and the pages
-            // written again afterwards would fault in one 4 KiB page at a time.
+            // With huge pages, whole huge pages only: giving back part of one would split it, and
+            // the pages written again afterwards would fault in one 4 KiB page at a time. The
+            // allocator rounds what it is given to its own (base) pages.
+            long granule = region.huge ? HUGE_PAGE : 1;
             long base = region.segment.address();
-            long start = Math.min(((base + offset + HUGE_PAGE - 1) & -HUGE_PAGE) - base, offset + byteSize);
-            long end = Math.max(((base + offset + byteSize) & -HUGE_PAGE) - base, start);
+            long start = Math.min(((base + offset + granule - 1) & -granule) - base, offset + byteSize);
+            long end = Math.max(((base + offset + byteSize) & -granule) - base, start);
             region.segment.asSlice(offset, start - offset).fill((byte) 0);
-            if (end > start) {
-                allocator.decommit(region.segment, start, end - start);
-            }
+            allocator.decommit(region.segment, start, end - start);
             region.segment.asSlice(end, offset + byteSize - end).fill((byte) 0);
             return true;
         } finally {
