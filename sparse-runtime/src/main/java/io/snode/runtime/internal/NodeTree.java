@@ -205,7 +205,7 @@ public final class NodeTree {
 
     /** The number of {@code target}'s container path (its path without the last step) in the per-path arrays. */
     private int containerPath(SNode target) {
-        return plan.nodes().size() + target.id();
+        return pathSteps.length / 2 + target.id();
     }
 
     public Plan plan() {
