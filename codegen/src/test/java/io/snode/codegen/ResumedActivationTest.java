@@ -24,13 +24,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A generated write that finds the word of its path's last pointer step inactive (a voxel of a
- * new leaf block) hands the runtime the cell its walk stands in, and the runtime activates from
- * there ({@code activate<id>$set_f32$from}, {@code NodeTree.activateFrom}) instead of walking
- * from the root again. The block appears with the written voxel and counted once; a refusal
- * (memory cap, injected fault) leaves nothing; a lost race writes into the winner's block; a
- * parent cell released under the activation sends it to the protocol from the root, which
- * leaves no cell behind; threads racing for the same new blocks publish one cell per block and
- * lose no write, and with refusals among them leave exactly the writes that returned. Through the layout's methods (a bound interface) and a caching accessor.
+ * new leaf block) activates that one cell from the parent cell its walk stands in
+ * ({@code activate<id>$set_f32$from}; a caching accessor's {@code activate<id>$set_f32} walks
+ * there again): {@code GeneratedCalls.activatePointer} publishes a new cell with nothing
+ * allocated on the Java heap, and only a busy or retired word goes on to the runtime
+ * ({@code NodeTree.activateFrom}, or the protocol from the root). The block appears with the
+ * written voxel and counted once; a refusal (memory cap, injected fault) leaves nothing; a lost
+ * race writes into the winner's block; a parent cell released under the activation sends it to
+ * the protocol from the root, which leaves no cell behind; threads racing for the same new
+ * blocks publish one cell per block and lose no write, and with refusals among them leave
+ * exactly the writes that returned. Through the layout's methods (a bound interface) and a
+ * caching accessor.
  */
 class ResumedActivationTest {
     public interface Phi {
@@ -70,10 +74,19 @@ class ResumedActivationTest {
                     .doesNotContain("GeneratedCalls.activate (", "GeneratedCalls.activateFrom (");
             assertThat(method(code, "public static add_phi(IIIF)F"))
                     .contains(".activate3$add_f32$from (IIILjava/lang/foreign/MemorySegment;JJF)F");
-            assertThat(method(code, "private static activate3$set_f32$from(IIILjava/lang/foreign/MemorySegment;JJF)V"))
-                    .contains("GeneratedCalls.activateFrom (");
-            assertThat(method(code, "private static activate3$add_f32$from(IIILjava/lang/foreign/MemorySegment;JJF)F"))
-                    .contains("GeneratedCalls.activateFrom (");
+            for (String activation : List.of(
+                    "private static activate3$set_f32$from(IIILjava/lang/foreign/MemorySegment;JJF)V",
+                    "private static activate3$add_f32$from(IIILjava/lang/foreign/MemorySegment;JJF)F")) {
+                // The new cell, then (on a bitmasked leaf) the voxel's bit in place and the store;
+                // the runtime's activation only after that path's return.
+                assertThat(method(code, activation)).containsSubsequence(
+                        "GeneratedCalls.activatePointer (",
+                        kind.equals("bitmasked") ? "GeneratedCalls.activateBit (" : "LINENUMBER 3",
+                        "RETURN", "GeneratedCalls.activateFrom (");
+            }
+            // The method a caching accessor calls walks again, then publishes the one cell the same way.
+            assertThat(method(code, "private static activate3$set_f32(IIIJF)V")).containsSubsequence(
+                    "GeneratedCalls.pointerWord (", "GeneratedCalls.activatePointer (", "GeneratedCalls.activate (");
         }
     }
 
@@ -223,6 +236,39 @@ class ResumedActivationTest {
             assertThat(cellsInUse(rt, upper)).isEqualTo(1);
             assertThat(cellsInUse(rt, lower)).isEqualTo(1);
             assertThat(phi.phi(9, 9, 9)).isEqualTo(5f);
+        }
+    }
+
+    /**
+     * A write that makes a new block allocates nothing on the Java heap: the generated method
+     * reads the pointer word, asks the runtime for a cell and publishes it with a compare-and-set,
+     * without the coordinates' array or a {@code Location} of the runtime's activation. Counted
+     * with the thread's allocated bytes over 4,096 new blocks (one upper cell, so that only the
+     * blocks are new), after a first pass that compiled the code and filled the free lists: the
+     * old activation took at least 56 bytes a block (an {@code int[3]} and a {@code Location}).
+     */
+    @ParameterizedTest
+    @CsvSource({"bitmasked, bind", "bitmasked, accessor", "dense, bind", "dense, accessor"})
+    void aNewBlockAllocatesNothingOnTheJavaHeap(String kind, String api) {
+        Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16)." + kind + "(ijk,8).place(f32 phi)");
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            Phi phi = phi(rt, api);
+            long allocated = 0;
+            for (int pass = 0; pass < 3; pass++) {
+                rt.deactivateAll(layout.root());
+                rt.gc();
+                phi.phi(127, 127, 127, 1f); // the upper cell
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int b = 0; b < 4096; b++) {
+                    phi.phi((b >> 8) * 8, ((b >> 4) & 15) * 8 + 1, (b & 15) * 8 + 2, b);
+                }
+                allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            assertThat(cellsInUse(rt, layout.snode(2))).isEqualTo(4096);
+            assertThat(phi.phi(15 * 8, 15 * 8 + 1, 15 * 8 + 2)).isEqualTo(4095f);
+            assertThat(allocated).as("bytes allocated for 4096 new blocks").isLessThan(4096);
         }
     }
 

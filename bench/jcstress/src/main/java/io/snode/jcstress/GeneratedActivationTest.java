@@ -23,8 +23,9 @@ import org.openjdk.jcstress.infra.results.IIIIII_Result;
  * race. The same outcomes as the generic path's: one of the two orders, nothing leaked.
  *
  * <p>Results: r1 the writer (0 returned normally, -9 threw), r2 the deactivation's result (1
- * something was active), r3 v(0) afterwards, r4 upper cells in use, r5 lower cells in use, r6
- * cells still in use after deactivating everything and collecting (0).
+ * something was active; in {@link TwoWritersOneNewCell}, the second writer's, as r1), r3 v(0)
+ * afterwards, r4 upper cells in use, r5 lower cells in use, r6 cells still in use after
+ * deactivating everything and collecting (0).
  */
 public final class GeneratedActivationTest {
     static final Layout LAYOUT = Layout.parse("pointer(i,2).pointer(i,2).place(i32 v)");
@@ -60,6 +61,15 @@ public final class GeneratedActivationTest {
                 v.v(0, 1);
             } catch (RuntimeException | Error e) {
                 r.r1 = Unexpected.report("write", e);
+            }
+        }
+
+        /** A second write of v(0), with 2; r2 as r1. */
+        void writeTwo(IIIIII_Result r) {
+            try {
+                v.v(0, 2);
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("write", e);
             }
         }
 
@@ -123,6 +133,33 @@ public final class GeneratedActivationTest {
         @Actor
         public void deactivate(IIIIII_Result r) {
             deactivate(r, UPPER);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r);
+        }
+    }
+
+    /**
+     * Two generated writes of v(0), both resumed from U, race to publish v(0)'s new lower cell
+     * ({@code GeneratedCalls.activatePointer}'s compare-and-exchange): exactly one cell is
+     * published, the loser hands its cell back and writes into the winner's, and the value is the
+     * last write's. r2 is the second writer's (0 returned normally).
+     */
+    @JCStressTest
+    @Outcome(id = "0, 0, 1, 1, 1, 0", expect = ACCEPTABLE, desc = "The write of 1 stored last; one lower cell.")
+    @Outcome(id = "0, 0, 2, 1, 1, 0", expect = ACCEPTABLE, desc = "The write of 2 stored last; one lower cell.")
+    @State
+    public static class TwoWritersOneNewCell extends Race {
+        @Actor
+        public void write(IIIIII_Result r) {
+            super.write(r);
+        }
+
+        @Actor
+        public void second(IIIIII_Result r) {
+            writeTwo(r);
         }
 
         @Arbiter

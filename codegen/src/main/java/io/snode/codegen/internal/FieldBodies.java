@@ -247,13 +247,21 @@ final class FieldBodies {
 
     /**
      * {@code private static activate<id>$<set|add>_<type>(coordinates..., long fieldOffset, value)}:
-     * activates the path to the cell of {@code snode} through the runtime, then stores (or adds)
-     * {@code value} at {@code fieldOffset} in the cell; an add returns the previous value. With
-     * {@code from}, {@code activate<id>$<set|add>_<type>$from(coordinates..., MemorySegment
-     * parent, long parentOffset, long fieldOffset, value)}, called where the write's walk found the
-     * word of the path's last pointer step ({@link PathWalk#resumeStep}) not active, standing in
-     * that step's parent cell at ({@code parent}, {@code parentOffset}): the runtime activates from
-     * there ({@code GeneratedCalls.activateFrom}), without walking the levels above again.
+     * activates the path to the cell of {@code snode}, then stores (or adds) {@code value} at
+     * {@code fieldOffset} in the cell; an add returns the previous value. With {@code from},
+     * {@code activate<id>$<set|add>_<type>$from(coordinates..., MemorySegment parent, long
+     * parentOffset, long fieldOffset, value)}, called where the write's walk found the word of the
+     * path's last pointer step ({@link PathWalk#resumeStep}) not active, standing in that step's
+     * parent cell at ({@code parent}, {@code parentOffset}).
+     *
+     * <p>Where the path has that step: the method without {@code from} walks from the root again
+     * (its caller may be a caching accessor, or found a level above inactive) and stores where
+     * every level is active; at that step's inactive word, and in the method with {@code from}
+     * from the start, {@link PathWalk#activatePointer} publishes a new cell (nothing allocated on
+     * the Java heap), the walk enters the word published or found and activates the steps below in
+     * place, and the value is stored. A level above that step that is inactive, or that step's word
+     * busy or retired, goes to the runtime: {@code GeneratedCalls.activate} with the coordinates
+     * in an array (from the root), or {@code GeneratedCalls.activateFrom} (from the parent cell).
      */
     private void activation(PlacedField field, int dims, ValueType value, boolean add, String name, String descriptor,
                             boolean from) {
@@ -267,7 +275,39 @@ final class FieldBodies {
         MethodEmitter mv = begin(ACC_PRIVATE | ACC_STATIC, name, descriptor, names);
         int fieldOffset = mv.parameter(dims + (from ? 2 : 0));
         int valueSlot = mv.parameter(dims + (from ? 3 : 1));
+        Runnable addFieldOffset = () -> {
+            mv.visitVarInsn(LLOAD, fieldOffset);
+            mv.visitInsn(LADD);
+        };
         PathWalk walk = new PathWalk(owner, mv);
+        List<PathStep> path = plan.path(field);
+        int step = PathWalk.resumeStep(path);
+        Label runtime = new Label();
+        if (step >= 0) {
+            Label resume = new Label();
+            if (from) {
+                mv.visitVarInsn(ALOAD, mv.parameter(dims));
+                mv.visitVarInsn(ASTORE, walk.segment());
+                mv.visitVarInsn(LLOAD, mv.parameter(dims + 1));
+                mv.visitVarInsn(LSTORE, walk.offset());
+            } else {
+                // The whole walk again (the caller may be a caching accessor, or a level above the
+                // last pointer step was inactive): a write that finds every level active stores.
+                walk.resumeFrom(path, resume);
+                walk.walkToWrite(path, 0, path.size(), runtime);
+                storeAt(walk, value, add, addFieldOffset, valueSlot);
+                mv.visitLabel(resume);
+                walk.stopResuming();
+            }
+            // The walk stands in the last pointer step's parent cell: a new cell is published
+            // there unless the word is no longer null; the walk enters the word published or
+            // found (or goes to the runtime when it is not active) and activates the steps below
+            // in place.
+            walk.activatePointer(step, path.get(step), path.getLast().node().snode(), runtime);
+            walk.walkToWrite(path, step + 1, path.size(), runtime);
+            storeAt(walk, value, add, addFieldOffset, valueSlot);
+            mv.visitLabel(runtime);
+        }
         if (from) {
             pushNodes(mv, field.snode(), dims, -1);
             mv.visitVarInsn(ALOAD, mv.parameter(dims));
@@ -277,10 +317,7 @@ final class FieldBodies {
         } else {
             slowActivation(walk, field.snode(), dims);
         }
-        storeAt(walk, value, add, () -> {
-            mv.visitVarInsn(LLOAD, fieldOffset);
-            mv.visitInsn(LADD);
-        }, valueSlot);
+        storeAt(walk, value, add, addFieldOffset, valueSlot);
         end(mv);
     }
 

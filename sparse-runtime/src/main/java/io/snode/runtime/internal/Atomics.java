@@ -35,6 +35,11 @@ public final class Atomics {
         return LONG.compareAndSet(segment, offset, expected, value);
     }
 
+    /** The word's value before the call (the compare-and-set succeeded when it equals {@code expected}); volatile semantics. */
+    public static long compareAndExchange(MemorySegment segment, long offset, long expected, long value) {
+        return (long) LONG.compareAndExchange(segment, offset, expected, value);
+    }
+
     public static long getAndBitwiseOr(MemorySegment segment, long offset, long bits) {
         return (long) LONG.getAndBitwiseOr(segment, offset, bits);
     }

@@ -128,6 +128,17 @@ public final class GeneratedCalls {
         return location;
     }
 
+    /**
+     * The first try of a write whose walk found the word at ({@code segment}, {@code wordOffset})
+     * of its path's last pointer step not active: {@link NodeTree#activatePointer}, which
+     * publishes a new, empty cell there unless the word is no longer {@link PointerWord#NULL},
+     * allocates nothing on the Java heap, and returns the word to go on with (active: enter its
+     * cell; else the runtime's activation).
+     */
+    public static long activatePointer(NodeTree structure, SNode pointer, MemorySegment segment, long wordOffset) {
+        return structure.activatePointer(pointer, segment, wordOffset);
+    }
+
     public static boolean isActive(NodeTree structure, SNode target, int[] coordinates) {
         return structure.isActive(target, coordinates, new Location());
     }

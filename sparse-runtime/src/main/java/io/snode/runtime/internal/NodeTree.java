@@ -70,10 +70,14 @@ import java.util.concurrent.atomic.LongAdder;
  * with the same compare-and-set; a lost race or a word that is no longer
  * {@link PointerWord#NULL} (active, busy, retired) zeroes what it built, hands the cell back
  * ({@code unallocate}) and leaves the call to the protocol, having published nothing. A
- * generated write whose walk found that pointer word inactive passes the cell it stands in (the
- * word's parent cell) to {@link #activateFrom}, which runs the same from there instead of
- * walking from the root again; a parent released meanwhile holds retired words, which refuse,
- * and the activation goes to the protocol from the root.
+ * generated write whose walk found that pointer word inactive first calls
+ * {@link #activatePointer} with the word's address: the same allocation and compare-and-set of
+ * one zeroed, empty cell, with nothing allocated on the Java heap; the write then enters the
+ * word published (or the winner's) and sets its mask bit in place, as in an existing block.
+ * Where that word is busy or retired, it passes the cell it stands in (the word's parent cell)
+ * to {@link #activateFrom}, which runs {@link #activateOnePointer} from there instead of walking
+ * from the root again; a parent released meanwhile holds retired words, which refuse, and the
+ * activation goes to the protocol from the root.
  *
  * <p><b>Assumptions:</b> no collection runs while any method here runs (the runtime's phase
  * lock or the caller guarantee it). <b>Guarantees:</b>
@@ -558,6 +562,47 @@ public final class NodeTree {
             countActivation();
         }
         return published;
+    }
+
+    /**
+     * Generated code's activation of one pointer cell: the word at ({@code segment},
+     * {@code wordOffset}) is the word of a path's {@link #onePointer} step of {@code pointer} (only
+     * dense and bitmasked steps follow), in the parent cell that the caller's walk found in the
+     * same call. When the word is {@link PointerWord#NULL}: allocates a cell (the memory cap or an
+     * allocator fault throw here, before anything is published) and publishes it, zeroed and
+     * empty, with a compare-and-exchange from {@link PointerWord#NULL} (volatile), counting the
+     * change. Returns the word the caller goes on with: the one it published, or, when the word was
+     * not {@link PointerWord#NULL} or another thread's exchange came first, the word found there
+     * (read with acquire ordering; the cell goes back, still zero). The caller enters an active
+     * word's cell and activates the steps below in place, as a write to an existing block does (a
+     * clear mask bit set with an atomic OR): those need no memory and cannot fail, so a write
+     * either leaves nothing (refused here) or completes. A word that is not active (busy, retired:
+     * a deactivation holds the parent, or released it) sends the caller to {@link #activateFrom},
+     * with nothing changed. Nothing is allocated on the Java heap: no coordinates' array, no
+     * {@link Location}.
+     *
+     * <p>Against {@link #activateOnePointer}, which builds the written cell's mask bit in the fresh
+     * container before publishing it, a reader may see the new block for a moment with no voxel
+     * active, as a bulk write's new container appears before its cells ({@link BoxTransfer}). A
+     * deactivation that releases the block before the caller's store makes that store land in the
+     * released cell, as it does after {@link #activateOnePointer}: the caller never reads the
+     * word again.
+     */
+    public long activatePointer(SNode pointer, MemorySegment segment, long wordOffset) {
+        long word = Atomics.getAcquire(segment, wordOffset);
+        if (word != PointerWord.NULL) {
+            return word;
+        }
+        CheckedCells manager = cells[pointer.id()];
+        long cell = allocate(pointer, manager);
+        long published = PointerWord.encode(cell);
+        long witness = Atomics.compareAndExchange(segment, wordOffset, PointerWord.NULL, published);
+        if (witness == PointerWord.NULL) {
+            countActivation();
+            return published;
+        }
+        manager.unallocate(cell); // nothing was stored in it
+        return witness;
     }
 
     /**

@@ -115,12 +115,39 @@ public final class PathWalk {
     /**
      * Makes later non-reading walks of this method jump to {@code label} where the word of
      * {@code steps}' {@link #resumeStep} is not active (nothing changes when it has none), so
-     * that the write can call the runtime's activation from that parent cell
-     * ({@code GeneratedCalls.activateFrom}) instead of from the root.
+     * that the write can activate that one pointer cell from its parent cell
+     * ({@link #activatePointer}, then {@code GeneratedCalls.activateFrom}) instead of from the root.
      */
     public void resumeFrom(List<PathStep> steps, Label label) {
         this.resumeStep = resumeStep(steps);
         this.resume = label;
+    }
+
+    /** Makes later walks of this method jump to their own {@code inactive} label again, as before {@link #resumeFrom}. */
+    public void stopResuming() {
+        this.resumeStep = -1;
+        this.resume = null;
+    }
+
+    /**
+     * Step {@code step} (level {@code level} of the path) of a write, a pointer step whose parent cell the walk stands in and whose
+     * word was found not active: {@code word = GeneratedCalls.activatePointer(STRUCTURE,
+     * SNODE_<pointer>, segment, <the word's offset>)} (the runtime publishes a new, empty cell
+     * there unless the word is no longer null, allocating nothing on the Java heap, and returns
+     * the word published or found); {@code if (word <= 0) goto inactive}; then the walk enters
+     * the word's cell, as {@link #walk} does at an active word. {@code target} is the path's last
+     * SNode (for the cell index, as {@link #walk} computes it).
+     */
+    public void activatePointer(int level, PathStep step, SNode target, Label inactive) {
+        mv.markLevel(level + 1);
+        storeCellIndex(step, target);
+        owner.getConstant(mv, "STRUCTURE");
+        owner.getConstant(mv, "SNODE_" + step.node().snode().id());
+        pointerWordAddress(step);
+        mv.invoke(RuntimeMethods.ACTIVATE_POINTER);
+        mv.visitVarInsn(LSTORE, word);
+        jumpUnlessActiveWord(inactive);
+        child(step.node());
     }
 
     /** Whether a walk of this method has jumped, or can jump, to {@link #resumeFrom}'s label. */
@@ -308,13 +335,18 @@ public final class PathWalk {
 
     /** Pushes the pointer word of the index (acquire load). */
     void pointerWord(PathStep step) {
+        pointerWordAddress(step);
+        mv.invoke(RuntimeMethods.POINTER_WORD);
+    }
+
+    /** Pushes segment, then offset + the step's container offset + the byte offset of the index's pointer word. */
+    private void pointerWordAddress(PathStep step) {
         mv.visitVarInsn(ALOAD, segment);
         containerOffset(step);
         mv.visitVarInsn(LLOAD, index);
         mv.pushInt(Long.numberOfTrailingZeros(PointerWord.BYTES));
         mv.visitInsn(LSHL);
         mv.visitInsn(LADD);
-        mv.invoke(RuntimeMethods.POINTER_WORD);
     }
 
     /** Pushes the length of the list whose header is this step's container. */

@@ -72,6 +72,8 @@ public final class RuntimeMethods {
             int[].class);
     public static final RuntimeMethod ACTIVATE_FROM = of(GeneratedCalls.class, "activateFrom", NodeTree.class,
             SNode.class, int[].class, MemorySegment.class, long.class);
+    public static final RuntimeMethod ACTIVATE_POINTER = of(GeneratedCalls.class, "activatePointer", NodeTree.class,
+            SNode.class, MemorySegment.class, long.class);
     public static final RuntimeMethod DEACTIVATE = of(GeneratedCalls.class, "deactivate", NodeTree.class, SNode.class,
             int[].class);
     public static final RuntimeMethod APPEND = of(GeneratedCalls.class, "append", NodeTree.class, SNode.class, int[].class);
