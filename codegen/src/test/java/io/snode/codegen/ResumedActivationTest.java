@@ -273,6 +273,45 @@ class ResumedActivationTest {
     }
 
     /**
+     * The layout's {@code activate_} methods (here through their method handles) activate a new
+     * block the same way, with nothing allocated on the Java heap: the leaf's voxel (its bit set
+     * in place on a bitmasked leaf) and the block's pointer cell itself.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bitmasked", "dense"})
+    void theActivateMethodsMakeANewBlockWithNothingAllocated(String kind) throws Throwable {
+        Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16)." + kind + "(ijk,8).place(f32 phi)");
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            java.lang.invoke.MethodHandle leaf = rt.handle("activate_s3_" + kind);
+            java.lang.invoke.MethodHandle block = rt.handle("activate_s2_pointer");
+            SNode lower = layout.snode(2);
+            long allocated = 0;
+            for (int pass = 0; pass < 3; pass++) {
+                rt.deactivateAll(layout.root());
+                rt.gc();
+                leaf.invokeExact(127, 127, 127); // the upper cell, from the root
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int b = 0; b < 2048; b++) {
+                    leaf.invokeExact((b >> 7) * 8, ((b >> 3) & 15) * 8 + 1, (b & 7) * 8 + 2);
+                    block.invokeExact(b >> 7, (b >> 3) & 15, (b & 7) + 8);
+                }
+                allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            assertThat(cellsInUse(rt, lower)).isEqualTo(4096);
+            assertThat(rt.generic().isActive(layout.snode(3), 8, 9, 10)).isTrue();
+            assertThat(rt.generic().isActive(layout.snode(3), 8, 9, 11)).isEqualTo(kind.equals("dense"));
+            assertThat(rt.generic().isActive(lower, 1, 1, 9)).isTrue();
+            assertThat(rt.count("phi")).isEqualTo(kind.equals("dense") ? 4096L * 512 : 2048L + 1);
+            assertThat(allocated).as("bytes allocated for 4096 new blocks").isLessThan(4096);
+            String code = rt.generatedCode().getFirst().disassembly();
+            assertThat(method(code, "public static activate_s2_pointer(III)V"))
+                    .containsSubsequence("GeneratedCalls.activatePointer (", "GeneratedCalls.activate (");
+        }
+    }
+
+    /**
      * Threads released together write one voxel each of the same new blocks (through one bound
      * interface, or an accessor each), round after round, the structure emptied and collected
      * between rounds: every block holds one cell and every write reads back.

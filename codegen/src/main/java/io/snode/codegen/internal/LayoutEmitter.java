@@ -192,7 +192,7 @@ public final class LayoutEmitter {
                 continue;
             }
             emitIsActive(snode);
-            emitDelegate(snode, "activate_", RuntimeMethods.ACTIVATE, Type.VOID_TYPE, false);
+            emitActivate(snode);
             if (snode.kind().isSparse()) {
                 // A list is named by its parent's coordinates, as for append_ and length_.
                 emitDelegate(snode, "deactivate_", RuntimeMethods.DEACTIVATE, Type.BOOLEAN_TYPE,
@@ -367,6 +367,45 @@ public final class LayoutEmitter {
             mv.visitInsn(RETURN);
         } else {
             mv.visitInsn(returns.getOpcode(IRETURN));
+        }
+        bodies.end(mv);
+    }
+
+    /**
+     * {@code activate_<node>(coordinates...)}: the walk of a write to the node's cell, which
+     * activates it where every level above is active (a clear mask bit set in place); where the
+     * word of the path's last pointer step (only dense and bitmasked steps below it) is inactive,
+     * that one cell is published from the parent cell the walk stands in, with nothing allocated
+     * on the Java heap ({@link PathWalk#activatePointer}); anything else (an inactive level above,
+     * a hash or list step, a busy or retired word) goes to the runtime's activation
+     * ({@code GeneratedCalls.activate}, with the coordinates in an array).
+     */
+    private void emitActivate(SNode snode) {
+        int dims = snode.indexAxes().size();
+        MethodEmitter mv = bodies.begin("activate_" + nodeName(snode), "(" + coordinates(dims) + ")V", true,
+                FieldBodies.names(snode.indexAxes(), null));
+        bodies.boundsChecks(mv, "snode=" + snode.path(), snode);
+        List<PathStep> path = plan.path(snode);
+        PathWalk walk = new PathWalk(owner, mv);
+        Label runtime = new Label();
+        Label resume = new Label();
+        walk.resumeFrom(path, resume);
+        boolean slow = walk.walkToWrite(path, 0, path.size(), runtime);
+        mv.visitInsn(RETURN);
+        if (walk.resumes()) {
+            mv.visitLabel(resume);
+            walk.stopResuming();
+            int step = PathWalk.resumeStep(path);
+            walk.activatePointer(step, path.get(step), snode, runtime);
+            walk.walkToWrite(path, step + 1, path.size(), runtime);
+            mv.visitInsn(RETURN);
+            slow = true;
+        }
+        if (slow) {
+            mv.visitLabel(runtime);
+            bodies.callNodes(mv, RuntimeMethods.ACTIVATE, snode, dims, -1);
+            mv.visitInsn(POP);
+            mv.visitInsn(RETURN);
         }
         bodies.end(mv);
     }
