@@ -376,6 +376,94 @@ class BulkTest {
         }
     }
 
+    /**
+     * An upper cell deactivated while a cell list activates blocks under it (here from the
+     * allocation probe, once nine of its blocks are active): the block being activated meets a
+     * retired word, its cell goes back, and that block and the rest go through the root, under a
+     * new upper cell. The nine blocks went with the released upper cell; every cell after them
+     * reads back with its last value; after a collection exactly the active cells are in use.
+     * Through the remembered-container path (64 cells, one per block of upper cell (0, 0, 0), in
+     * order) and the grouped one (the same 64 cells, in another order, in the middle of a
+     * scattered list whose other cells lie in other upper cells).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void anUpperCellReleasedDuringACellListLosesOnlyTheBlocksActivatedBeforeIt(boolean scattered) {
+        Layout layout = Layout.parse("pointer(ijk,4).pointer(ijk,4).bitmasked(ijk,8).place(f32 phi)");
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            SNode upper = layout.snode(1);
+            SNode lower = layout.snode(2);
+            SNode voxels = layout.snode(3);
+            int blocks = 64;
+            int start = scattered ? 8192 : 0;
+            int count = scattered ? 20_000 : blocks;
+            int[][] at = new int[3][count];
+            float[] values = new float[count];
+            java.util.Random random = new java.util.Random(3);
+            for (int n = 0; n < count; n++) {
+                if (n >= start && n < start + blocks) {
+                    int b = scattered ? ((n - start) * 37) % blocks : n - start;
+                    at[0][n] = (b >> 4) * 8 + 1;
+                    at[1][n] = ((b >> 2) & 3) * 8 + 2;
+                    at[2][n] = (b & 3) * 8 + 3;
+                } else {
+                    at[0][n] = 32 + random.nextInt(96);
+                    at[1][n] = random.nextInt(128);
+                    at[2][n] = random.nextInt(128);
+                }
+                values[n] = n + 1;
+            }
+            boolean[] released = {false};
+            rt.generic().internalTree().probeAllocations(owner -> {
+                if (released[0] || !owner.equals(lower)) {
+                    return;
+                }
+                for (int n = start; n < start + 9; n++) {
+                    if (!rt.generic().isActive(lower, at[0][n] >> 3, at[1][n] >> 3, at[2][n] >> 3)) {
+                        return;
+                    }
+                }
+                released[0] = true;
+                assertThat(rt.generic().deactivate(upper, 0, 0, 0)).isTrue();
+            });
+            try {
+                assertThat(Bulk.writeCells(rt, "phi", at, values)).isEqualTo(count);
+            } finally {
+                rt.generic().internalTree().probeAllocations(null);
+            }
+            assertThat(released[0]).isTrue();
+            java.util.Map<List<Integer>, Integer> last = new java.util.HashMap<>();
+            for (int n = 0; n < count; n++) {
+                last.put(List.of(at[0][n], at[1][n], at[2][n]), n); // a cell listed twice keeps its last value
+            }
+            for (int n = 0; n < count; n++) {
+                boolean written = n < start || n >= start + 9;
+                int value = last.get(List.of(at[0][n], at[1][n], at[2][n])) + 1;
+                assertThat(rt.generic().isActive(voxels, at[0][n], at[1][n], at[2][n])).as("cell %d", n)
+                        .isEqualTo(written);
+                assertThat(rt.generic().getFloat("phi", at[0][n], at[1][n], at[2][n])).as("cell %d", n)
+                        .isEqualTo(written ? value : 0f);
+            }
+            rt.gc();
+            assertThat(rt.memoryStats().of(lower).cells().cellsInUse()).isEqualTo(countBlocks(rt, lower));
+            assertThat(rt.memoryStats().of(upper).cells().cellsInUse()).isEqualTo(countBlocks(rt, upper));
+        }
+    }
+
+    /** Active cells of {@code pointer} (a pointer SNode of extent 16 or less per axis), counted through isActive. */
+    private static long countBlocks(SNodeRuntime rt, SNode pointer) {
+        int[] shape = pointer.indexShape();
+        long active = 0;
+        for (int i = 0; i < shape[0]; i++) {
+            for (int j = 0; j < shape[1]; j++) {
+                for (int k = 0; k < shape[2]; k++) {
+                    active += rt.generic().isActive(pointer, i, j, k) ? 1 : 0;
+                }
+            }
+        }
+        return active;
+    }
+
     /** How many of a list's first cells the remembered-container path writes before a scattered list goes on grouped. */
     private static final int BEFORE_GROUPING = 4096;
 
