@@ -154,4 +154,124 @@ class HashLayoutTest {
             assertThat(rt.count("x")).isEqualTo(model.size() - 1);
         }
     }
+
+    /** One f32 per key of a one-axis hash node, two cells per key: 2^21 keys fill its largest table. */
+    static final Layout PAIRS = Layout.parse("hash(i,4194304).dense(i,2).place(f32 v)");
+
+    public interface V {
+        float v(int i);
+
+        void v(int i, float value);
+    }
+
+    /**
+     * A hash container holds at most {@code HashHeader.maxUsed(MAX_CAPACITY)} (2^21) active keys.
+     * Filled to 1,000 short of that, two threads race to add 1,000 new keys each (disjoint ones,
+     * through one bound interface): exactly 1,000 writes return, every other one throws
+     * {@link io.snode.runtime.HashTableFullException} and leaves nothing (its cell reads 0 and
+     * inactive), every write that returned reads back, and the keys written before still do.
+     * After one key is deactivated and collected, a new key fits again.
+     */
+    @Test
+    void aFullHashContainerRefusesNewKeysAndThreadsRacingForItsLastPlacesKeepExactlyTheWritesThatReturned()
+            throws Exception {
+        int max = io.snode.runtime.HashHeader.maxUsed(io.snode.runtime.HashHeader.MAX_CAPACITY);
+        int left = 1_000;
+        try (SNodeRuntime rt = SNodeRuntime.compile(PAIRS)) {
+            SNode keys = PAIRS.snode(1);
+            V v = rt.bind(V.class);
+            for (int key = 0; key < max - left; key++) {
+                v.v(2 * key, key + 1);
+            }
+            int threads = 2;
+            boolean[][] returned = new boolean[threads][left];
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            List<java.util.concurrent.Future<?>> writers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                writers.add(pool.submit(() -> {
+                    start.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                    for (int q = 0; q < left; q++) {
+                        int key = max + threads * q + thread;
+                        try {
+                            v.v(2 * key + 1, key + 1);
+                            returned[thread][q] = true;
+                        } catch (io.snode.runtime.HashTableFullException full) {
+                            assertThat(full).hasMessageContaining(keys.path());
+                        }
+                    }
+                    return null;
+                }));
+            }
+            try {
+                for (java.util.concurrent.Future<?> writer : writers) {
+                    writer.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            int wrote = 0;
+            for (int t = 0; t < threads; t++) {
+                for (int q = 0; q < left; q++) {
+                    int key = max + threads * q + t;
+                    if (returned[t][q]) {
+                        wrote++;
+                        assertThat(v.v(2 * key + 1)).isEqualTo(key + 1f);
+                        assertThat(rt.generic().isActive(keys, key)).isTrue();
+                    } else {
+                        assertThat(v.v(2 * key + 1)).isZero();
+                        assertThat(rt.generic().isActive(keys, key)).isFalse();
+                    }
+                }
+            }
+            assertThat(wrote).as("writes that returned").isEqualTo(left);
+            for (int key = 0; key < max - left; key += 997) {
+                assertThat(v.v(2 * key)).isEqualTo(key + 1f);
+            }
+            assertThat(rt.count("v")).isEqualTo(2L * max);
+            assertThatFull(() -> v.v(2 * (max + 2 * left), 1f));
+            assertThat(rt.generic().deactivate(keys, 0)).isTrue();
+            rt.gc();
+            v.v(2 * (max + 2 * left), 7f);
+            assertThat(v.v(2 * (max + 2 * left))).isEqualTo(7f);
+            assertThat(rt.count("v")).isEqualTo(2L * max);
+        }
+    }
+
+    /**
+     * A cell list whose keys overfill a hash container (2^21 + 5 keys, two cells each, sorted):
+     * the container of key 2^21 is refused ({@link io.snode.runtime.HashTableFullException}), and
+     * the call leaves the prefix before its first cell written and active, nothing after it, as
+     * the memory cap does.
+     */
+    @Test
+    void aCellListThatOverfillsAHashContainerLeavesAPrefixWrittenAndNothingAfter() {
+        int max = io.snode.runtime.HashHeader.maxUsed(io.snode.runtime.HashHeader.MAX_CAPACITY);
+        int count = 2 * (max + 5);
+        int[][] at = new int[1][count];
+        float[] values = new float[count];
+        for (int n = 0; n < count; n++) {
+            at[0][n] = n;
+            values[n] = n + 1;
+        }
+        try (SNodeRuntime rt = SNodeRuntime.compile(PAIRS)) {
+            SNode keys = PAIRS.snode(1);
+            assertThatFull(() -> io.snode.codegen.interop.Bulk.writeCells(rt, "v", at, values));
+            assertThat(rt.count("v")).isEqualTo(2L * max);
+            for (int n = 0; n < 2 * max; n += 1009) {
+                assertThat(rt.generic().getFloat("v", n)).isEqualTo(n + 1f);
+            }
+            assertThat(rt.generic().getFloat("v", 2 * max - 1)).isEqualTo(2f * max);
+            for (int n = 2 * max; n < count; n++) {
+                assertThat(rt.generic().getFloat("v", n)).isZero();
+                assertThat(rt.generic().isActive(keys, n / 2)).isFalse();
+            }
+        }
+    }
+
+    private static void assertThatFull(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(call)
+                .isInstanceOf(io.snode.runtime.HashTableFullException.class);
+    }
 }

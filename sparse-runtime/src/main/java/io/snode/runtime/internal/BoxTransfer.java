@@ -229,8 +229,9 @@ public final class BoxTransfer {
      *
      * <p>Values are stored before their bits are set (the OR publishes them: a reader that sees
      * the bit, with acquire ordering, sees the value). When the activation of a container fails
-     * (the memory cap, an allocator fault), the bits of every cell stored before are set first,
-     * so the call leaves a prefix of the list written and active, and nothing after it.
+     * (the memory cap, a full hash container, an allocator fault), the bits of every cell stored
+     * before are set first, so the call leaves a prefix of the list written and active, and
+     * nothing after it.
      */
     public long writeCells(int[][] coordinates, int from, int count, MemorySegment buffer, long at) {
         CellCache cache = new CellCache(maskWords, count);
