@@ -35,7 +35,10 @@ public final class Atomics {
         return LONG.compareAndSet(segment, offset, expected, value);
     }
 
-    /** The word's value before the call (the compare-and-set succeeded when it equals {@code expected}); volatile semantics. */
+    /**
+     * Compare-and-set that returns the word's value before the call (it succeeded when that
+     * equals {@code expected}); volatile semantics.
+     */
     public static long compareAndExchange(MemorySegment segment, long offset, long expected, long value) {
         return (long) LONG.compareAndExchange(segment, offset, expected, value);
     }

@@ -130,13 +130,14 @@ public final class PathWalk {
     }
 
     /**
-     * Step {@code step} (level {@code level} of the path) of a write, a pointer step whose parent cell the walk stands in and whose
-     * word was found not active: {@code word = GeneratedCalls.activatePointer(STRUCTURE,
-     * SNODE_<pointer>, segment, <the word's offset>)} (the runtime publishes a new, empty cell
-     * there unless the word is no longer null, allocating nothing on the Java heap, and returns
-     * the word published or found); {@code if (word <= 0) goto inactive}; then the walk enters
-     * the word's cell, as {@link #walk} does at an active word. {@code target} is the path's last
-     * SNode (for the cell index, as {@link #walk} computes it).
+     * Step {@code step} (level {@code level} of the path) of a write, a pointer step whose parent
+     * cell the walk stands in and whose word was found not active: {@code word =
+     * GeneratedCalls.activatePointer(STRUCTURE, SNODE_<pointer>, segment, <the word's offset>)}
+     * (the runtime publishes a new, empty cell there unless the word is no longer null,
+     * allocating nothing on the Java heap, and returns the word published or found);
+     * {@code if (word <= 0) goto inactive}; then the walk enters the word's cell, as
+     * {@link #walk} does at an active word. {@code target} is the path's last SNode (for the cell
+     * index, as {@link #walk} computes it).
      */
     public void activatePointer(int level, PathStep step, SNode target, Label inactive) {
         mv.markLevel(level + 1);
