@@ -192,6 +192,48 @@ public class W3IterateBenchmark {
         return check(count.sum(), sum.sum());
     }
 
+    /**
+     * Block form, launched again and again over an unchanged structure: from the second launch
+     * on, each uses the previous launch's snapshot of the active blocks (nothing was activated,
+     * deactivated or collected since), so this is the sum plus the launch's bookkeeping. The
+     * kernel is the workload runner's ({@link BlockSum}).
+     */
+    @Benchmark
+    public double block() {
+        BlockSum total = runtime.reduceBlocks(leaf, BlockSum::new, BlockSum::accumulate, BlockSum::merge);
+        return check(total.count(), total.sum());
+    }
+
+    /**
+     * Block form after a change ({@link Change}, untimed): the launch walks the tree for the
+     * active blocks (into the arrays of the previous snapshot), then sums. With two threads both
+     * the walk and the sum run on the launch's pool; each thread count runs in a JVM of its own.
+     */
+    @Benchmark
+    public double blockWalked(Change change) {
+        BlockSum total = runtime.reduceBlocks(leaf, BlockSum::new, BlockSum::accumulate, BlockSum::merge);
+        return check(total.count(), total.sum());
+    }
+
+    /**
+     * Block form over a kept {@link ActiveSet} taken untimed in the set-up (as OpenVDB's
+     * LeafManager in the peer's fastest W3 loop): the sum alone.
+     */
+    @Benchmark
+    public double blockKeptSet() {
+        BlockSum total = runtime.reduceBlocks(kept, BlockSum::new, BlockSum::accumulate, BlockSum::merge);
+        return check(total.count(), total.sum());
+    }
+
+    /**
+     * Only the walk that finds the active blocks, into new arrays (a kept set's): about what
+     * {@link #blockWalked} pays over {@link #blockKeptSet}.
+     */
+    @Benchmark
+    public int activeSetOnly() {
+        return runtime.activeSet(leaf).blockCount();
+    }
+
     /** The limit: a Vector API sum over a float[] of the same bytes, four double accumulators. */
     @Benchmark
     public double flatArrayLimit() {
