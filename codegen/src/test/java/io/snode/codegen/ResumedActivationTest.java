@@ -249,27 +249,45 @@ class ResumedActivationTest {
      */
     @ParameterizedTest
     @CsvSource({"bitmasked, bind", "bitmasked, accessor", "dense, bind", "dense, accessor"})
-    void aNewBlockAllocatesNothingOnTheJavaHeap(String kind, String api) {
+    void aNewBlockAllocatesNothingOnTheJavaHeap(String kind, String api) throws Throwable {
         Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16)." + kind + "(ijk,8).place(f32 phi)");
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             Phi phi = phi(rt, api);
-            long allocated = 0;
-            for (int pass = 0; pass < 3; pass++) {
-                rt.deactivateAll(layout.root());
-                rt.gc();
-                phi.phi(127, 127, 127, 1f); // the upper cell
-                long before = threads.getCurrentThreadAllocatedBytes();
+            long allocated = allocatedInLastOfThreePasses(rt, () -> phi.phi(127, 127, 127, 1f), () -> {
                 for (int b = 0; b < 4096; b++) {
                     phi.phi((b >> 8) * 8, ((b >> 4) & 15) * 8 + 1, (b & 15) * 8 + 2, b);
                 }
-                allocated = threads.getCurrentThreadAllocatedBytes() - before;
-            }
+            });
             assertThat(cellsInUse(rt, layout.snode(2))).isEqualTo(4096);
             assertThat(phi.phi(15 * 8, 15 * 8 + 1, 15 * 8 + 2)).isEqualTo(4095f);
             assertThat(allocated).as("bytes allocated for 4096 new blocks").isLessThan(4096);
         }
+    }
+
+    /** Code of a test that may throw anything (method handles do). */
+    private interface Step {
+        void run() throws Throwable;
+    }
+
+    /**
+     * Three passes, each over an emptied and collected runtime: {@code upper} (untimed: the upper
+     * cell, from the root), then {@code blocks}; returns the bytes the thread allocated on the Java
+     * heap during the last pass's {@code blocks}, after two passes compiled the code and filled
+     * the free lists.
+     */
+    private static long allocatedInLastOfThreePasses(SNodeRuntime rt, Step upper, Step blocks) throws Throwable {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long allocated = 0;
+        for (int pass = 0; pass < 3; pass++) {
+            rt.deactivateAll(rt.layout().root());
+            rt.gc();
+            upper.run();
+            long before = threads.getCurrentThreadAllocatedBytes();
+            blocks.run();
+            allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        }
+        return allocated;
     }
 
     /**
@@ -281,24 +299,18 @@ class ResumedActivationTest {
     @ValueSource(strings = {"bitmasked", "dense"})
     void theActivateMethodsMakeANewBlockWithNothingAllocated(String kind) throws Throwable {
         Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16)." + kind + "(ijk,8).place(f32 phi)");
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             java.lang.invoke.MethodHandle leaf = rt.handle("activate_s3_" + kind);
             java.lang.invoke.MethodHandle block = rt.handle("activate_s2_pointer");
             SNode lower = layout.snode(2);
-            long allocated = 0;
-            for (int pass = 0; pass < 3; pass++) {
-                rt.deactivateAll(layout.root());
-                rt.gc();
-                leaf.invokeExact(127, 127, 127); // the upper cell, from the root
-                long before = threads.getCurrentThreadAllocatedBytes();
+            long allocated = allocatedInLastOfThreePasses(rt, () -> {
+                leaf.invokeExact(127, 127, 127); // a statement: invokeExact returns void here
+            }, () -> {
                 for (int b = 0; b < 2048; b++) {
                     leaf.invokeExact((b >> 7) * 8, ((b >> 3) & 15) * 8 + 1, (b & 7) * 8 + 2);
                     block.invokeExact(b >> 7, (b >> 3) & 15, (b & 7) + 8);
                 }
-                allocated = threads.getCurrentThreadAllocatedBytes() - before;
-            }
+            });
             assertThat(cellsInUse(rt, lower)).isEqualTo(4096);
             assertThat(rt.generic().isActive(layout.snode(3), 8, 9, 10)).isTrue();
             assertThat(rt.generic().isActive(layout.snode(3), 8, 9, 11)).isEqualTo(kind.equals("dense"));

@@ -284,28 +284,17 @@ final class FieldBodies {
         int step = PathWalk.resumeStep(path);
         Label runtime = new Label();
         if (step >= 0) {
-            Label resume = new Label();
             if (from) {
                 mv.visitVarInsn(ALOAD, mv.parameter(dims));
                 mv.visitVarInsn(ASTORE, walk.segment());
                 mv.visitVarInsn(LLOAD, mv.parameter(dims + 1));
                 mv.visitVarInsn(LSTORE, walk.offset());
-            } else {
-                // The whole walk again (the caller may be a caching accessor, or a level above the
-                // last pointer step was inactive): a write that finds every level active stores.
-                walk.resumeFrom(path, resume);
-                walk.walkToWrite(path, 0, path.size(), runtime);
-                storeAt(walk, value, add, addFieldOffset, valueSlot);
-                mv.visitLabel(resume);
-                walk.stopResuming();
             }
-            // The walk stands in the last pointer step's parent cell: a new cell is published
-            // there unless the word is no longer null; the walk enters the word published or
-            // found (or goes to the runtime when it is not active) and activates the steps below
-            // in place.
-            walk.activatePointer(step, path.get(step), path.getLast().node().snode(), runtime);
-            walk.walkToWrite(path, step + 1, path.size(), runtime);
-            storeAt(walk, value, add, addFieldOffset, valueSlot);
+            // Without from, the whole walk again (the caller may be a caching accessor, or a level
+            // above the last pointer step was inactive); at that step's inactive word, a new cell
+            // is published there and the walk enters the word published or found.
+            walk.walkToWriteActivatingLastPointer(path, from, runtime,
+                    () -> storeAt(walk, value, add, addFieldOffset, valueSlot));
             mv.visitLabel(runtime);
         }
         if (from) {

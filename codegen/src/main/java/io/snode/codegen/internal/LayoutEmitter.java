@@ -388,20 +388,7 @@ public final class LayoutEmitter {
         List<PathStep> path = plan.path(snode);
         PathWalk walk = new PathWalk(owner, mv);
         Label runtime = new Label();
-        Label resume = new Label();
-        walk.resumeFrom(path, resume);
-        boolean slow = walk.walkToWrite(path, 0, path.size(), runtime);
-        mv.visitInsn(RETURN);
-        if (walk.resumes()) {
-            mv.visitLabel(resume);
-            walk.stopResuming();
-            int step = PathWalk.resumeStep(path);
-            walk.activatePointer(step, path.get(step), snode, runtime);
-            walk.walkToWrite(path, step + 1, path.size(), runtime);
-            mv.visitInsn(RETURN);
-            slow = true;
-        }
-        if (slow) {
+        if (walk.walkToWriteActivatingLastPointer(path, false, runtime, () -> mv.visitInsn(RETURN))) {
             mv.visitLabel(runtime);
             bodies.callNodes(mv, RuntimeMethods.ACTIVATE, snode, dims, -1);
             mv.visitInsn(POP);

@@ -180,7 +180,7 @@ public final class ManagerCollection {
         if (data.releasesFreePages() && recycledCount * stride >= RELEASE_AT_LEAST_BYTES) {
             // Sorted, neighbouring cells form the long runs whose pages can be given back.
             order = sort != null ? sort : new CellIndexSort();
-            if (data.releasedPageBytes() == MemoryPool.HUGE_PAGE) {
+            if (givesBackHugePages(data)) {
                 // A task's run ends where the task does: let one hold many whole huge pages.
                 grainCells = Math.max(grainCells, HUGE_PAGE_TASK_BYTES / stride);
             }
@@ -272,6 +272,11 @@ public final class ManagerCollection {
      */
     public static final long HUGE_PAGE_TASK_BYTES = 16 * MemoryPool.HUGE_PAGE;
 
+    /** Whether a collection gives back whole huge pages of {@code data}'s cells (a region with huge pages that releases free pages). */
+    private static boolean givesBackHugePages(ListManager data) {
+        return data.releasedPageBytes() == MemoryPool.HUGE_PAGE;
+    }
+
     /**
      * Collects cells into runs of neighbours in one chunk (across the chunks of a region where
      * whole huge pages are given back) and zeroes each run with one kernel call per chunk; a run
@@ -304,7 +309,7 @@ public final class ManagerCollection {
             this.kernels = kernels;
             this.data = data;
             this.stride = stride;
-            this.acrossChunks = data.releasedPageBytes() == MemoryPool.HUGE_PAGE;
+            this.acrossChunks = givesBackHugePages(data);
         }
 
         void add(int cell) {

@@ -124,7 +124,7 @@ public final class PathWalk {
     }
 
     /** Makes later walks of this method jump to their own {@code inactive} label again, as before {@link #resumeFrom}. */
-    public void stopResuming() {
+    private void stopResuming() {
         this.resumeStep = -1;
         this.resume = null;
     }
@@ -139,7 +139,7 @@ public final class PathWalk {
      * {@link #walk} does at an active word. {@code target} is the path's last SNode (for the cell
      * index, as {@link #walk} computes it).
      */
-    public void activatePointer(int level, PathStep step, SNode target, Label inactive) {
+    private void activatePointer(int level, PathStep step, SNode target, Label inactive) {
         mv.markLevel(level + 1);
         storeCellIndex(step, target);
         owner.getConstant(mv, "STRUCTURE");
@@ -149,6 +149,37 @@ public final class PathWalk {
         mv.visitVarInsn(LSTORE, word);
         jumpUnlessActiveWord(inactive);
         child(step.node());
+    }
+
+    /**
+     * A write's walk that publishes the cell of its path's last pointer step itself
+     * ({@link #resumeStep}) where that word is inactive: the walk from the root ({@link
+     * #walkToWrite}), then {@code atCell} (which ends with a return); at that step's inactive word,
+     * {@link #activatePointer}, the steps below in place, and {@code atCell} again. With
+     * {@code fromParentCell}, the walk already stands in that step's parent cell (segment and
+     * offset set; the path must have the step) and only the second part is emitted. Every other
+     * inactive level, and a word that is busy or retired, jumps to {@code inactive}.
+     *
+     * @return whether any level can jump to {@code inactive}
+     */
+    public boolean walkToWriteActivatingLastPointer(List<PathStep> steps, boolean fromParentCell, Label inactive,
+                                                    Runnable atCell) {
+        int step = resumeStep(steps);
+        if (!fromParentCell) {
+            Label resumed = new Label();
+            resumeFrom(steps, resumed);
+            boolean jumps = walkToWrite(steps, 0, steps.size(), inactive);
+            atCell.run();
+            stopResuming();
+            if (!resumes()) {
+                return jumps;
+            }
+            mv.visitLabel(resumed);
+        }
+        activatePointer(step, steps.get(step), steps.getLast().node().snode(), inactive);
+        walkToWrite(steps, step + 1, steps.size(), inactive);
+        atCell.run();
+        return true;
     }
 
     /** Whether a walk of this method has jumped, or can jump, to {@link #resumeFrom}'s label. */
