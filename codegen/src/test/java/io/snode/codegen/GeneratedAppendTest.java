@@ -19,9 +19,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Appends to an existing list whose next chunk exists run in the generated method (the walk to
- * the list and a compare-and-set on its length); a new list, a new chunk and a full list go to
- * the runtime's protocol. The code says so; the elements, lengths, refusals and launches after
- * such appends are those of a model, also with threads appending to the same lists.
+ * the list and a compare-and-set on its length); a full list, and a list whose parent level is
+ * inactive, go to the runtime's protocol (new blocks and new chunks: {@link NewListChunkAppendTest}).
+ * The code says so; the elements, lengths, refusals and launches after such appends are those
+ * of a model, also with threads appending to the same lists.
  */
 class GeneratedAppendTest {
     /** Lists of at most 40 elements in chunks of 8, one per cell of a 4^3 pointer node. */

@@ -337,9 +337,10 @@ final class FieldBodies {
     /**
      * {@code append(listCoordinates..., value)}: appends an element holding {@code value}, returns
      * its index. Where the list's axis is the last of its index axes (so the parameters are the
-     * parent levels' coordinates), the walk to the list and an append to an existing chunk run in
-     * the method ({@link PathWalk#tryAppend}); an inactive level on the way, a missing chunk or a
-     * full list go to the runtime's append.
+     * parent levels' coordinates), the walk to the list and the append run in the method and its
+     * runtime calls ({@link PathWalk#walkToAppend}, {@link PathWalk#tryAppend}), a missing chunk
+     * and a new block (where the list's parent step is a pointer) included; an inactive level
+     * further up, a busy or retired word or list, and a full list go to the runtime's append.
      */
     void append(MethodEmitter mv, PlacedField field) {
         ValueType value = ValueType.of(field.type());
@@ -351,15 +352,16 @@ final class FieldBodies {
             List<PathStep> path = plan.path(field);
             PathWalk walk = new PathWalk(owner, mv);
             Label slow = new Label();
-            Label emptied = new Label();
-            walk.walk(path, 0, path.size() - 1, slow, false);
-            walk.tryAppend(path.getLast(), slow, emptied);
-            fieldAddress(walk, field, value);
-            mv.visitVarInsn(value.load(), mv.parameter(dims));
-            mv.invoke(value.set);
-            mv.visitLabel(emptied); // a racing deactivation emptied the list: the element is gone with it
-            mv.visitVarInsn(LLOAD, walk.index());
-            mv.visitInsn(LRETURN);
+            walk.walkToAppend(path, slow, () -> {
+                Label emptied = new Label();
+                walk.tryAppend(path.getLast(), slow, emptied);
+                fieldAddress(walk, field, value);
+                mv.visitVarInsn(value.load(), mv.parameter(dims));
+                mv.invoke(value.set);
+                mv.visitLabel(emptied); // a racing deactivation emptied the list: the element is gone with it
+                mv.visitVarInsn(LLOAD, walk.index());
+                mv.visitInsn(LRETURN);
+            });
             mv.visitLabel(slow);
         }
         int location = mv.newLocal("location", Type.getType(Location.class));

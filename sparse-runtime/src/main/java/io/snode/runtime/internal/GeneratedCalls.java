@@ -78,16 +78,34 @@ public final class GeneratedCalls {
     }
 
     /**
-     * An append that needs no memory ({@link DynamicUnit#tryAppend}): the element's index, its
-     * activation counted, or {@code -1} with nothing changed when the runtime's append must run.
+     * An append of generated code to an existing list of {@code list}, header at
+     * ({@code segment}, {@code header}): the element's index, its activation counted, or
+     * {@code -1} with nothing of its own published when the runtime's append must run (the list
+     * is full, or retired). When the next element's chunk exists ({@link DynamicUnit#tryAppend})
+     * that is one compare-and-set on the length; when it is missing,
+     * {@link NodeTree#appendToNewChunk} publishes it, allocating nothing on the Java heap.
      */
-    public static long tryAppend(NodeTree structure, MemorySegment segment, long header, int chunkSize, int capacity,
-                                 CheckedCells blocks, int leafFanout) {
+    public static long tryAppend(NodeTree structure, SNode list, MemorySegment segment, long header, int chunkSize,
+                                 int capacity, CheckedCells blocks, int leafFanout) {
         long element = DynamicUnit.tryAppend(segment, header, chunkSize, capacity, blocks, leafFanout);
-        if (element >= 0) {
-            structure.countActivation();
+        if (element < 0) {
+            return structure.appendToNewChunk(list, segment, header);
         }
+        structure.countActivation();
         return element;
+    }
+
+    /**
+     * The first try of an append whose walk found the word at ({@code segment},
+     * {@code wordOffset}) of the pointer step just above its list not active:
+     * {@link NodeTree#activateListBlock}, which publishes a new block there, its list holding a
+     * first chunk (the list's header {@code headerOffset} bytes into the block), unless the word
+     * is no longer {@link PointerWord#NULL}; allocates nothing on the Java heap, and returns the
+     * word to go on with (active: enter its cell and append; else the runtime's append).
+     */
+    public static long activateListBlock(NodeTree structure, SNode pointer, SNode list, MemorySegment segment,
+                                         long wordOffset, long headerOffset) {
+        return structure.activateListBlock(pointer, list, segment, wordOffset, headerOffset);
     }
 
     /** The length of the dynamic list whose header is at (segment, header). */

@@ -7,6 +7,7 @@ import io.snode.runtime.DynamicListFullException;
 import io.snode.runtime.PathStep;
 import io.snode.runtime.Plan;
 import io.snode.runtime.PointerWord;
+import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.memory.HashTables;
 import io.snode.runtime.internal.node.BoxDeactivation;
 import io.snode.runtime.internal.node.DynamicUnit;
@@ -77,7 +78,17 @@ import java.util.concurrent.atomic.LongAdder;
  * Where that word is busy or retired, it passes the cell it stands in (the word's parent cell)
  * to {@link #activateFrom}, which runs {@link #activateOnePointer} from there instead of walking
  * from the root again; a parent released meanwhile holds retired words, which refuse, and the
- * activation goes to the protocol from the root.
+ * activation goes to the protocol from the root. A generated append that needs memory stays out
+ * of the protocol as well, with nothing allocated on the Java heap: where the next element's
+ * chunk is missing, {@link #appendToNewChunk} allocates the chunk (and the directory blocks on
+ * its way) first, where the cap or a fault refuse with nothing published, then publishes what
+ * is still missing under the header lock and takes the index as above; where the block holding
+ * the list is new (its pointer word {@link PointerWord#NULL}, the list's parent step),
+ * {@link #activateListBlock} allocates the block and its list's first chunk, builds the chunk's
+ * reference into the block's list header and publishes the block with the compare-and-set,
+ * and the append then takes its index there. A lost race hands the cells back and goes on in the
+ * winner's list; a retired list or word, a full list or an inactive level above go to the
+ * protocol with nothing stored.
  *
  * <p><b>Assumptions:</b> no collection runs while any method here runs (the runtime's phase
  * lock or the caller guarantee it). <b>Guarantees:</b>
@@ -602,6 +613,124 @@ public final class NodeTree {
             return published;
         }
         manager.unallocate(cell); // nothing was stored in it
+        return witness;
+    }
+
+    /**
+     * Generated code's append to the list whose header is at ({@code segment}, {@code header}),
+     * a list of {@code list} that the caller's walk found in the same call, once the append that
+     * needs no memory ({@link DynamicUnit#tryAppend}) found the next element's chunk missing:
+     * allocates that chunk, and the directory's top and leaf blocks where they are missing too
+     * (the memory cap or an allocator fault throw here, before anything is published, and the
+     * cells allocated so far go back), publishes under the header lock those references still
+     * missing ({@link DynamicUnit#publishChunk}), hands the other cells back ({@code unallocate},
+     * newest first; still zero), and takes the next index as {@link DynamicUnit#tryAppend} does,
+     * counting the activation. Returns the index taken, or {@code -1}, with nothing of its own
+     * published, when the protocol must run (the list is full, and the protocol throws; the list
+     * is retired, its cell being released). A chunk this call published stays when others take
+     * its indices first: their appends needed it, and this call looks again. Nothing is
+     * allocated on the Java heap.
+     */
+    public long appendToNewChunk(SNode list, MemorySegment segment, long header) {
+        DynamicUnit unit = (DynamicUnit) units.unit(list);
+        SNodePlan node = unit.node();
+        CheckedCells blocks = unit.blocks();
+        CheckedCells chunks = unit.chunks();
+        while (true) {
+            long element = DynamicUnit.tryAppend(segment, header, node.chunkSize(), node.capacity(), blocks,
+                    node.directoryLeafFanout());
+            if (element >= 0) {
+                countActivation();
+                return element;
+            }
+            long length = DynamicUnit.length(segment, header);
+            if (length >= node.capacity()) {
+                return -1;
+            }
+            long chunk = length / node.chunkSize();
+            int missing = unit.missingReferences(segment, header, chunk);
+            if (missing == 0) {
+                continue; // published since tryAppend looked
+            }
+            long top = -1;
+            long leaf = -1;
+            long cell = -1;
+            int published = 0;
+            try {
+                if ((missing & Reservation.NEED_TOP) != 0) {
+                    top = allocate(list, blocks);
+                }
+                if ((missing & Reservation.NEED_LEAF) != 0) {
+                    leaf = allocate(list, blocks);
+                }
+                cell = allocate(list, chunks);
+                published = unit.publishChunk(segment, header, chunk, top, leaf, cell);
+            } finally {
+                int used = Math.max(published, 0);
+                if (cell >= 0 && (used & Reservation.NEED_CHUNK) == 0) {
+                    chunks.unallocate(cell);
+                }
+                if (leaf >= 0 && (used & Reservation.NEED_LEAF) == 0) {
+                    blocks.unallocate(leaf);
+                }
+                if (top >= 0 && (used & Reservation.NEED_TOP) == 0) {
+                    blocks.unallocate(top);
+                }
+            }
+            if (published == DynamicUnit.LIST_RETIRED) {
+                return -1;
+            }
+        }
+    }
+
+    /**
+     * Generated code's append to a list in a new block: the word at ({@code segment},
+     * {@code wordOffset}) is the word of {@code pointer}, the step just above {@code list}'s, in
+     * the parent cell that the caller's walk found in the same call, and the list's header lies
+     * {@code headerOffset} bytes into the pointer's cell. When the word is
+     * {@link PointerWord#NULL}: allocates the block and a chunk for the list (the memory cap or
+     * an allocator fault throw here, before anything is published, and a block allocated goes
+     * back), stores the chunk's reference as the list's first inline chunk in the block, which
+     * nobody else can reach, and publishes the block with a compare-and-exchange from
+     * {@link PointerWord#NULL} (volatile), counting the change. Returns the word the caller goes
+     * on with: the one it published (its list empty, with a chunk for its first indices) or,
+     * when the word was not {@link PointerWord#NULL} or another thread's exchange came first,
+     * the word found there (both cells go back, zeroed). The caller
+     * enters an active word's cell and appends to the list there ({@link #appendToNewChunk}
+     * behind {@link DynamicUnit#tryAppend}); a word that is not active (busy, retired) sends it to
+     * the protocol from the root with nothing changed. Between the exchange and the caller's
+     * index a reader may see the block active with an empty list, as a bulk write's new container
+     * appears before its cells; the append cannot be refused after the exchange unless other
+     * appends filled the chunk first (then the block holds theirs). Nothing is allocated on the
+     * Java heap.
+     */
+    public long activateListBlock(SNode pointer, SNode list, MemorySegment segment, long wordOffset,
+                                  long headerOffset) {
+        long word = Atomics.getAcquire(segment, wordOffset);
+        if (word != PointerWord.NULL) {
+            return word;
+        }
+        CheckedCells manager = cells[pointer.id()];
+        CheckedCells chunks = ((DynamicUnit) units.unit(list)).chunks();
+        long block = allocate(pointer, manager);
+        long chunk;
+        try {
+            chunk = allocate(list, chunks);
+        } catch (RuntimeException | Error e) {
+            manager.unallocate(block);
+            throw e;
+        }
+        MemorySegment blockSegment = manager.segment(block);
+        long reference = manager.offset(block) + headerOffset + DynamicHeader.inlineChunkOffset(0);
+        Atomics.setRelease(blockSegment, reference, PointerWord.encode(chunk));
+        long published = PointerWord.encode(block);
+        long witness = Atomics.compareAndExchange(segment, wordOffset, PointerWord.NULL, published);
+        if (witness == PointerWord.NULL) {
+            countActivation();
+            return published;
+        }
+        chunks.unallocate(chunk); // unallocate zeroes each cell, the reference built in the block included
+        manager.unallocate(block);
         return witness;
     }
 

@@ -159,6 +159,11 @@ public final class Reservation {
         return cell;
     }
 
+    /** The cell reserved in {@code slot}, or -1 when none is. */
+    public long cellOrNone(int slot) {
+        return cells[slot];
+    }
+
     public void put(int slot, CheckedCells manager, long cell) {
         cells[slot] = cell;
         managers[slot] = manager;

@@ -65,14 +65,16 @@ final class DynamicEmitUnit implements NodeEmitUnit {
     }
 
     /**
-     * index := tryAppend(STRUCTURE, segment, header, chunk, capacity, directory, fanout); if
-     * (index < 0) goto slow; then into the element as {@link #emitEnter} (to {@code emptied} when
-     * its chunk is gone: a deactivation raced the append).
+     * index := tryAppend(STRUCTURE, SNODE_<list>, segment, header, chunk, capacity, directory,
+     * fanout) (a missing chunk is published there); if (index < 0) goto slow; then into the
+     * element as {@link #emitEnter} (to {@code emptied} when its chunk is gone: a deactivation
+     * raced the append).
      */
     void emitTryAppend(PathWalk walk, PathStep step, Label slow, Label emptied) {
         MethodEmitter mv = walk.mv();
         SNodePlan node = step.node();
         walk.owner().getConstant(mv, "STRUCTURE");
+        walk.owner().getConstant(mv, "SNODE_" + node.snode().id());
         mv.visitVarInsn(ALOAD, walk.segment());
         walk.containerOffset(step);
         mv.pushInt(node.chunkSize());

@@ -2,6 +2,7 @@ package io.snode.codegen.internal.emit;
 
 import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.ASTORE;
+import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.I2L;
 import static org.objectweb.asm.Opcodes.IFLE;
 import static org.objectweb.asm.Opcodes.ILOAD;
@@ -180,6 +181,50 @@ public final class PathWalk {
         walkToWrite(steps, step + 1, steps.size(), inactive);
         atCell.run();
         return true;
+    }
+
+    /**
+     * The walk of an append to the list of {@code path}'s last step: from the root to the list's
+     * parent cell (reads' lookups: every inactive level jumps to {@code inactive}), then
+     * {@code atList} (which ends with a return). Where the list's parent step is a pointer, its
+     * inactive word (a new block) does not jump: {@code word =
+     * GeneratedCalls.activateListBlock(STRUCTURE, SNODE_<pointer>, SNODE_<list>, segment, <the
+     * word's offset>, <the list header's offset in the block>)} (the runtime publishes a new
+     * block whose list holds a first chunk, unless the word is no longer null, allocating nothing
+     * on the Java heap, and returns the word published or found); {@code if (word <= 0) goto
+     * inactive}; the walk enters the word's cell and goes to {@code atList}, emitted once.
+     */
+    public void walkToAppend(List<PathStep> path, Label inactive, Runnable atList) {
+        int list = path.size() - 1;
+        int block = list - 1;
+        boolean newBlocks = block >= 0 && path.get(block).node().kind() == NodeKind.POINTER;
+        Label resumed = new Label();
+        if (newBlocks) {
+            resumeStep = block;
+            resume = resumed;
+        }
+        walk(path, 0, list, inactive, false);
+        Label inList = new Label();
+        mv.visitLabel(inList);
+        atList.run();
+        stopResuming();
+        if (!resumes()) {
+            return;
+        }
+        mv.visitLabel(resumed);
+        PathStep step = path.get(block);
+        mv.markLevel(block + 1);
+        storeCellIndex(step, path.getLast().node().snode());
+        owner.getConstant(mv, "STRUCTURE");
+        owner.getConstant(mv, "SNODE_" + step.node().snode().id());
+        owner.getConstant(mv, "SNODE_" + path.get(list).node().snode().id());
+        pointerWordAddress(step);
+        mv.pushLong(path.get(list).containerOffset());
+        mv.invoke(RuntimeMethods.ACTIVATE_LIST_BLOCK);
+        mv.visitVarInsn(LSTORE, word);
+        jumpUnlessActiveWord(inactive);
+        child(step.node());
+        mv.visitJumpInsn(GOTO, inList);
     }
 
     /** Whether a walk of this method has jumped, or can jump, to {@link #resumeFrom}'s label. */

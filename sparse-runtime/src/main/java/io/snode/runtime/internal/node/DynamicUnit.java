@@ -23,7 +23,10 @@ import java.lang.foreign.MemorySegment;
  * below the length finds its chunk (or, after a write past the length, a missing chunk that
  * reads zero). Generated appends take that last step alone when the chunk exists
  * ({@link #tryAppend}): it either takes an index or changes nothing, and a missing chunk or a
- * full list sends them to the protocol before anything is stored. An append that finds the list full throws with nothing of its own published in
+ * full list sends them on before anything is stored. Where the chunk is missing, generated
+ * appends publish it themselves ({@link #publishChunk}, from cells allocated before the header
+ * lock is taken, so a refusal publishes nothing); a retired list or a full one goes to the
+ * protocol. An append that finds the list full throws with nothing of its own published in
  * the list; chunks it published before (while others took the indices) hold their elements.
  * Clearing the list takes the lock, recycles every chunk and block and empties the header;
  * when the enclosing cell is being released it leaves the lock {@link DynamicHeader#LOCK_RETIRED}
@@ -33,6 +36,10 @@ public final class DynamicUnit extends NodeUnit {
     private static final int CHUNK_PRESENT = 0;
     private static final int CHUNK_NOT_RESERVED = 1;
     private static final int RETIRED_LIST = 2;
+    /** {@link #publishChunk}: the list is retired; nothing published. */
+    public static final int LIST_RETIRED = -1;
+    /** {@link #publishChunk}: a missing reference has no cell from the caller; nothing published. */
+    public static final int CELLS_MISSING = -2;
 
     private final CheckedCells chunks;
     private final CheckedCells blocks;
@@ -238,8 +245,64 @@ public final class DynamicUnit extends NodeUnit {
         }
     }
 
-    /** Which of the references on the way to chunk {@code chunk} are missing (Reservation.NEED_* bits). */
-    private int missingReferences(MemorySegment segment, long header, long chunk) {
+    /**
+     * Generated code's publication of chunk {@code chunk} of the list at (segment, header), with
+     * the directory blocks on its way, from cells its caller allocated before calling
+     * ({@code top} and {@code leaf} directory blocks, {@code cell} a chunk; -1 where it has none;
+     * see {@code NodeTree.appendToNewChunk}). Under the header lock, as {@link #ensureChunk}
+     * publishes a reservation's cells: when every reference still missing on the way has a cell
+     * here, publishes those (the others were published meanwhile) and returns their
+     * {@link Reservation}{@code .NEED_*} bits (0: none was missing any more), for the caller to
+     * hand the rest back; publishes nothing and returns {@link #CELLS_MISSING} when one has none
+     * (a clear emptied the list since the caller looked), or {@link #LIST_RETIRED} when the list is
+     * retired (the cell holding it is being released). Nothing is allocated and nothing can fail
+     * while the lock is held.
+     */
+    public int publishChunk(MemorySegment segment, long header, long chunk, long top, long leaf, long cell) {
+        long lock = header + DynamicHeader.LOCK_OFFSET;
+        while (!Atomics.compareAndSet(segment, lock, 0, 1)) {
+            if (Atomics.getAcquire(segment, lock) == DynamicHeader.LOCK_RETIRED) {
+                return LIST_RETIRED;
+            }
+            Thread.onSpinWait(); // held for a few stores by another appender, never for an allocation
+        }
+        try {
+            int missing = missingReferences(segment, header, chunk);
+            if (((missing & Reservation.NEED_TOP) != 0 && top < 0) || ((missing & Reservation.NEED_LEAF) != 0 && leaf < 0)
+                    || ((missing & Reservation.NEED_CHUNK) != 0 && cell < 0)) {
+                return CELLS_MISSING;
+            }
+            if (chunk < DynamicHeader.INLINE_CHUNKS) {
+                if (missing != 0) {
+                    Atomics.setRelease(segment, header + DynamicHeader.inlineChunkOffset((int) chunk),
+                            PointerWord.encode(cell));
+                }
+                return missing;
+            }
+            long extra = chunk - DynamicHeader.INLINE_CHUNKS;
+            int leafFanout = node.directoryLeafFanout();
+            long topSlotOffset = header + DynamicHeader.DIRECTORY_OFFSET;
+            if ((missing & Reservation.NEED_TOP) != 0) {
+                Atomics.setRelease(segment, topSlotOffset, PointerWord.encode(top));
+            }
+            long topCell = PointerWord.cellIndex(Atomics.getAcquire(segment, topSlotOffset));
+            long leafSlotOffset = blocks.offset(topCell) + (extra / leafFanout) * Long.BYTES;
+            if ((missing & Reservation.NEED_LEAF) != 0) {
+                Atomics.setRelease(blocks.segment(topCell), leafSlotOffset, PointerWord.encode(leaf));
+            }
+            long leafCell = PointerWord.cellIndex(Atomics.getAcquire(blocks.segment(topCell), leafSlotOffset));
+            if ((missing & Reservation.NEED_CHUNK) != 0) {
+                Atomics.setRelease(blocks.segment(leafCell), blocks.offset(leafCell) + (extra % leafFanout) * Long.BYTES,
+                        PointerWord.encode(cell));
+            }
+            return missing;
+        } finally {
+            Atomics.setRelease(segment, lock, 0);
+        }
+    }
+
+    /** Which of the references on the way to chunk {@code chunk} are missing (Reservation.NEED_* bits); never locks. */
+    public int missingReferences(MemorySegment segment, long header, long chunk) {
         if (chunk < DynamicHeader.INLINE_CHUNKS) {
             return Atomics.getAcquire(segment, header + DynamicHeader.inlineChunkOffset((int) chunk)) == PointerWord.NULL
                     ? Reservation.NEED_CHUNK : 0;
@@ -272,51 +335,25 @@ public final class DynamicUnit extends NodeUnit {
         if (missingReferences(segment, header, chunk) == 0) {
             return CHUNK_PRESENT;
         }
-        long lock = header + DynamicHeader.LOCK_OFFSET;
-        while (!Atomics.compareAndSet(segment, lock, 0, 1)) {
-            if (Atomics.getAcquire(segment, lock) == DynamicHeader.LOCK_RETIRED) {
-                return RETIRED_LIST; // the cell holding the list is being released under us
-            }
-            Thread.onSpinWait(); // held for a few stores by another appender, never for an allocation
+        int published = publishChunk(segment, header, chunk, reservation.cellOrNone(reservation.topSlot()),
+                reservation.cellOrNone(reservation.leafSlot()), reservation.cellOrNone(reservation.chunkSlot()));
+        if (published == LIST_RETIRED) {
+            return RETIRED_LIST; // the cell holding the list is being released under us
         }
-        try {
-            int missing = missingReferences(segment, header, chunk);
-            if (!reservation.covers(missing)) {
-                return missing == 0 ? CHUNK_PRESENT : CHUNK_NOT_RESERVED;
-            }
-            int chunkSlot = reservation.chunkSlot();
-            if (chunk < DynamicHeader.INLINE_CHUNKS) {
-                if (missing != 0) {
-                    publishReference(segment, header + DynamicHeader.inlineChunkOffset((int) chunk), reservation, chunkSlot);
-                }
-                return CHUNK_PRESENT;
-            }
-            long extra = chunk - DynamicHeader.INLINE_CHUNKS;
-            int leafFanout = node.directoryLeafFanout();
-            long topSlotOffset = header + DynamicHeader.DIRECTORY_OFFSET;
-            if ((missing & Reservation.NEED_TOP) != 0) {
-                publishReference(segment, topSlotOffset, reservation, reservation.topSlot());
-            }
-            long top = PointerWord.cellIndex(Atomics.getAcquire(segment, topSlotOffset));
-            long leafSlotOffset = blocks.offset(top) + (extra / leafFanout) * Long.BYTES;
-            if ((missing & Reservation.NEED_LEAF) != 0) {
-                publishReference(blocks.segment(top), leafSlotOffset, reservation, reservation.leafSlot());
-            }
-            long leaf = PointerWord.cellIndex(Atomics.getAcquire(blocks.segment(top), leafSlotOffset));
-            if ((missing & Reservation.NEED_CHUNK) != 0) {
-                publishReference(blocks.segment(leaf), blocks.offset(leaf) + (extra % leafFanout) * Long.BYTES,
-                        reservation, chunkSlot);
-            }
-            return CHUNK_PRESENT;
-        } finally {
-            Atomics.setRelease(segment, lock, 0);
+        if (published == CELLS_MISSING) {
+            return CHUNK_NOT_RESERVED;
         }
-    }
-
-    private static void publishReference(MemorySegment segment, long offset, Reservation reservation, int slot) {
-        Atomics.setRelease(segment, offset, PointerWord.encode(reservation.cell(slot)));
-        reservation.used(slot);
-        reservation.changed = true;
+        if ((published & Reservation.NEED_TOP) != 0) {
+            reservation.used(reservation.topSlot());
+        }
+        if ((published & Reservation.NEED_LEAF) != 0) {
+            reservation.used(reservation.leafSlot());
+        }
+        if ((published & Reservation.NEED_CHUNK) != 0) {
+            reservation.used(reservation.chunkSlot());
+        }
+        reservation.changed |= published != 0;
+        return CHUNK_PRESENT;
     }
 
     /** A fresh list inside reserved cells: the element's chunk reference (and directory), and the length. */
