@@ -137,6 +137,49 @@ class NewListChunkAppendTest {
     }
 
     /**
+     * The layout's {@code append_<node>} method (here through its method handle) takes its index
+     * the same way, without a value: a new block, new chunks and directory blocks with nothing
+     * allocated on the Java heap, the elements zero.
+     */
+    @org.junit.jupiter.api.Test
+    void theAppendHandleMakesNewBlocksAndChunksWithNothingAllocated() throws Throwable {
+        Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16).dynamic(l,40,8).place(i32 id)");
+        SNode list = layout.field("id").snode();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            java.lang.invoke.MethodHandle append = rt.handle("append_s3_dynamic");
+            String code = rt.generatedCode().getFirst().disassembly();
+            assertThat(method(code, "public static append_s3_dynamic(III)J")).containsSubsequence(
+                    "GeneratedCalls.tryAppend (", "GeneratedCalls.activateListBlock (", "GeneratedCalls.append (");
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            long allocated = 0;
+            for (int pass = 0; pass < 3; pass++) {
+                rt.deactivateAll(layout.root());
+                rt.gc();
+                long first = (long) append.invokeExact(15, 15, 15); // the upper cell, from the root
+                assertThat(first).isZero();
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int n = 0; n < 20; n++) {
+                    for (int b = 0; b < 512; b++) {
+                        long index = (long) append.invokeExact(b >> 6, (b >> 3) & 7, b & 7);
+                        if (index != n) {
+                            throw new AssertionError("list " + b + ": index " + index + " for append " + n);
+                        }
+                    }
+                }
+                allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            assertThat(cellsInUse(rt, layout.snode(2))).isEqualTo(513);
+            assertThat(chunksInUse(rt, list)).isEqualTo(512 * 3 + 1);
+            assertThat(directoryBlocksInUse(rt, list)).isEqualTo(512 * 2);
+            assertThat(rt.generic().length(list, 7, 7, 7)).isEqualTo(20);
+            assertThat(rt.count("id")).isEqualTo(512 * 20 + 1);
+            assertThat(rt.bind(Lists.class).id(7, 7, 7, 19)).isZero();
+            assertThat(allocated).as("bytes allocated for 512 new blocks and 2048 new chunks").isLessThan(4096);
+        }
+    }
+
+    /**
      * A refused new block (its cell's or its first chunk's allocation) and a refused new chunk
      * (the chunk's, the directory's top or leaf block's allocation) leave no cell in use, no
      * length raised, no activation counted; after the refusals end, the same appends succeed.

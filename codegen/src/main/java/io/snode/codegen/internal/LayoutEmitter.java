@@ -3,6 +3,8 @@ package io.snode.codegen.internal;
 import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.ICONST_1;
 import static org.objectweb.asm.Opcodes.IRETURN;
+import static org.objectweb.asm.Opcodes.LLOAD;
+import static org.objectweb.asm.Opcodes.LRETURN;
 import static org.objectweb.asm.Opcodes.POP;
 import static org.objectweb.asm.Opcodes.RETURN;
 
@@ -199,7 +201,7 @@ public final class LayoutEmitter {
                         snode.kind() == NodeKind.DYNAMIC);
             }
             if (snode.kind() == NodeKind.DYNAMIC) {
-                emitDelegate(snode, "append_", RuntimeMethods.APPEND, Type.LONG_TYPE, true);
+                emitAppend(snode);
                 emitDelegate(snode, "length_", RuntimeMethods.LENGTH, Type.LONG_TYPE, true);
             }
         }
@@ -368,6 +370,38 @@ public final class LayoutEmitter {
         } else {
             mv.visitInsn(returns.getOpcode(IRETURN));
         }
+        bodies.end(mv);
+    }
+
+    /**
+     * {@code append_<node>(listCoordinates...)}: appends an element (its fields zero) to the list
+     * at the parent's coordinates and returns its index, as a field's append does without the
+     * store ({@code FieldBodies.append}): where the list's axis is the last of its index axes, the
+     * walk to the list and the append run in the method and its runtime calls
+     * ({@link PathWalk#walkToAppend}; a missing chunk and a new block included, with nothing
+     * allocated on the Java heap); anything else goes to the runtime's append
+     * ({@code GeneratedCalls.append}, with the coordinates in an array).
+     */
+    private void emitAppend(SNode snode) {
+        SNode parent = snode.parent();
+        int dims = parent.indexAxes().size();
+        int listAxis = snode.indexAxes().indexOf(snode.axes().get(0));
+        MethodEmitter mv = bodies.begin("append_" + nodeName(snode), "(" + coordinates(dims) + ")J", true,
+                FieldBodies.names(parent.indexAxes(), null));
+        bodies.boundsChecks(mv, "snode=" + parent.path(), parent);
+        if (listAxis == dims) {
+            List<PathStep> path = plan.path(snode);
+            PathWalk walk = new PathWalk(owner, mv);
+            Label runtime = new Label();
+            walk.walkToAppend(path, runtime, () -> {
+                walk.takeIndex(path.getLast(), runtime);
+                mv.visitVarInsn(LLOAD, walk.index());
+                mv.visitInsn(LRETURN);
+            });
+            mv.visitLabel(runtime);
+        }
+        bodies.callNodes(mv, RuntimeMethods.APPEND, snode, dims, listAxis);
+        mv.visitInsn(LRETURN);
         bodies.end(mv);
     }
 

@@ -157,6 +157,40 @@ class BulkAppendTest {
         }
     }
 
+    /**
+     * A bulk append that fills many chunks of an existing list publishes each new chunk itself
+     * ({@code NodeTree.publishNextChunk}) and allocates nothing on the Java heap per chunk:
+     * counted with the thread's allocated bytes over 80,000 elements (10,000 chunks of 8) in one
+     * call, after two passes that compiled the code and filled the free lists. Each new chunk
+     * took the runtime's single append before (a {@code Location} aside, an {@code Activation}
+     * with its {@code Reservation}): about 3 MB for the call.
+     */
+    @Test
+    void aBulkAppendMakesItsListsNewChunksWithNothingAllocatedPerChunk() {
+        Layout layout = Layout.parse(layout(1 << 20, 8));
+        int[] values = new int[80_000];
+        Arrays.setAll(values, n -> n * 3);
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            long allocated = 0;
+            for (int pass = 0; pass < 3; pass++) {
+                rt.deactivateAll(layout.root());
+                rt.gc();
+                rt.generic().appendInt("v", -1, 5, 6); // the list, from the root
+                long before = threads.getCurrentThreadAllocatedBytes();
+                assertThat(Bulk.append(rt, "v", new int[] {5, 6}, values)).isEqualTo(values.length);
+                allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            SNode list = layout.snode(2);
+            assertThat(rt.generic().length(list, 5, 6)).isEqualTo(values.length + 1);
+            assertThat(rt.generic().getInt("v", 5, 6, 0)).isEqualTo(-1);
+            assertThat(rt.generic().getInt("v", 5, 6, 80_000)).isEqualTo(79_999 * 3);
+            assertThat(rt.memoryStats().of(list).cells().cellsInUse()).isEqualTo(10_001);
+            assertThat(allocated).as("bytes allocated for a call that makes 10,000 chunks").isLessThan(16_384);
+        }
+    }
+
     @Test
     void badArgumentsAreRefusedBeforeAnythingIsAppended() {
         Layout layout = Layout.parse("pointer(ij,8).dynamic(l,100,8).place(i32 v, f32 w)");

@@ -14,16 +14,20 @@ import java.util.Objects;
  * appends in order would, taking the indices a chunk at a time: where the list exists and its
  * next element's chunk too, one compare-and-set on the length takes every index up to the end of
  * that chunk ({@link DynamicUnit#tryAppendRun}), and the values are copied into the chunk in one
- * piece (or one per element when the element holds other fields); anything else (an inactive
- * path, a missing chunk, a full list) goes to the runtime's append for one element
- * ({@link NodeTree#append}: the activation protocol), then the runs go on.
+ * piece (or one per element when the element holds other fields). A missing chunk of an
+ * existing list is published first ({@link NodeTree#publishNextChunk}: allocated, then published
+ * under the header lock, with nothing allocated on the Java heap), then the runs go on; anything
+ * else (an inactive path, a full or retired list) goes to the runtime's append for one element
+ * ({@link NodeTree#append}: the activation protocol).
  *
  * <p><b>Shared state and failure.</b> This publishes only what single appends publish: a run's
  * indices appear with one compare-and-set of the length after their chunk exists, so a reader
  * that sees the new length finds the chunk of every index below it (the values are stored after,
  * as a single append stores its one; other threads' appends to the same list take indices before,
- * between or after the runs). When the runtime's append refuses an element (the list is full, the
- * memory cap, an allocator fault) it has published nothing of its own, and this stops there:
+ * between or after the runs). When the next chunk's allocation or the runtime's append refuses
+ * an element (the list is full, the memory cap, an allocator fault) it has published nothing of
+ * its own (a chunk published for the next element that other appends then filled was theirs to
+ * need), and this stops there:
  * every element before it is appended, it and the ones after are not, and
  * {@link #refusal()} holds the exception. Nothing is taken back. A deactivation that empties the
  * list while a run is stored makes the run's values go with the list, as a single append's
@@ -100,6 +104,14 @@ public final class ListAppend {
                     }
                     n += run;
                     continue;
+                }
+                try {
+                    if (structure.publishNextChunk(list, headerSegment, headerOffset)) {
+                        continue; // the next chunk exists: the next run takes its indices
+                    }
+                } catch (RuntimeException refused) {
+                    refusal = refused;
+                    return n - from;
                 }
             }
             try {

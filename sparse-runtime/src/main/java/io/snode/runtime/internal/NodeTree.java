@@ -620,22 +620,16 @@ public final class NodeTree {
      * Generated code's append to the list whose header is at ({@code segment}, {@code header}),
      * a list of {@code list} that the caller's walk found in the same call, once the append that
      * needs no memory ({@link DynamicUnit#tryAppend}) found the next element's chunk missing:
-     * allocates that chunk, and the directory's top and leaf blocks where they are missing too
-     * (the memory cap or an allocator fault throw here, before anything is published, and the
-     * cells allocated so far go back), publishes under the header lock those references still
-     * missing ({@link DynamicUnit#publishChunk}), hands the other cells back ({@code unallocate},
-     * newest first; still zero), and takes the next index as {@link DynamicUnit#tryAppend} does,
-     * counting the activation. Returns the index taken, or {@code -1}, with nothing of its own
-     * published, when the protocol must run (the list is full, and the protocol throws; the list
-     * is retired, its cell being released). A chunk this call published stays when others take
-     * its indices first: their appends needed it, and this call looks again. Nothing is
-     * allocated on the Java heap.
+     * {@link #publishNextChunk}, then the next index as {@link DynamicUnit#tryAppend} takes it,
+     * counting the activation, again until one is taken. Returns the index taken, or {@code -1},
+     * with nothing of its own published, when the protocol must run (the list is full, and the
+     * protocol throws; the list is retired, its cell being released). The memory cap or an
+     * allocator fault throw with nothing published. Nothing is allocated on the Java heap.
      */
     public long appendToNewChunk(SNode list, MemorySegment segment, long header) {
         DynamicUnit unit = (DynamicUnit) units.unit(list);
         SNodePlan node = unit.node();
         CheckedCells blocks = unit.blocks();
-        CheckedCells chunks = unit.chunks();
         while (true) {
             long element = DynamicUnit.tryAppend(segment, header, node.chunkSize(), node.capacity(), blocks,
                     node.directoryLeafFanout());
@@ -643,19 +637,44 @@ public final class NodeTree {
                 countActivation();
                 return element;
             }
+            if (!publishNextChunk(list, segment, header)) {
+                return -1;
+            }
+        }
+    }
+
+    /**
+     * Makes sure the chunk of the next element of the list at ({@code segment}, {@code header})
+     * (a list of {@code list}, found by the caller in the same call) exists, without taking an
+     * index: allocates that chunk, and the directory's top and leaf blocks where they are missing
+     * too (the memory cap or an allocator fault throw here, before anything is published, and the
+     * cells allocated so far go back), publishes under the header lock those references still
+     * missing ({@link DynamicUnit#publishChunk}), and hands the other cells back
+     * ({@code unallocate}, newest first; still zero). Returns true when the chunk exists (published
+     * here or by another thread; other appends may have taken its indices since), false, with
+     * nothing published, when the list is full or retired (its cell being released): the caller
+     * goes to the protocol. A chunk published here stays even when others take its indices first:
+     * their appends needed it. Nothing is allocated on the Java heap.
+     */
+    public boolean publishNextChunk(SNode list, MemorySegment segment, long header) {
+        DynamicUnit unit = (DynamicUnit) units.unit(list);
+        SNodePlan node = unit.node();
+        CheckedCells blocks = unit.blocks();
+        CheckedCells chunks = unit.chunks();
+        while (true) {
             long length = DynamicUnit.length(segment, header);
             if (length >= node.capacity()) {
-                return -1;
+                return false;
             }
             long chunk = length / node.chunkSize();
             int missing = unit.missingReferences(segment, header, chunk);
             if (missing == 0) {
-                continue; // published since tryAppend looked
+                return true;
             }
             long top = -1;
             long leaf = -1;
             long cell = -1;
-            int published = 0;
+            int published = DynamicUnit.CELLS_MISSING;
             try {
                 if ((missing & Reservation.NEED_TOP) != 0) {
                     top = allocate(list, blocks);
@@ -678,8 +697,12 @@ public final class NodeTree {
                 }
             }
             if (published == DynamicUnit.LIST_RETIRED) {
-                return -1;
+                return false;
             }
+            if (published >= 0) {
+                return true;
+            }
+            // CELLS_MISSING: a clear emptied the list since it was read; read it again
         }
     }
 

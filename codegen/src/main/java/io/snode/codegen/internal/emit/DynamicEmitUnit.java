@@ -66,11 +66,9 @@ final class DynamicEmitUnit implements NodeEmitUnit {
 
     /**
      * index := tryAppend(STRUCTURE, SNODE_<list>, segment, header, chunk, capacity, directory,
-     * fanout) (a missing chunk is published there); if (index < 0) goto slow; then into the
-     * element as {@link #emitEnter} (to {@code emptied} when its chunk is gone: a deactivation
-     * raced the append).
+     * fanout) (a missing chunk is published there); if (index < 0) goto slow.
      */
-    void emitTryAppend(PathWalk walk, PathStep step, Label slow, Label emptied) {
+    void emitTakeIndex(PathWalk walk, PathStep step, Label slow) {
         MethodEmitter mv = walk.mv();
         SNodePlan node = step.node();
         walk.owner().getConstant(mv, "STRUCTURE");
@@ -86,6 +84,14 @@ final class DynamicEmitUnit implements NodeEmitUnit {
         mv.visitInsn(LCONST_0);
         mv.visitInsn(LCMP);
         mv.visitJumpInsn(IFLT, slow);
+    }
+
+    /**
+     * {@link #emitTakeIndex}, then into the element as {@link #emitEnter} (to {@code emptied}
+     * when its chunk is gone: a deactivation raced the append).
+     */
+    void emitTryAppend(PathWalk walk, PathStep step, Label slow, Label emptied) {
+        emitTakeIndex(walk, step, slow);
         emitEnter(walk, step, emptied);
     }
 

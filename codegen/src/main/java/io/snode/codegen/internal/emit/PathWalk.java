@@ -307,6 +307,14 @@ public final class PathWalk {
         DynamicEmitUnit.INSTANCE.emitTryAppend(this, step, slow, emptied);
     }
 
+    /**
+     * {@link #tryAppend} without entering the element: index := the element taken; jumps to
+     * {@code slow} when the runtime's append must run (nothing changed).
+     */
+    public void takeIndex(PathStep step, Label slow) {
+        DynamicEmitUnit.INSTANCE.emitTakeIndex(this, step, slow);
+    }
+
     /** offset := offset + base + index * cellBytes. */
     void advance(long base, long cellBytes) {
         mv.visitVarInsn(LLOAD, offset);
