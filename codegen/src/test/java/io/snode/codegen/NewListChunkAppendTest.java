@@ -41,6 +41,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class NewListChunkAppendTest {
     /** Lists of at most 40 elements in chunks of 8 (two inline, then a directory of two leaf blocks of two). */
     private static final Layout LISTS = Layout.parse("pointer(ijk,4).pointer(ijk,4).dynamic(l,40,8).place(i32 id)");
+    /** The same lists, 16^3 under each upper cell: room for 512 new blocks under one. */
+    private static final Layout WIDE_LISTS =
+            Layout.parse("pointer(ijk,16).pointer(ijk,16).dynamic(l,40,8).place(i32 id)");
 
     public interface Lists {
         long appendId(int i, int j, int k, int id);
@@ -79,6 +82,55 @@ class NewListChunkAppendTest {
         });
     }
 
+    /** Code of a test that may throw anything (method handles do). */
+    private interface Step {
+        void run() throws Throwable;
+    }
+
+    /** Append {@code n} (0 to 19) to list {@code b} (0 to 511). */
+    private interface AppendStep {
+        void append(int n, int b) throws Throwable;
+    }
+
+    /**
+     * Three passes, each over an emptied and collected runtime: {@code upper} (untimed: the upper
+     * cell, from the root), then 20 rounds of {@code append} to each of 512 lists; returns the
+     * bytes the thread allocated on the Java heap during the last pass's appends, after two passes
+     * compiled the code and filled the free lists.
+     */
+    private static long allocatedInLastOfThreePasses(SNodeRuntime rt, Step upper, AppendStep append) throws Throwable {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long allocated = 0;
+        for (int pass = 0; pass < 3; pass++) {
+            rt.deactivateAll(rt.layout().root());
+            rt.gc();
+            upper.run();
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int n = 0; n < 20; n++) {
+                for (int b = 0; b < 512; b++) {
+                    append.append(n, b);
+                }
+            }
+            allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        }
+        return allocated;
+    }
+
+    /**
+     * {@code append} with the allocation probe refusing only its {@code nth} allocation: it throws
+     * the cap's or the fault's exception, and no activation is counted.
+     */
+    private static void refusedAtAllocation(SNodeRuntime rt, String failure, int nth, Runnable append) {
+        long before = stamp(rt);
+        refuse(rt, failure, n -> n == nth);
+        assertThatThrownBy(append::run).satisfiesAnyOf(
+                e -> assertThat(e).isInstanceOf(MemoryCapExceededException.class),
+                e -> assertThat(e).hasMessageContaining("injected allocator fault"));
+        rt.generic().internalTree().probeAllocations(null);
+        assertThat(stamp(rt)).isEqualTo(before);
+    }
+
     @org.junit.jupiter.api.Test
     void theAppendPublishesNewChunksAndNewBlocksItselfAndCallsTheRuntimeOnlyAfter() {
         try (SNodeRuntime rt = SNodeRuntime.compile(LISTS)) {
@@ -107,26 +159,14 @@ class NewListChunkAppendTest {
      */
     @ParameterizedTest
     @ValueSource(strings = {"bind", "accessor"})
-    void newBlocksAndNewChunksAllocateNothingOnTheJavaHeap(String api) {
-        Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16).dynamic(l,40,8).place(i32 id)");
+    void newBlocksAndNewChunksAllocateNothingOnTheJavaHeap(String api) throws Throwable {
+        Layout layout = WIDE_LISTS;
         SNode list = layout.field("id").snode();
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             Lists lists = lists(rt, api);
-            com.sun.management.ThreadMXBean threads =
-                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-            long allocated = 0;
-            for (int pass = 0; pass < 3; pass++) {
-                rt.deactivateAll(layout.root());
-                rt.gc();
-                lists.appendId(15, 15, 15, -1); // the upper cell, from the root
-                long before = threads.getCurrentThreadAllocatedBytes();
-                for (int n = 0; n < 20; n++) {
-                    for (int b = 0; b < 512; b++) {
-                        lists.appendId(b >> 6, (b >> 3) & 7, b & 7, b * 100 + n);
-                    }
-                }
-                allocated = threads.getCurrentThreadAllocatedBytes() - before;
-            }
+            long allocated = allocatedInLastOfThreePasses(rt, () -> lists.appendId(15, 15, 15, -1), (n, b) -> {
+                lists.appendId(b >> 6, (b >> 3) & 7, b & 7, b * 100 + n);
+            });
             assertThat(cellsInUse(rt, layout.snode(2))).isEqualTo(513);
             assertThat(chunksInUse(rt, list)).isEqualTo(512 * 3 + 1);
             assertThat(directoryBlocksInUse(rt, list)).isEqualTo(512 * 2);
@@ -143,32 +183,22 @@ class NewListChunkAppendTest {
      */
     @org.junit.jupiter.api.Test
     void theAppendHandleMakesNewBlocksAndChunksWithNothingAllocated() throws Throwable {
-        Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16).dynamic(l,40,8).place(i32 id)");
+        Layout layout = WIDE_LISTS;
         SNode list = layout.field("id").snode();
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             java.lang.invoke.MethodHandle append = rt.handle("append_s3_dynamic");
             String code = rt.generatedCode().getFirst().disassembly();
             assertThat(method(code, "public static append_s3_dynamic(III)J")).containsSubsequence(
                     "GeneratedCalls.tryAppend (", "GeneratedCalls.activateListBlock (", "GeneratedCalls.append (");
-            com.sun.management.ThreadMXBean threads =
-                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-            long allocated = 0;
-            for (int pass = 0; pass < 3; pass++) {
-                rt.deactivateAll(layout.root());
-                rt.gc();
-                long first = (long) append.invokeExact(15, 15, 15); // the upper cell, from the root
+            long allocated = allocatedInLastOfThreePasses(rt, () -> {
+                long first = (long) append.invokeExact(15, 15, 15);
                 assertThat(first).isZero();
-                long before = threads.getCurrentThreadAllocatedBytes();
-                for (int n = 0; n < 20; n++) {
-                    for (int b = 0; b < 512; b++) {
-                        long index = (long) append.invokeExact(b >> 6, (b >> 3) & 7, b & 7);
-                        if (index != n) {
-                            throw new AssertionError("list " + b + ": index " + index + " for append " + n);
-                        }
-                    }
+            }, (n, b) -> {
+                long index = (long) append.invokeExact(b >> 6, (b >> 3) & 7, b & 7);
+                if (index != n) {
+                    throw new AssertionError("list " + b + ": index " + index + " for append " + n);
                 }
-                allocated = threads.getCurrentThreadAllocatedBytes() - before;
-            }
+            });
             assertThat(cellsInUse(rt, layout.snode(2))).isEqualTo(513);
             assertThat(chunksInUse(rt, list)).isEqualTo(512 * 3 + 1);
             assertThat(directoryBlocksInUse(rt, list)).isEqualTo(512 * 2);
@@ -193,14 +223,7 @@ class NewListChunkAppendTest {
             Lists lists = lists(rt, api);
             lists.appendId(0, 0, 0, 1); // block (0, 0, 0) and its upper cell, from the root
             for (int nth = 1; nth <= 2; nth++) { // the block's cell, then its list's first chunk
-                int refused = nth;
-                long before = stamp(rt);
-                refuse(rt, failure, n -> n == refused);
-                assertThatThrownBy(() -> lists.appendId(1, 2, 3, 7)).satisfiesAnyOf(
-                        e -> assertThat(e).isInstanceOf(MemoryCapExceededException.class),
-                        e -> assertThat(e).hasMessageContaining("injected allocator fault"));
-                rt.generic().internalTree().probeAllocations(null);
-                assertThat(stamp(rt)).isEqualTo(before);
+                refusedAtAllocation(rt, failure, nth, () -> lists.appendId(1, 2, 3, 7));
                 assertThat(cellsInUse(rt, lower)).isEqualTo(1);
                 assertThat(chunksInUse(rt, list)).isEqualTo(1);
                 assertThat(rt.generic().isActive(lower, 1, 2, 3)).isFalse();
@@ -211,14 +234,7 @@ class NewListChunkAppendTest {
             }
             // Element 16 needs the directory's top block, its first leaf block and a chunk.
             for (int nth = 1; nth <= 3; nth++) {
-                int refused = nth;
-                long before = stamp(rt);
-                refuse(rt, failure, n -> n == refused);
-                assertThatThrownBy(() -> lists.appendId(1, 2, 3, 99)).satisfiesAnyOf(
-                        e -> assertThat(e).isInstanceOf(MemoryCapExceededException.class),
-                        e -> assertThat(e).hasMessageContaining("injected allocator fault"));
-                rt.generic().internalTree().probeAllocations(null);
-                assertThat(stamp(rt)).isEqualTo(before);
+                refusedAtAllocation(rt, failure, nth, () -> lists.appendId(1, 2, 3, 99));
                 assertThat(rt.generic().length(list, 1, 2, 3)).isEqualTo(16);
                 assertThat(chunksInUse(rt, list)).isEqualTo(3);
                 assertThat(directoryBlocksInUse(rt, list)).isZero();
