@@ -164,9 +164,13 @@ public final class NodeManager implements AutoCloseable {
      * when {@code indexSpace > 0} and the pool's allocator has regions: room for
      * {@link #REGION_CELLS_PER_INDEX} times the {@code indexSpace} cells that can be active at once
      * (cells recycled and not yet collected take room too), and at least {@link #REGION_MIN_BYTES}
-     * of address space (never more than {@link #MAX_CELLS} cells), unless that is more than
-     * {@link #REGION_LIMIT_BYTES}, in which case the cells live in chunks of their own as without a
-     * region. In a region, cell {@code i} is at byte {@code i * cellStride()} of {@link #region()}.
+     * of address space (never more than {@link #MAX_CELLS} cells). Where that is more than
+     * {@link #REGION_LIMIT_BYTES} (a hash node's children, a dynamic node's chunks, a pointer
+     * node of a vast index space), the region is {@link #REGION_LIMIT_BYTES} when the pool's cap is
+     * at most that (every part of a region handed out counts against the cap before it is used,
+     * so the cap refuses before the region is full), and the cells live in chunks of their own,
+     * as without a region, when the cap is larger. In a region, cell {@code i} is at byte
+     * {@code i * cellStride()} of {@link #region()}.
      */
     public NodeManager(MemoryPool pool, String ownerName, long cellSize, long cellAlignment, int cacheBatch,
                        long indexSpace) {
@@ -204,10 +208,30 @@ public final class NodeManager implements AutoCloseable {
         cells = Math.min(MAX_CELLS, Math.max(cells, REGION_MIN_BYTES / geometry.elementStride()));
         long bytes = geometry.bytesOfChunks(geometry.chunksFor(cells));
         if (bytes > REGION_LIMIT_BYTES) {
-            return null;
+            if (pool.capBytes() > REGION_LIMIT_BYTES) {
+                return null; // the cap would let the cells outgrow the largest region
+            }
+            // More cells can be active than the largest region holds, but every part of a region
+            // handed out counts against the cap first, so the cap refuses before the region is full.
+            bytes = geometry.bytesOfChunks(chunksWithin(geometry, geometry.chunksFor(cells), REGION_LIMIT_BYTES));
         }
         // One cell more: the zero cell after the chunks (ListManager#zeroElementOffset).
         return pool.reserveRegion(owner, bytes + geometry.elementStride());
+    }
+
+    /** The most chunks, of at most {@code chunks}, whose bytes fit in {@code limit}. */
+    private static int chunksWithin(ChunkGeometry geometry, int chunks, long limit) {
+        int low = 0; // fits
+        int high = chunks; // does not fit
+        while (high - low > 1) {
+            int middle = (low + high) >>> 1;
+            if (geometry.bytesOfChunks(middle) <= limit) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        return low;
     }
 
     /**

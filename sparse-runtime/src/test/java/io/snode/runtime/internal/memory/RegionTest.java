@@ -146,6 +146,38 @@ class RegionTest {
         }
     }
 
+    /**
+     * A manager whose cells could outgrow the largest region (a dynamic node's chunks, a hash
+     * node's children: 2^40 cells here) gets a region of {@link NodeManager#REGION_LIMIT_BYTES}
+     * where the pool's cap is at most that, and the cap refuses a cell before the region is full;
+     * under a larger cap its cells live in chunks of their own, as before.
+     */
+    @Test
+    void aVastIndexSpaceGetsTheLargestRegionWhereTheCapCannotFillIt() {
+        long vast = 1L << 40;
+        try (MemoryPool pool = new MemoryPool(MemoryAllocator.regionsWherePossible(), 16L << 20);
+             NodeManager cells = new NodeManager(pool, "chunks", 256, 8, -1, vast)) {
+            assertThat(cells.region()).as("a region under a 16 MiB cap").isNotNull();
+            assertThat(cells.region().byteSize()).isLessThanOrEqualTo(NodeManager.REGION_LIMIT_BYTES + (2L << 20))
+                    .isGreaterThan(NodeManager.REGION_LIMIT_BYTES / 2);
+            long taken = 0;
+            assertThatThrownBy(() -> {
+                while (true) {
+                    int cell = cells.allocate();
+                    assertThat(cells.cellOffset(cell)).isLessThan(cells.zeroCellOffset());
+                }
+            }).isInstanceOf(MemoryCapExceededException.class);
+            taken = cells.metrics().cellsInUse();
+            assertThat(taken * 256).as("the cap, not the region, ended the growth")
+                    .isGreaterThan(8L << 20).isLessThanOrEqualTo(16L << 20);
+        }
+        try (MemoryPool pool = new MemoryPool(MemoryAllocator.regionsWherePossible(), MemoryPool.UNLIMITED);
+             NodeManager cells = new NodeManager(pool, "chunks", 256, 8, -1, vast)) {
+            assertThat(cells.region()).as("in chunks under no cap").isNull();
+            assertThat(cells.allocate()).isZero();
+        }
+    }
+
     @Test
     void aGrowthTheCapOrACommitFaultRefusesChangesNothing() {
         FaultAtCommit allocator = new FaultAtCommit();
