@@ -191,6 +191,51 @@ class BulkAppendTest {
         }
     }
 
+    /**
+     * A bulk append to new lists whose parent step is a pointer makes each list's block with its
+     * first chunk itself ({@code NodeTree.locateOrActivateListBlock}) and allocates nothing on the
+     * Java heap per list: {@code appendAll} of two elements to each of 4,096 new lists allocates
+     * what the same call to the same, existing lists allocates (its grouping's arrays), within 16
+     * bytes a list, after two passes that compiled the code and filled the free lists. Each new
+     * list took the runtime's append before (an {@code Activation} with its {@code Reservation}).
+     */
+    @Test
+    void aBulkAppendMakesNewListsBlocksWithNothingAllocatedPerList() {
+        Layout layout = Layout.parse("pointer(ij,64).dynamic(l,1024,8).place(i32 v)");
+        int lists = 4096;
+        int[][] coordinates = new int[2][2 * lists];
+        int[] values = new int[2 * lists];
+        for (int n = 0; n < 2 * lists; n++) {
+            coordinates[0][n] = (n % lists) >> 6;
+            coordinates[1][n] = (n % lists) & 63;
+            values[n] = n;
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            long fresh = 0;
+            long existing = 0;
+            for (int pass = 0; pass < 3; pass++) {
+                rt.deactivateAll(layout.root());
+                rt.gc();
+                long before = threads.getCurrentThreadAllocatedBytes();
+                assertThat(Bulk.appendAll(rt, "v", coordinates, values)).isEqualTo(values.length);
+                fresh = threads.getCurrentThreadAllocatedBytes() - before;
+                before = threads.getCurrentThreadAllocatedBytes();
+                assertThat(Bulk.appendAll(rt, "v", coordinates, values)).isEqualTo(values.length);
+                existing = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            SNode list = layout.snode(2);
+            assertThat(rt.memoryStats().of(layout.snode(1)).cells().cellsInUse()).isEqualTo(lists);
+            assertThat(rt.memoryStats().of(list).cells().cellsInUse()).isEqualTo(lists);
+            assertThat(rt.generic().length(list, 63, 63)).isEqualTo(4);
+            assertThat(rt.generic().getInt("v", 63, 63, 1)).isEqualTo(2 * lists - 1);
+            assertThat(rt.generic().getInt("v", 63, 63, 3)).isEqualTo(2 * lists - 1);
+            assertThat(fresh - existing).as("bytes for 4,096 new lists beyond the same call to existing ones")
+                    .isLessThan(lists * 16L);
+        }
+    }
+
     @Test
     void badArgumentsAreRefusedBeforeAnythingIsAppended() {
         Layout layout = Layout.parse("pointer(ij,8).dynamic(l,100,8).place(i32 v, f32 w)");

@@ -14,20 +14,23 @@ import java.util.Objects;
  * appends in order would, taking the indices a chunk at a time: where the list exists and its
  * next element's chunk too, one compare-and-set on the length takes every index up to the end of
  * that chunk ({@link DynamicUnit#tryAppendRun}), and the values are copied into the chunk in one
- * piece (or one per element when the element holds other fields). A missing chunk of an
- * existing list is published first ({@link NodeTree#publishNextChunk}: allocated, then published
- * under the header lock, with nothing allocated on the Java heap), then the runs go on; anything
- * else (an inactive path, a full or retired list) goes to the runtime's append for one element
+ * piece (or one per element when the element holds other fields). A new list whose parent step
+ * is a pointer gets its block, with a first chunk, at once ({@link
+ * NodeTree#locateOrActivateListBlock}), and a missing chunk of an existing list is published
+ * first ({@link NodeTree#publishNextChunk}: allocated, then published under the header lock),
+ * both with nothing allocated on the Java heap; then the runs go on. Anything else (a level
+ * further up inactive, a full or retired list) goes to the runtime's append for one element
  * ({@link NodeTree#append}: the activation protocol).
  *
  * <p><b>Shared state and failure.</b> This publishes only what single appends publish: a run's
  * indices appear with one compare-and-set of the length after their chunk exists, so a reader
  * that sees the new length finds the chunk of every index below it (the values are stored after,
  * as a single append stores its one; other threads' appends to the same list take indices before,
- * between or after the runs). When the next chunk's allocation or the runtime's append refuses
- * an element (the list is full, the memory cap, an allocator fault) it has published nothing of
- * its own (a chunk published for the next element that other appends then filled was theirs to
- * need), and this stops there:
+ * between or after the runs). When the new block's or the next chunk's allocation or the
+ * runtime's append refuses an element (the list is full, the memory cap, an allocator fault) it
+ * has published nothing of its own (a chunk published for the next element that other appends
+ * then filled was theirs to need; a new block appears only with its first chunk, which the next
+ * run fills unless other appends did), and this stops there:
  * every element before it is appended, it and the ones after are not, and
  * {@link #refusal()} holds the exception. Nothing is taken back. A deactivation that empties the
  * list while a run is stored makes the run's values go with the list, as a single append's
@@ -84,8 +87,13 @@ public final class ListAppend {
         MemorySegment headerSegment = null;
         long headerOffset = 0;
         while (n < to) {
-            if (!header && structure.locateContainer(list, element, location)) {
-                header = true;
+            if (!header) {
+                try {
+                    header = structure.locateOrActivateListBlock(list, element, location);
+                } catch (RuntimeException refused) {
+                    refusal = refused;
+                    return n - from;
+                }
                 headerSegment = location.segment;
                 headerOffset = location.offset;
             }

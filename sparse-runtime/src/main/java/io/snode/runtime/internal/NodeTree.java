@@ -418,6 +418,41 @@ public final class NodeTree {
     }
 
     /**
+     * Moves {@code location} to the header of {@code list}'s list at {@code coordinates} (an
+     * element's coordinates; its index is ignored) as {@link #locateContainer} does, and where the
+     * list's parent step is a pointer whose word there is {@link PointerWord#NULL} (every level
+     * above it active), makes that block first with {@link #activateListBlock}: the block appears
+     * with the list's first chunk, its length 0, with nothing allocated on the Java heap (the
+     * memory cap or an allocator fault throw before anything is published). The caller then
+     * appends as to any existing list.
+     *
+     * @return false, with nothing published, when a level further up is inactive or the word is
+     *         busy or retired: the caller goes to the protocol ({@link #append})
+     */
+    public boolean locateOrActivateListBlock(SNode list, int[] coordinates, Location location) {
+        PathStep[] steps = pathSteps[list.id()];
+        int block = steps.length - 2;
+        if (block < 0 || steps[block].node().kind() != NodeKind.POINTER) {
+            return locateContainer(list, coordinates, location);
+        }
+        if (!walk(list.id(), block, coordinates, location)) {
+            return false;
+        }
+        SNode pointer = steps[block].node().snode();
+        long wordOffset = location.offset + steps[block].containerOffset()
+                + PointerWord.wordOffset(steps[block].cellIndex(coordinates));
+        long headerOffset = steps[block + 1].containerOffset();
+        long word = activateListBlock(pointer, list, location.segment, wordOffset, headerOffset);
+        if (!PointerWord.isActive(word)) {
+            return false;
+        }
+        CheckedCells manager = cells[pointer.id()];
+        long cell = PointerWord.cellIndex(word);
+        location.set(manager.segment(cell), manager.offset(cell) + headerOffset);
+        return true;
+    }
+
+    /**
      * Moves {@code location} to the cell of {@code target}'s parent that holds the container
      * of {@code target}, without activating anything.
      */
