@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
+import io.snode.codegen.testing.HeapAllocations;
 import io.snode.runtime.DynamicListFullException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -82,11 +83,6 @@ class NewListChunkAppendTest {
         });
     }
 
-    /** Code of a test that may throw anything (method handles do). */
-    private interface Step {
-        void run() throws Throwable;
-    }
-
     /** Append {@code n} (0 to 19) to list {@code b} (0 to 511). */
     private interface AppendStep {
         void append(int n, int b) throws Throwable;
@@ -98,23 +94,15 @@ class NewListChunkAppendTest {
      * bytes the thread allocated on the Java heap during the last pass's appends, after two passes
      * compiled the code and filled the free lists.
      */
-    private static long allocatedInLastOfThreePasses(SNodeRuntime rt, Step upper, AppendStep append) throws Throwable {
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        long allocated = 0;
-        for (int pass = 0; pass < 3; pass++) {
-            rt.deactivateAll(rt.layout().root());
-            rt.gc();
-            upper.run();
-            long before = threads.getCurrentThreadAllocatedBytes();
+    private static long allocatedInLastOfThreePasses(SNodeRuntime rt, HeapAllocations.Step upper, AppendStep append)
+            throws Throwable {
+        return HeapAllocations.inLastOfThreePasses(rt, upper, () -> {
             for (int n = 0; n < 20; n++) {
                 for (int b = 0; b < 512; b++) {
                     append.append(n, b);
                 }
             }
-            allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        }
-        return allocated;
+        });
     }
 
     /**

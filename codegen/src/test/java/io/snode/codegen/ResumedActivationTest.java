@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
+import io.snode.codegen.testing.HeapAllocations;
 import java.lang.classfile.Attributes;
 import java.lang.classfile.ClassFile;
 import java.util.ArrayList;
@@ -253,7 +254,7 @@ class ResumedActivationTest {
         Layout layout = Layout.parse("pointer(ijk,16).pointer(ijk,16)." + kind + "(ijk,8).place(f32 phi)");
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             Phi phi = phi(rt, api);
-            long allocated = allocatedInLastOfThreePasses(rt, () -> phi.phi(127, 127, 127, 1f), () -> {
+            long allocated = HeapAllocations.inLastOfThreePasses(rt, () -> phi.phi(127, 127, 127, 1f), () -> {
                 for (int b = 0; b < 4096; b++) {
                     phi.phi((b >> 8) * 8, ((b >> 4) & 15) * 8 + 1, (b & 15) * 8 + 2, b);
                 }
@@ -262,32 +263,6 @@ class ResumedActivationTest {
             assertThat(phi.phi(15 * 8, 15 * 8 + 1, 15 * 8 + 2)).isEqualTo(4095f);
             assertThat(allocated).as("bytes allocated for 4096 new blocks").isLessThan(4096);
         }
-    }
-
-    /** Code of a test that may throw anything (method handles do). */
-    private interface Step {
-        void run() throws Throwable;
-    }
-
-    /**
-     * Three passes, each over an emptied and collected runtime: {@code upper} (untimed: the upper
-     * cell, from the root), then {@code blocks}; returns the bytes the thread allocated on the Java
-     * heap during the last pass's {@code blocks}, after two passes compiled the code and filled
-     * the free lists.
-     */
-    private static long allocatedInLastOfThreePasses(SNodeRuntime rt, Step upper, Step blocks) throws Throwable {
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        long allocated = 0;
-        for (int pass = 0; pass < 3; pass++) {
-            rt.deactivateAll(rt.layout().root());
-            rt.gc();
-            upper.run();
-            long before = threads.getCurrentThreadAllocatedBytes();
-            blocks.run();
-            allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        }
-        return allocated;
     }
 
     /**
@@ -303,7 +278,7 @@ class ResumedActivationTest {
             java.lang.invoke.MethodHandle leaf = rt.handle("activate_s3_" + kind);
             java.lang.invoke.MethodHandle block = rt.handle("activate_s2_pointer");
             SNode lower = layout.snode(2);
-            long allocated = allocatedInLastOfThreePasses(rt, () -> {
+            long allocated = HeapAllocations.inLastOfThreePasses(rt, () -> {
                 leaf.invokeExact(127, 127, 127); // a statement: invokeExact returns void here
             }, () -> {
                 for (int b = 0; b < 2048; b++) {

@@ -9,6 +9,7 @@ import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.testing.FailingAllocator;
+import io.snode.codegen.testing.HeapAllocations;
 import io.snode.runtime.DynamicListFullException;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.internal.memory.MemoryAllocator;
@@ -166,22 +167,14 @@ class BulkAppendTest {
      * with its {@code Reservation}): about 3 MB for the call.
      */
     @Test
-    void aBulkAppendMakesItsListsNewChunksWithNothingAllocatedPerChunk() {
+    void aBulkAppendMakesItsListsNewChunksWithNothingAllocatedPerChunk() throws Throwable {
         Layout layout = Layout.parse(layout(1 << 20, 8));
         int[] values = new int[80_000];
         Arrays.setAll(values, n -> n * 3);
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            long allocated = 0;
-            for (int pass = 0; pass < 3; pass++) {
-                rt.deactivateAll(layout.root());
-                rt.gc();
-                rt.generic().appendInt("v", -1, 5, 6); // the list, from the root
-                long before = threads.getCurrentThreadAllocatedBytes();
+            long allocated = HeapAllocations.inLastOfThreePasses(rt, () -> rt.generic().appendInt("v", -1, 5, 6), () -> {
                 assertThat(Bulk.append(rt, "v", new int[] {5, 6}, values)).isEqualTo(values.length);
-                allocated = threads.getCurrentThreadAllocatedBytes() - before;
-            }
+            });
             SNode list = layout.snode(2);
             assertThat(rt.generic().length(list, 5, 6)).isEqualTo(values.length + 1);
             assertThat(rt.generic().getInt("v", 5, 6, 0)).isEqualTo(-1);
@@ -200,7 +193,7 @@ class BulkAppendTest {
      * list took the runtime's append before (an {@code Activation} with its {@code Reservation}).
      */
     @Test
-    void aBulkAppendMakesNewListsBlocksWithNothingAllocatedPerList() {
+    void aBulkAppendMakesNewListsBlocksWithNothingAllocatedPerList() throws Throwable {
         Layout layout = Layout.parse("pointer(ij,64).dynamic(l,1024,8).place(i32 v)");
         int lists = 4096;
         int[][] coordinates = new int[2][2 * lists];
@@ -210,20 +203,16 @@ class BulkAppendTest {
             coordinates[1][n] = (n % lists) & 63;
             values[n] = n;
         }
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            HeapAllocations.Step appendAll = () -> assertThat(Bulk.appendAll(rt, "v", coordinates, values))
+                    .isEqualTo(values.length);
             long fresh = 0;
             long existing = 0;
             for (int pass = 0; pass < 3; pass++) {
                 rt.deactivateAll(layout.root());
                 rt.gc();
-                long before = threads.getCurrentThreadAllocatedBytes();
-                assertThat(Bulk.appendAll(rt, "v", coordinates, values)).isEqualTo(values.length);
-                fresh = threads.getCurrentThreadAllocatedBytes() - before;
-                before = threads.getCurrentThreadAllocatedBytes();
-                assertThat(Bulk.appendAll(rt, "v", coordinates, values)).isEqualTo(values.length);
-                existing = threads.getCurrentThreadAllocatedBytes() - before;
+                fresh = HeapAllocations.allocatedBy(appendAll);
+                existing = HeapAllocations.allocatedBy(appendAll);
             }
             SNode list = layout.snode(2);
             assertThat(rt.memoryStats().of(layout.snode(1)).cells().cellsInUse()).isEqualTo(lists);
