@@ -635,20 +635,7 @@ public final class NodeTree {
      * word again.
      */
     public long activatePointer(SNode pointer, MemorySegment segment, long wordOffset) {
-        long word = Atomics.getAcquire(segment, wordOffset);
-        if (word != PointerWord.NULL) {
-            return word;
-        }
-        CheckedCells manager = cells[pointer.id()];
-        long cell = allocate(pointer, manager);
-        long published = PointerWord.encode(cell);
-        long witness = Atomics.compareAndExchange(segment, wordOffset, PointerWord.NULL, published);
-        if (witness == PointerWord.NULL) {
-            countActivation();
-            return published;
-        }
-        manager.unallocate(cell); // nothing was stored in it
-        return witness;
+        return publishNewCell(pointer, null, segment, wordOffset, 0);
     }
 
     /**
@@ -764,31 +751,44 @@ public final class NodeTree {
      */
     public long activateListBlock(SNode pointer, SNode list, MemorySegment segment, long wordOffset,
                                   long headerOffset) {
+        return publishNewCell(pointer, list, segment, wordOffset, headerOffset);
+    }
+
+    /**
+     * {@link #activatePointer} ({@code list} null) and {@link #activateListBlock}: where the word
+     * is {@link PointerWord#NULL}, a new cell of {@code pointer} (with {@code list}, a chunk for
+     * its list built in at {@code headerOffset}), published with one compare-and-exchange; else,
+     * or when the exchange loses, the word found, with every cell taken here handed back.
+     */
+    private long publishNewCell(SNode pointer, SNode list, MemorySegment segment, long wordOffset, long headerOffset) {
         long word = Atomics.getAcquire(segment, wordOffset);
         if (word != PointerWord.NULL) {
             return word;
         }
         CheckedCells manager = cells[pointer.id()];
-        CheckedCells chunks = ((DynamicUnit) units.unit(list)).chunks();
-        long block = allocate(pointer, manager);
-        long chunk;
-        try {
-            chunk = allocate(list, chunks);
-        } catch (RuntimeException | Error e) {
-            manager.unallocate(block);
-            throw e;
+        CheckedCells chunks = list == null ? null : ((DynamicUnit) units.unit(list)).chunks();
+        long cell = allocate(pointer, manager);
+        long chunk = -1;
+        if (chunks != null) {
+            try {
+                chunk = allocate(list, chunks);
+            } catch (RuntimeException | Error e) {
+                manager.unallocate(cell);
+                throw e;
+            }
+            Atomics.setRelease(manager.segment(cell), manager.offset(cell) + headerOffset
+                    + DynamicHeader.inlineChunkOffset(0), PointerWord.encode(chunk));
         }
-        MemorySegment blockSegment = manager.segment(block);
-        long reference = manager.offset(block) + headerOffset + DynamicHeader.inlineChunkOffset(0);
-        Atomics.setRelease(blockSegment, reference, PointerWord.encode(chunk));
-        long published = PointerWord.encode(block);
+        long published = PointerWord.encode(cell);
         long witness = Atomics.compareAndExchange(segment, wordOffset, PointerWord.NULL, published);
         if (witness == PointerWord.NULL) {
             countActivation();
             return published;
         }
-        chunks.unallocate(chunk); // unallocate zeroes each cell, the reference built in the block included
-        manager.unallocate(block);
+        if (chunk >= 0) {
+            chunks.unallocate(chunk);
+        }
+        manager.unallocate(cell); // unallocate zeroes it, the chunk reference built in included
         return witness;
     }
 

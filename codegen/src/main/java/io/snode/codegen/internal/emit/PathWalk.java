@@ -138,15 +138,24 @@ public final class PathWalk {
      * allocating nothing on the Java heap, and returns the word published or found);
      * {@code if (word <= 0) goto inactive}; then the walk enters the word's cell, as
      * {@link #walk} does at an active word. {@code target} is the path's last SNode (for the cell
-     * index, as {@link #walk} computes it).
+     * index, as {@link #walk} computes it). With {@code list} (the step of a list whose parent is
+     * this pointer), the call is {@code GeneratedCalls.activateListBlock(STRUCTURE,
+     * SNODE_<pointer>, SNODE_<list>, segment, <the word's offset>, <the list header's offset in
+     * the block>)}, whose new block holds the list's first chunk.
      */
-    private void activatePointer(int level, PathStep step, SNode target, Label inactive) {
+    private void activatePointer(int level, PathStep step, SNode target, Label inactive, PathStep list) {
         mv.markLevel(level + 1);
         storeCellIndex(step, target);
         owner.getConstant(mv, "STRUCTURE");
         owner.getConstant(mv, "SNODE_" + step.node().snode().id());
+        if (list != null) {
+            owner.getConstant(mv, "SNODE_" + list.node().snode().id());
+        }
         pointerWordAddress(step);
-        mv.invoke(RuntimeMethods.ACTIVATE_POINTER);
+        if (list != null) {
+            mv.pushLong(list.containerOffset());
+        }
+        mv.invoke(list != null ? RuntimeMethods.ACTIVATE_LIST_BLOCK : RuntimeMethods.ACTIVATE_POINTER);
         mv.visitVarInsn(LSTORE, word);
         jumpUnlessActiveWord(inactive);
         child(step.node());
@@ -177,7 +186,7 @@ public final class PathWalk {
             }
             mv.visitLabel(resumed);
         }
-        activatePointer(step, steps.get(step), steps.getLast().node().snode(), inactive);
+        activatePointer(step, steps.get(step), steps.getLast().node().snode(), inactive, null);
         walkToWrite(steps, step + 1, steps.size(), inactive);
         atCell.run();
         return true;
@@ -197,11 +206,9 @@ public final class PathWalk {
     public void walkToAppend(List<PathStep> path, Label inactive, Runnable atList) {
         int list = path.size() - 1;
         int block = list - 1;
-        boolean newBlocks = block >= 0 && path.get(block).node().kind() == NodeKind.POINTER;
         Label resumed = new Label();
-        if (newBlocks) {
-            resumeStep = block;
-            resume = resumed;
+        if (block >= 0 && path.get(block).node().kind() == NodeKind.POINTER) {
+            resumeFrom(path.subList(0, list), resumed); // the list's parent pointer is the parent path's last step
         }
         walk(path, 0, list, inactive, false);
         Label inList = new Label();
@@ -212,18 +219,7 @@ public final class PathWalk {
             return;
         }
         mv.visitLabel(resumed);
-        PathStep step = path.get(block);
-        mv.markLevel(block + 1);
-        storeCellIndex(step, path.getLast().node().snode());
-        owner.getConstant(mv, "STRUCTURE");
-        owner.getConstant(mv, "SNODE_" + step.node().snode().id());
-        owner.getConstant(mv, "SNODE_" + path.get(list).node().snode().id());
-        pointerWordAddress(step);
-        mv.pushLong(path.get(list).containerOffset());
-        mv.invoke(RuntimeMethods.ACTIVATE_LIST_BLOCK);
-        mv.visitVarInsn(LSTORE, word);
-        jumpUnlessActiveWord(inactive);
-        child(step.node());
+        activatePointer(block, path.get(block), path.getLast().node().snode(), inactive, path.get(list));
         mv.visitJumpInsn(GOTO, inList);
     }
 
