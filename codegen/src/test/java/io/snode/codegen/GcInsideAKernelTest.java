@@ -6,6 +6,7 @@ import io.snode.api.Layout;
 import io.snode.codegen.kernel.Kernel1;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -19,7 +20,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * IllegalStateException as at parallelism 1 instead of waiting for the launch it is part of.
  */
 class GcInsideAKernelTest {
-    /** 64 blocks of 4096 cells: 8 ranges of 32,768 cells, so every worker gets some. */
+    /**
+     * 64 blocks of 4096 cells: 8 ranges of 32,768 cells. The launching thread runs ranges too;
+     * at parallelism above 1 its kernel waits (bounded) for a call from a worker of the pool, so
+     * that both kinds of thread meet gc() in every run.
+     */
     static final Layout L = Layout.parse("pointer(i,64).dense(i,4096).place(f32 x)");
     private static final long TIMEOUT_S = 20;
 
@@ -41,6 +46,7 @@ class GcInsideAKernelTest {
         Set<String> otherOutcomes = ConcurrentHashMap.newKeySet();
         AtomicLong calls = new AtomicLong();
         AtomicBoolean onAWorker = new AtomicBoolean();
+        CountDownLatch workerCalled = new CountDownLatch(1);
         AtomicReference<Throwable> launchFailure = new AtomicReference<>();
         Thread launcher = new Thread(() -> {
             try {
@@ -51,6 +57,13 @@ class GcInsideAKernelTest {
                     calls.incrementAndGet();
                     if (Thread.currentThread() instanceof ForkJoinWorkerThread) {
                         onAWorker.set(true);
+                        workerCalled.countDown();
+                    } else if (threads > 1) {
+                        try {
+                            workerCalled.await(TIMEOUT_S / 2, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
                     }
                     try {
                         rt.gc();

@@ -113,16 +113,17 @@ class HashLayoutTest {
         }
     }
 
-    private static final ThreadLocal<Phi> CACHED = new ThreadLocal<>();
+    /** Each kernel thread's accessor and the runtime it belongs to (the launching thread runs kernels too, in every run). */
+    private static final ThreadLocal<Map.Entry<SNodeRuntime, Phi>> CACHED = new ThreadLocal<>();
 
-    /** One caching accessor per kernel thread (an accessor is not thread-safe). */
+    /** One caching accessor per kernel thread and runtime (an accessor is not thread-safe, and dies with its runtime). */
     private static Phi cached(SNodeRuntime rt) {
-        Phi phi = CACHED.get();
-        if (phi == null) {
-            phi = rt.accessor(Phi.class);
-            CACHED.set(phi);
+        Map.Entry<SNodeRuntime, Phi> entry = CACHED.get();
+        if (entry == null || entry.getKey() != rt) {
+            entry = Map.entry(rt, rt.accessor(Phi.class));
+            CACHED.set(entry);
         }
-        return phi;
+        return entry.getValue();
     }
 
     /** The fields on a hash node itself: its blocks in struct-for are its active cells, each with its coordinates. */

@@ -68,6 +68,8 @@ public class W3IterateBenchmark {
     private ActiveSet kept;
     private SNode leaf;
     private long expectedCount;
+    /** The shell's 8^3 blocks (WORKLOADS.md's W6 counts the same blocks). */
+    private long expectedBlocks;
     private float[] flat;
     private java.lang.foreign.Arena arena;
     private MemorySegment flatSegment;
@@ -87,6 +89,7 @@ public class W3IterateBenchmark {
         leaf = chosen.snode(3);
         kept = runtime.activeSet(leaf);
         expectedCount = layout.equals("L1") ? 512L * 56_628 : band.size();
+        expectedBlocks = 56_628;
         long blocks = runtime.memoryStats().of(chosen.snode(2)).cells().cellsInUse();
         flat = new float[(int) (blocks * 512)];
         for (int n = 0; n < flat.length; n++) {
@@ -126,6 +129,15 @@ public class W3IterateBenchmark {
             if (w3.runtime.generic().deactivate(w3.leaf.parent(), w3.idle)) {
                 throw new IllegalStateException("the idle cell was active");
             }
+        }
+    }
+
+    /** A collection before each invocation (it also makes the next launch walk), as a program that collects between steps. */
+    @State(Scope.Thread)
+    public static class Collected {
+        @Setup(Level.Invocation)
+        public void collect(W3IterateBenchmark w3) {
+            w3.runtime.gc();
         }
     }
 
@@ -213,6 +225,33 @@ public class W3IterateBenchmark {
     public double blockWalked(Change change) {
         BlockSum total = runtime.reduceBlocks(leaf, BlockSum::new, BlockSum::accumulate, BlockSum::merge);
         return check(total.count(), total.sum());
+    }
+
+    /**
+     * A short launch after a change ({@link Change}, untimed): the walk, then a reduction that
+     * only counts the blocks, so the launch is the walk and the hand-overs between the threads
+     * that run it (what a launch over a small active set, or a kernel that does little, pays).
+     */
+    @Benchmark
+    public long countWalked(Change change) {
+        return countBlocks();
+    }
+
+    /** {@link #countWalked} after a collection ({@link Collected}, untimed): the collector's threads ran last. */
+    @Benchmark
+    public long countCollected(Collected collected) {
+        return countBlocks();
+    }
+
+    private long countBlocks() {
+        long[] blocks = runtime.reduceBlocks(leaf, () -> new long[1], (count, block) -> count[0]++, (a, b) -> {
+            a[0] += b[0];
+            return a;
+        });
+        if (blocks[0] != expectedBlocks) {
+            throw new IllegalStateException("blocks=" + blocks[0] + ", expected " + expectedBlocks);
+        }
+        return blocks[0];
     }
 
     /**

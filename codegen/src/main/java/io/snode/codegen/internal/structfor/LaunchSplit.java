@@ -2,10 +2,10 @@ package io.snode.codegen.internal.structfor;
 
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.internal.NodeTree;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RecursiveTask;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BinaryOperator;
 import java.util.function.Supplier;
@@ -14,19 +14,32 @@ import java.util.function.Supplier;
  * How every launch over a snapshot is cut into ranges of blocks and run: the blocks are split in
  * halves (by active cells, {@link ActiveBlocks#weightPrefix()}) until a range holds about
  * {@link #GRAIN_CELLS} active cells (more in launches of over {@link #MAX_RANGES} times that) or
- * one block, so tiny and huge active sets both balance; the ranges run on a fork/join pool, or
- * on the calling thread when the parallelism is 1. The split depends only on the snapshot, never
- * on the parallelism, and partial results are combined in the same tree in both modes, so a
- * reduction (a block reducer's or {@link Reductions}') adds the same numbers in the same order
- * whatever the parallelism. The first exception stops the launch: ranges that have not started
- * are skipped, and the caller gets it. After {@link #beginClose()} ranges that have not started
- * are skipped too.
+ * one block, so tiny and huge active sets both balance. The calling thread runs the ranges, one
+ * after another in block order when the parallelism is 1; above that, up to parallelism - 1
+ * helpers on a fork/join pool of as many threads claim ranges beside it, one at a time, so work
+ * starts at once on the calling thread and a helper that wakes late only takes what is left
+ * (the whole launch is never handed to the pool while the caller sleeps until a worker wakes),
+ * as in the split walk and the collector. The split depends only on the snapshot, never on the
+ * parallelism, and the calling thread combines the ranges' partial results in the tree of the
+ * split in every mode, so a reduction (a block reducer's or {@link Reductions}') adds the same numbers in the same
+ * order whatever the parallelism and whichever thread ran which range. The first exception stops
+ * the launch: ranges not claimed yet are skipped, the caller waits for the ranges running and
+ * gets it. After {@link #beginClose()} ranges not claimed yet are skipped too.
  *
- * <p>Every task marks the thread that runs it, for as long as it runs: as working for an active
- * launch in the phase lock ({@link PhaseLock#enterTask()}: a collection requested there throws,
- * a nested launch enters at once), and with the deactivation counter of the thread that started
- * the launch ({@link NodeTree#swapDeactivationCounter}), so that the launch counts the
- * deactivations of its own kernels on whichever worker they run, and no other thread's.
+ * <p>Every thread marks the work it does for a launch, for as long as it does it: as working for
+ * an active launch in the phase lock ({@link PhaseLock#enterTask()}: a collection requested
+ * there throws, a nested launch enters at once), and with the deactivation counter of the thread
+ * that started the launch ({@link NodeTree#swapDeactivationCounter}), so that the launch counts
+ * the deactivations of its own kernels on whichever thread they run, and no other thread's. The
+ * calling thread is marked from its first range to the end of the combination; a helper around
+ * each range it claimed, and never before a claim: a helper that starts after the last range was
+ * claimed (its launch may be over) touches nothing and leaves.
+ *
+ * <p><b>Shared state and failure.</b> A range's accumulator is written by the one thread that
+ * claimed the range and read by the calling thread after the range counted down the launch's
+ * latch, whose await orders it before the combination. A kernel, identity or combiner that
+ * throws, or a mark the phase lock refuses, fails the launch as above; nothing of the launch is
+ * published besides what its kernels wrote themselves.
  */
 public final class LaunchSplit implements AutoCloseable {
     /**
@@ -62,14 +75,17 @@ public final class LaunchSplit implements AutoCloseable {
         this.structure = structure;
         this.phases = phases;
         this.parallelism = parallelism;
-        this.pool = parallelism == 1 ? null : new ForkJoinPool(parallelism);
+        this.pool = parallelism == 1 ? null : new ForkJoinPool(parallelism - 1);
     }
 
     public int parallelism() {
         return parallelism;
     }
 
-    /** The fork/join pool of parallel launches, or null when the parallelism is 1. */
+    /**
+     * The fork/join pool of parallel launches (parallelism - 1 threads: the calling thread is the
+     * last), or null when the parallelism is 1.
+     */
     public ForkJoinPool pool() {
         return pool;
     }
@@ -84,13 +100,15 @@ public final class LaunchSplit implements AutoCloseable {
             return identity.get();
         }
         long[] prefix = blocks.weightPrefix();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         long grain = Math.max(GRAIN_CELLS, prefix[blocks.size()] / MAX_RANGES);
         // The launching thread's counter: the tasks count their kernels' deactivations there.
         LongAdder deactivations = structure.deactivationCounter();
-        Split<A> all = new Split<>(prefix, grain, 0, blocks.size(), identity, range, combiner, failure, deactivations);
-        A result = pool == null ? all.compute() : pool.invoke(all);
-        rethrow(failure.get(), "a struct-for driver threw a checked exception");
+        Launch<A> launch = new Launch<>(prefix, grain, blocks.size(), identity, range, combiner, deactivations);
+        if (pool != null) {
+            launch.claims.help(pool, Math.min(parallelism, launch.ranges()) - 1, launch::runMarked);
+        }
+        A result = launch.runAndCombine();
+        rethrow(launch.claims.failure(), "a struct-for driver threw a checked exception");
         return result;
     }
 
@@ -127,45 +145,88 @@ public final class LaunchSplit implements AutoCloseable {
     }
 
     /**
-     * Blocks [from, to), split at the middle of their active cells until small enough; the same
-     * split runs on the pool (forked) and on the calling thread (in order).
+     * One launch's ranges: blocks split at the middle of their active cells until a range is
+     * small enough ({@link #bounds}), each range run by whichever thread claims it first
+     * ({@link Claims}: the calling thread and up to parallelism - 1 helpers), then the ranges'
+     * accumulators combined on the calling thread in the tree of the split ({@link #combine}):
+     * the same ranges, and the same combinations in the same order, at every parallelism.
      */
-    private final class Split<A> extends RecursiveTask<A> {
+    private final class Launch<A> {
         private final long[] prefix;
         private final long grain;
-        private final int from;
-        private final int to;
         private final Supplier<A> identity;
         private final Range<A> range;
         private final BinaryOperator<A> combiner;
-        private final AtomicReference<Throwable> failure;
         private final LongAdder deactivations;
+        /** Range {@code r} is blocks {@code [bounds[r], bounds[r + 1])}. */
+        private final int[] bounds;
+        /** Range {@code r}'s accumulator once it ran; null where it was skipped. */
+        private final Object[] accumulators;
+        final Claims claims;
+        /** The next range {@link #combine} takes, in block order. */
+        private int combined;
 
-        Split(long[] prefix, long grain, int from, int to, Supplier<A> identity, Range<A> range, BinaryOperator<A> combiner,
-              AtomicReference<Throwable> failure, LongAdder deactivations) {
+        Launch(long[] prefix, long grain, int blocks, Supplier<A> identity, Range<A> range, BinaryOperator<A> combiner,
+               LongAdder deactivations) {
             this.prefix = prefix;
             this.grain = grain;
-            this.from = from;
-            this.to = to;
             this.identity = identity;
             this.range = range;
             this.combiner = combiner;
-            this.failure = failure;
             this.deactivations = deactivations;
+            int[] found = new int[16];
+            int count = 0;
+            found[count++] = 0;
+            Deque<int[]> pending = new ArrayDeque<>();
+            pending.push(new int[] {0, blocks});
+            while (!pending.isEmpty()) {
+                int[] part = pending.pop();
+                int split = splitPoint(part[0], part[1]);
+                if (split < 0) {
+                    if (count == found.length) {
+                        found = Arrays.copyOf(found, count * 2);
+                    }
+                    found[count++] = part[1];
+                } else {
+                    pending.push(new int[] {split, part[1]});
+                    pending.push(new int[] {part[0], split});
+                }
+            }
+            this.bounds = Arrays.copyOf(found, count);
+            this.accumulators = new Object[count - 1];
+            this.claims = new Claims(count - 1);
+        }
+
+        int ranges() {
+            return accumulators.length;
         }
 
         /**
-         * Marks this thread as running a task of the launch (see the class comment), also while
-         * it helps other tasks in a join (they mark it again and restore the marks after).
+         * Where blocks [from, to) split: the first block boundary at or after the middle of
+         * their active cells, in (from, to); -1 when they are one range.
          */
-        @Override
-        protected A compute() {
+        private int splitPoint(int from, int to) {
+            if (to - from <= 1 || prefix[to] - prefix[from] <= grain) {
+                return -1;
+            }
+            long middle = (prefix[from] + prefix[to]) / 2;
+            int split = Arrays.binarySearch(prefix, from + 1, to, middle);
+            return Math.min(to - 1, Math.max(from + 1, split >= 0 ? split : -split - 1));
+        }
+
+        /**
+         * Range {@code r} on a helper, its thread marked as working for the launch (see the class
+         * comment) around the range only, never before the claim: the launch is active until
+         * every claimed range has ended, while a helper that starts after the last claim may
+         * find it over.
+         */
+        void runMarked(int r) throws Throwable {
             if (phases != null) {
                 phases.enterTask();
             }
             LongAdder outer = structure.swapDeactivationCounter(deactivations);
             try {
-                return split();
+                runRange(r);
             } finally {
                 structure.swapDeactivationCounter(outer);
                 if (phases != null) {
@@ -174,48 +235,57 @@ public final class LaunchSplit implements AutoCloseable {
             }
         }
 
-        private A split() {
-            if (to - from > 1 && prefix[to] - prefix[from] > grain) {
-                // The first block boundary at or after the middle of the active cells, in (from, to).
-                long middle = (prefix[from] + prefix[to]) / 2;
-                int split = Arrays.binarySearch(prefix, from + 1, to, middle);
-                split = Math.min(to - 1, Math.max(from + 1, split >= 0 ? split : -split - 1));
-                Split<A> left = new Split<>(prefix, grain, from, split, identity, range, combiner, failure,
-                        deactivations);
-                Split<A> right = new Split<>(prefix, grain, split, to, identity, range, combiner, failure,
-                        deactivations);
-                if (pool == null) {
-                    A first = left.compute();
-                    return combine(first, right.compute());
-                }
-                right.fork();
-                A first = left.compute();
-                return combine(first, right.join());
+        /**
+         * The calling thread's part, marked as a task of the launch throughout: ranges as it
+         * claims them, then, once every range has ended, their combination (a combiner may call
+         * what a kernel may). Waits for ranges that helpers run, never for a helper that has not
+         * started.
+         */
+        A runAndCombine() {
+            if (phases != null) {
+                phases.enterTask();
             }
-            A accumulator = null;
-            if (failure.get() == null && !closing) {
-                try {
-                    accumulator = identity.get();
-                    range.run(from, to, accumulator);
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
+            LongAdder outer = structure.swapDeactivationCounter(deactivations);
+            try {
+                claims.claimAll(this::runRange);
+                claims.await();
+                combined = 0;
+                return combine(0, bounds[bounds.length - 1]);
+            } finally {
+                structure.swapDeactivationCounter(outer);
+                if (phases != null) {
+                    phases.exitTask();
                 }
             }
-            return accumulator;
         }
 
-        /**
-         * A throwing combiner stops the launch as a throwing kernel does; nothing escapes
-         * {@link #compute}, so every forked task has ended when the launch returns.
-         */
-        private A combine(A first, A second) {
-            if (failure.get() != null) {
+        /** Range {@code r} with an accumulator of its own; skipped once the runtime closes. */
+        private void runRange(int r) throws Throwable {
+            if (closing) {
+                return;
+            }
+            A accumulator = identity.get();
+            accumulators[r] = accumulator;
+            range.run(bounds[r], bounds[r + 1], accumulator);
+        }
+
+        /** The accumulators of blocks [from, to) combined as the split cut them: left part first. */
+        @SuppressWarnings("unchecked")
+        private A combine(int from, int to) {
+            int split = splitPoint(from, to);
+            if (split < 0) {
+                return (A) accumulators[combined++];
+            }
+            A first = combine(from, split);
+            A second = combine(split, to);
+            if (claims.failure() != null) {
                 return first;
             }
             try {
                 return combiner.apply(first, second);
             } catch (Throwable e) {
-                failure.compareAndSet(null, e);
+                // A throwing combiner stops the launch as a throwing kernel does.
+                claims.fail(e);
                 return first;
             }
         }

@@ -17,9 +17,6 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
 
 /**
@@ -377,47 +374,19 @@ final class SnapshotWalk implements ActiveCellVisitor {
     /**
      * Runs {@code parts} and returns their results in order: the calling thread and up to
      * parallelism - 1 helpers on the pool each take the next part not yet taken until none is
-     * left, so the parts run on as many threads as are free, without waiting for a helper to
-     * start (a helper that starts after every part was taken does nothing). Returns once every
-     * part has ended; the first part's exception to be thrown is rethrown, after the others end.
+     * left ({@link Claims}), so the parts run on as many threads as are free, without waiting for
+     * a helper to start (a helper that starts after every part was taken does nothing). Returns
+     * once every part has ended; the first part's exception is rethrown, after the others end.
      */
     private int[] invokeAll(List<IntSupplier> parts) {
         int n = parts.size();
         int[] results = new int[n];
-        AtomicInteger next = new AtomicInteger();
-        CountDownLatch ended = new CountDownLatch(n);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Runnable take = () -> {
-            for (int part = next.getAndIncrement(); part < n; part = next.getAndIncrement()) {
-                try {
-                    if (failure.get() == null) {
-                        results[part] = parts.get(part).getAsInt();
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                } finally {
-                    ended.countDown();
-                }
-            }
-        };
-        int helpers = Math.min(n, split.parallelism()) - 1;
-        for (int h = 0; h < helpers; h++) {
-            split.pool().execute(take);
-        }
-        take.run();
-        boolean interrupted = false;
-        while (true) {
-            try {
-                ended.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true; // the parts still write into this walk's arrays: wait for them
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        LaunchSplit.rethrow(failure.get(), "a part of the walk of " + target.path() + " failed");
+        Claims claims = new Claims(n);
+        Claims.Part part = p -> results[p] = parts.get(p).getAsInt();
+        claims.help(split.pool(), Math.min(n, split.parallelism()) - 1, part);
+        claims.claimAll(part);
+        claims.await(); // the parts write into this walk's arrays: wait for them, also when interrupted
+        LaunchSplit.rethrow(claims.failure(), "a part of the walk of " + target.path() + " failed");
         return results;
     }
 
