@@ -323,7 +323,7 @@ public final class Launcher implements AutoCloseable {
         }
     }
 
-    /** The fork/join pool of parallel launches, or null when the parallelism is 1. */
+    /** The fork/join pool of parallel launches' helpers (parallelism - 1 threads), or null when the parallelism is 1. */
     public ForkJoinPool pool() {
         return ranges.pool();
     }

@@ -11,7 +11,7 @@
  * ({@link io.snode.codegen.internal.structfor.SnapshotWalk}, or the walk generated for a target
  * under a pointer parent) lists the blocks in memory order. A launch visits the cells of its
  * snapshot, so cells activated after it began are not visited.  With a parallelism above 1, a large walk under
- * a pointer parent runs its two phases on the launches' pool as well
+ * a pointer parent runs its two phases on the calling thread and the launches' pool as well
  * ({@link io.snode.codegen.internal.structfor.WalkSplit}), giving the same blocks in the same
  * order.
  *
@@ -40,8 +40,10 @@
  * repeated launch reads only the elements), every chunk below the length, in index order.
  *
  * <p><b>Split and reductions.</b> {@link io.snode.codegen.internal.structfor.LaunchSplit} cuts
- * the snapshot's blocks in halves by active cells down to a grain, and runs the ranges on a
- * fork/join pool or, with parallelism 1, in order on the calling thread. The cut depends only on
+ * the snapshot's blocks in halves by active cells down to a grain, and runs the ranges on the
+ * calling thread, in order with parallelism 1, and above that with helpers of a fork/join pool
+ * claiming ranges beside it ({@link io.snode.codegen.internal.structfor.Claims}, which the split
+ * walk uses too). The cut depends only on
  * the snapshot, and the partial results combine in the same tree either way; kernels per task,
  * block reducers and {@link io.snode.codegen.internal.structfor.Reductions} (sum, min, max,
  * count) all run on it, so their results, floating-point sums included, are the same whatever
