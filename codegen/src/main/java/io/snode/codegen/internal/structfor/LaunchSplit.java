@@ -104,10 +104,7 @@ public final class LaunchSplit implements AutoCloseable {
         // The launching thread's counter: the tasks count their kernels' deactivations there.
         LongAdder deactivations = structure.deactivationCounter();
         Launch<A> launch = new Launch<>(prefix, grain, blocks.size(), identity, range, combiner, deactivations);
-        if (pool != null) {
-            launch.claims.help(pool, Math.min(parallelism, launch.ranges()) - 1, launch::runMarked);
-        }
-        A result = launch.runAndCombine();
+        A result = launch.runAndCombine(pool == null ? 0 : Math.min(parallelism, launch.ranges()) - 1);
         rethrow(launch.claims.failure(), "a struct-for driver threw a checked exception");
         return result;
     }
@@ -236,17 +233,21 @@ public final class LaunchSplit implements AutoCloseable {
         }
 
         /**
-         * The calling thread's part, marked as a task of the launch throughout: ranges as it
-         * claims them, then, once every range has ended, their combination (a combiner may call
-         * what a kernel may). Waits for ranges that helpers run, never for a helper that has not
-         * started.
+         * The calling thread's part, marked as a task of the launch throughout: submits
+         * {@code helpers} helpers (once marked, so that no helper runs a range of a launch whose
+         * caller could not start), runs ranges as it claims them, then, once every range has
+         * ended, combines them (a combiner may call what a kernel may). Waits for ranges that
+         * helpers run, never for a helper that has not started.
          */
-        A runAndCombine() {
+        A runAndCombine(int helpers) {
             if (phases != null) {
                 phases.enterTask();
             }
             LongAdder outer = structure.swapDeactivationCounter(deactivations);
             try {
+                if (helpers > 0) {
+                    claims.help(pool, helpers, this::runMarked);
+                }
                 claims.claimAll(this::runRange);
                 claims.await();
                 combined = 0;
