@@ -7,9 +7,7 @@ import java.util.List;
 /**
  * Runs jcstress ({@code org.openjdk.jcstress.Main}) over this suite: every argument is passed
  * on ({@code -m sanity|quick|default}, {@code -t REGEX}, {@code -r DIR}, ...; {@code -h} lists
- * them). Without {@code -t}, only this suite's tests run (those in {@code io.snode} packages:
- * most in this one, and those that need a package-private class in the package of that
- * class); the forked VMs get
+ * them). Without {@code -t}, only this suite's tests run; the forked VMs get
  * {@code --enable-native-access=ALL-UNNAMED} unless {@code -jvmArgs} or
  * {@code -jvmArgsPrepend} is given.
  */
@@ -21,7 +19,7 @@ public final class Main {
         List<String> all = new ArrayList<>(Arrays.asList(args));
         if (!all.contains("-t")) {
             all.add("-t");
-            all.add("io\\.snode\\..*");
+            all.add("io\\.snode\\.jcstress\\..*");
         }
         if (!all.contains("-jvmArgs") && !all.contains("-jvmArgsPrepend")) {
             all.add("-jvmArgsPrepend");

@@ -2,10 +2,10 @@ package io.snode.codegen.internal.structfor;
 
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.internal.NodeTree;
-import java.util.ArrayDeque;
+import io.snode.gc.internal.TaskRunner;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BinaryOperator;
 import java.util.function.Supplier;
@@ -16,12 +16,13 @@ import java.util.function.Supplier;
  * {@link #GRAIN_CELLS} active cells (more in launches of over {@link #MAX_RANGES} times that) or
  * one block, so tiny and huge active sets both balance. The calling thread runs the ranges, one
  * after another in block order when the parallelism is 1; above that, up to parallelism - 1
- * helpers on a fork/join pool of as many threads claim ranges beside it, one at a time, so work
- * starts at once on the calling thread and a helper that wakes late only takes what is left
- * (the whole launch is never handed to the pool while the caller sleeps until a worker wakes),
- * as in the split walk and the collector. The split depends only on the snapshot, never on the
- * parallelism, and the calling thread combines the ranges' partial results in the tree of the
- * split in every mode, so a reduction (a block reducer's or {@link Reductions}') adds the same numbers in the same
+ * helpers on a fork/join pool of as many threads claim pieces of consecutive ranges beside it
+ * (the collector's {@link TaskRunner}, at most 16 pieces per thread, which the split walk uses
+ * too), so work starts at once on the calling thread and a helper that wakes late only takes
+ * what is left (the whole launch is never handed to the pool while the caller sleeps until a
+ * worker wakes). The split depends only on the snapshot, never on the parallelism, and the
+ * calling thread combines the ranges' partial results in the tree of the split in every mode,
+ * so a reduction (a block reducer's or {@link Reductions}') adds the same numbers in the same
  * order whatever the parallelism and whichever thread ran which range. The first exception stops
  * the launch: ranges not claimed yet are skipped, the caller waits for the ranges running and
  * gets it. After {@link #beginClose()} ranges not claimed yet are skipped too.
@@ -36,8 +37,8 @@ import java.util.function.Supplier;
  * claimed (its launch may be over) touches nothing and leaves.
  *
  * <p><b>Shared state and failure.</b> A range's accumulator is written by the one thread that
- * claimed the range and read by the calling thread after the range counted down the launch's
- * latch, whose await orders it before the combination. A kernel, identity or combiner that
+ * claimed the range and read by the calling thread after the runner's latch counted the range's
+ * piece down, whose await orders it before the combination. A kernel, identity or combiner that
  * throws, or a mark the phase lock refuses, fails the launch as above; nothing of the launch is
  * published besides what its kernels wrote themselves.
  */
@@ -65,6 +66,8 @@ public final class LaunchSplit implements AutoCloseable {
     private final PhaseLock phases;
     private final int parallelism;
     private final ForkJoinPool pool;
+    /** Runs a launch's ranges: on the calling thread alone, or with the pool's threads claiming pieces beside it. */
+    private final TaskRunner runner;
     /** Set by {@link #beginClose()}: ranges that have not started are skipped. */
     private volatile boolean closing;
 
@@ -76,6 +79,7 @@ public final class LaunchSplit implements AutoCloseable {
         this.phases = phases;
         this.parallelism = parallelism;
         this.pool = parallelism == 1 ? null : new ForkJoinPool(parallelism - 1);
+        this.runner = pool == null ? TaskRunner.inline() : TaskRunner.forkJoin(pool);
     }
 
     public int parallelism() {
@@ -104,8 +108,8 @@ public final class LaunchSplit implements AutoCloseable {
         // The launching thread's counter: the tasks count their kernels' deactivations there.
         LongAdder deactivations = structure.deactivationCounter();
         Launch<A> launch = new Launch<>(prefix, grain, blocks.size(), identity, range, combiner, deactivations);
-        A result = launch.runAndCombine(pool == null ? 0 : Math.min(parallelism, launch.ranges()) - 1);
-        rethrow(launch.claims.failure(), "a struct-for driver threw a checked exception");
+        A result = launch.runAndCombine();
+        rethrow(launch.failure.get(), "a struct-for driver threw a checked exception");
         return result;
     }
 
@@ -143,10 +147,11 @@ public final class LaunchSplit implements AutoCloseable {
 
     /**
      * One launch's ranges: blocks split at the middle of their active cells until a range is
-     * small enough ({@link #bounds}), each range run by whichever thread claims it first
-     * ({@link Claims}: the calling thread and up to parallelism - 1 helpers), then the ranges'
-     * accumulators combined on the calling thread in the tree of the split ({@link #combine}):
-     * the same ranges, and the same combinations in the same order, at every parallelism.
+     * small enough ({@link #bounds}), the ranges run through {@link #runner} (the calling thread,
+     * and above parallelism 1 up to parallelism - 1 helpers claiming pieces of ranges beside it),
+     * then their accumulators combined on the calling thread in the tree of the split
+     * ({@link #combine}): the same ranges, and the same combinations in the same order, at every
+     * parallelism.
      */
     private final class Launch<A> {
         private final long[] prefix;
@@ -155,11 +160,13 @@ public final class LaunchSplit implements AutoCloseable {
         private final Range<A> range;
         private final BinaryOperator<A> combiner;
         private final LongAdder deactivations;
-        /** Range {@code r} is blocks {@code [bounds[r], bounds[r + 1])}. */
-        private final int[] bounds;
+        /** Range {@code r} is blocks {@code [bounds[r], bounds[r + 1])}, for r below {@code ranges}. */
+        private int[] bounds = new int[64];
+        private int ranges;
         /** Range {@code r}'s accumulator once it ran; null where it was skipped. */
         private final Object[] accumulators;
-        final Claims claims;
+        /** The launch's first failure; ranges not started after it are skipped. */
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
         /** The next range {@link #combine} takes, in block order. */
         private int combined;
 
@@ -171,31 +178,23 @@ public final class LaunchSplit implements AutoCloseable {
             this.range = range;
             this.combiner = combiner;
             this.deactivations = deactivations;
-            int[] found = new int[16];
-            int count = 0;
-            found[count++] = 0;
-            Deque<int[]> pending = new ArrayDeque<>();
-            pending.push(new int[] {0, blocks});
-            while (!pending.isEmpty()) {
-                int[] part = pending.pop();
-                int split = splitPoint(part[0], part[1]);
-                if (split < 0) {
-                    if (count == found.length) {
-                        found = Arrays.copyOf(found, count * 2);
-                    }
-                    found[count++] = part[1];
-                } else {
-                    pending.push(new int[] {split, part[1]});
-                    pending.push(new int[] {part[0], split});
-                }
-            }
-            this.bounds = Arrays.copyOf(found, count);
-            this.accumulators = new Object[count - 1];
-            this.claims = new Claims(count - 1);
+            collect(0, blocks);
+            this.accumulators = new Object[ranges];
         }
 
-        int ranges() {
-            return accumulators.length;
+        /** Adds the ranges of blocks [from, to) to {@link #bounds}, in order, as the split cuts them. */
+        private void collect(int from, int to) {
+            int split = splitPoint(from, to);
+            if (split >= 0) {
+                collect(from, split);
+                collect(split, to);
+                return;
+            }
+            if (ranges + 2 > bounds.length) {
+                bounds = Arrays.copyOf(bounds, bounds.length * 2);
+            }
+            bounds[ranges] = from;
+            bounds[++ranges] = to;
         }
 
         /**
@@ -212,18 +211,24 @@ public final class LaunchSplit implements AutoCloseable {
         }
 
         /**
-         * Range {@code r} on a helper, its thread marked as working for the launch (see the class
-         * comment) around the range only, never before the claim: the launch is active until
-         * every claimed range has ended, while a helper that starts after the last claim may
-         * find it over.
+         * The calling thread's part, marked as a task of the launch throughout: the ranges
+         * through {@link #runner}, which returns once every range has ended (it waits for ranges
+         * that helpers run, never for a helper that has not started), then their combination (a
+         * combiner may call what a kernel may).
          */
-        void runMarked(int r) throws Throwable {
+        A runAndCombine() {
             if (phases != null) {
                 phases.enterTask();
             }
             LongAdder outer = structure.swapDeactivationCounter(deactivations);
             try {
-                runRange(r);
+                runner.forRange(accumulators.length, 1, (from, to) -> {
+                    for (int r = (int) from; r < to; r++) {
+                        runRange(r);
+                    }
+                });
+                combined = 0;
+                return combine(0, bounds[ranges]);
             } finally {
                 structure.swapDeactivationCounter(outer);
                 if (phases != null) {
@@ -233,41 +238,35 @@ public final class LaunchSplit implements AutoCloseable {
         }
 
         /**
-         * The calling thread's part, marked as a task of the launch throughout: submits
-         * {@code helpers} helpers (once marked, so that no helper runs a range of a launch whose
-         * caller could not start), runs ranges as it claims them, then, once every range has
-         * ended, combines them (a combiner may call what a kernel may). Waits for ranges that
-         * helpers run, never for a helper that has not started.
+         * Range {@code r} with an accumulator of its own, on whichever thread claimed it, that
+         * thread marked as working for the launch (see the class comment) around the range only:
+         * a helper is never marked before its claim, since the launch is active until every
+         * claimed range has ended while a helper that starts after the last claim may find it
+         * over (on the calling thread the marks nest in its own). Skipped once the launch failed
+         * or the runtime closes; whatever it throws, the marks refused included, fails the launch.
          */
-        A runAndCombine(int helpers) {
-            if (phases != null) {
-                phases.enterTask();
-            }
-            LongAdder outer = structure.swapDeactivationCounter(deactivations);
-            try {
-                if (helpers > 0) {
-                    claims.help(pool, helpers, this::runMarked);
-                }
-                claims.claimAll(this::runRange);
-                claims.await();
-                combined = 0;
-                return combine(0, bounds[bounds.length - 1]);
-            } finally {
-                structure.swapDeactivationCounter(outer);
-                if (phases != null) {
-                    phases.exitTask();
-                }
-            }
-        }
-
-        /** Range {@code r} with an accumulator of its own; skipped once the runtime closes. */
-        private void runRange(int r) throws Throwable {
-            if (closing) {
+        private void runRange(int r) {
+            if (failure.get() != null || closing) {
                 return;
             }
-            A accumulator = identity.get();
-            accumulators[r] = accumulator;
-            range.run(bounds[r], bounds[r + 1], accumulator);
+            try {
+                if (phases != null) {
+                    phases.enterTask();
+                }
+                LongAdder outer = structure.swapDeactivationCounter(deactivations);
+                try {
+                    A accumulator = identity.get();
+                    accumulators[r] = accumulator;
+                    range.run(bounds[r], bounds[r + 1], accumulator);
+                } finally {
+                    structure.swapDeactivationCounter(outer);
+                    if (phases != null) {
+                        phases.exitTask();
+                    }
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
         }
 
         /** The accumulators of blocks [from, to) combined as the split cut them: left part first. */
@@ -279,14 +278,14 @@ public final class LaunchSplit implements AutoCloseable {
             }
             A first = combine(from, split);
             A second = combine(split, to);
-            if (claims.failure() != null) {
+            if (failure.get() != null) {
                 return first;
             }
             try {
                 return combiner.apply(first, second);
             } catch (Throwable e) {
                 // A throwing combiner stops the launch as a throwing kernel does.
-                claims.fail(e);
+                failure.compareAndSet(null, e);
                 return first;
             }
         }

@@ -4,6 +4,7 @@ import io.snode.api.Axis;
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
 import io.snode.codegen.internal.MaskCopy;
+import io.snode.gc.internal.TaskRunner;
 import io.snode.runtime.AxisSplit;
 import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.SNodePlan;
@@ -17,6 +18,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntSupplier;
 
 /**
@@ -374,19 +376,24 @@ final class SnapshotWalk implements ActiveCellVisitor {
     /**
      * Runs {@code parts} and returns their results in order: the calling thread and up to
      * parallelism - 1 helpers on the pool each take the next part not yet taken until none is
-     * left ({@link Claims}), so the parts run on as many threads as are free, without waiting for
+     * left ({@link TaskRunner}), so the parts run on as many threads as are free, without waiting for
      * a helper to start (a helper that starts after every part was taken does nothing). Returns
      * once every part has ended; the first part's exception is rethrown, after the others end.
      */
     private int[] invokeAll(List<IntSupplier> parts) {
-        int n = parts.size();
-        int[] results = new int[n];
-        Claims claims = new Claims(n);
-        Claims.Part part = p -> results[p] = parts.get(p).getAsInt();
-        claims.help(split.pool(), Math.min(n, split.parallelism()) - 1, part);
-        claims.claimAll(part);
-        claims.await(); // the parts write into this walk's arrays: wait for them, also when interrupted
-        LaunchSplit.rethrow(claims.failure(), "a part of the walk of " + target.path() + " failed");
+        int[] results = new int[parts.size()];
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        // Returns once every part has ended: the parts write into this walk's arrays.
+        TaskRunner.forkJoin(split.pool()).forRange(parts.size(), 1, (from, to) -> {
+            for (int p = (int) from; p < to && failure.get() == null; p++) {
+                try {
+                    results[p] = parts.get(p).getAsInt();
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }
+        });
+        LaunchSplit.rethrow(failure.get(), "a part of the walk of " + target.path() + " failed");
         return results;
     }
 

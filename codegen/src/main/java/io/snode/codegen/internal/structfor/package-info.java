@@ -42,8 +42,8 @@
  * <p><b>Split and reductions.</b> {@link io.snode.codegen.internal.structfor.LaunchSplit} cuts
  * the snapshot's blocks in halves by active cells down to a grain, and runs the ranges on the
  * calling thread, in order with parallelism 1, and above that with helpers of a fork/join pool
- * claiming ranges beside it ({@link io.snode.codegen.internal.structfor.Claims}, which the split
- * walk uses too). The cut depends only on
+ * claiming ranges beside it ({@code io.snode.gc.internal.TaskRunner}, which the collector and the
+ * split walk use too). The cut depends only on
  * the snapshot, and the partial results combine in the same tree either way; kernels per task,
  * block reducers and {@link io.snode.codegen.internal.structfor.Reductions} (sum, min, max,
  * count) all run on it, so their results, floating-point sums included, are the same whatever
