@@ -1,5 +1,8 @@
 package io.snode.codegen;
 
+import static io.snode.codegen.testing.AllocationRefusals.refuse;
+import static io.snode.codegen.testing.AllocationRefusals.refusedAtAllocation;
+import static io.snode.codegen.testing.AllocationRefusals.stamp;
 import static io.snode.codegen.testing.Disassembly.method;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -19,9 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Predicate;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -68,21 +69,6 @@ class NewListChunkAppendTest {
         return rt.memoryStats().of(pointer).cells().cellsInUse();
     }
 
-    private static long stamp(SNodeRuntime rt) {
-        return rt.generic().internalTree().activationStamp();
-    }
-
-    /** Refuses the allocations for which {@code refuse} holds (called with the allocation's number, from 1). */
-    private static void refuse(SNodeRuntime rt, String failure, Predicate<Integer> refuse) {
-        AtomicInteger allocations = new AtomicInteger();
-        rt.generic().internalTree().probeAllocations(owner -> {
-            if (refuse.test(allocations.incrementAndGet())) {
-                throw failure.equals("cap") ? new MemoryCapExceededException(owner.path(), 0, 1, 1)
-                        : new IllegalStateException("injected allocator fault");
-            }
-        });
-    }
-
     /** Append {@code n} (0 to 19) to list {@code b} (0 to 511). */
     private interface AppendStep {
         void append(int n, int b) throws Throwable;
@@ -105,20 +91,6 @@ class NewListChunkAppendTest {
         });
     }
 
-    /**
-     * {@code append} with the allocation probe refusing only its {@code nth} allocation: it throws
-     * the cap's or the fault's exception, and no activation is counted.
-     */
-    private static void refusedAtAllocation(SNodeRuntime rt, String failure, int nth, Runnable append) {
-        long before = stamp(rt);
-        refuse(rt, failure, n -> n == nth);
-        assertThatThrownBy(append::run).satisfiesAnyOf(
-                e -> assertThat(e).isInstanceOf(MemoryCapExceededException.class),
-                e -> assertThat(e).hasMessageContaining("injected allocator fault"));
-        rt.generic().internalTree().probeAllocations(null);
-        assertThat(stamp(rt)).isEqualTo(before);
-    }
-
     @org.junit.jupiter.api.Test
     void theAppendPublishesNewChunksAndNewBlocksItselfAndCallsTheRuntimeOnlyAfter() {
         try (SNodeRuntime rt = SNodeRuntime.compile(LISTS)) {
@@ -128,9 +100,10 @@ class NewListChunkAppendTest {
                     "GeneratedCalls.appendAt (");
             assertThat(append.split("GeneratedCalls.tryAppend \\(", -1)).as("the append, emitted once").hasSize(2);
         }
-        // A level between the last pointer and the list: a new block goes to the runtime.
+        // A bitmasked level between the last pointer and the list: a new block goes to the runtime
+        // (dense levels there do not: DenseListBlockAppendTest).
         try (SNodeRuntime rt = SNodeRuntime.compile(
-                Layout.parse("pointer(ijk,4).pointer(ijk,4).dense(ijk,2).dynamic(l,40,8).place(i32 id)"))) {
+                Layout.parse("pointer(ijk,4).pointer(ijk,4).bitmasked(ijk,2).dynamic(l,40,8).place(i32 id)"))) {
             String code = rt.generatedCode().getFirst().disassembly();
             assertThat(method(code, "public static append_id(IIII)J")).contains("GeneratedCalls.tryAppend (")
                     .doesNotContain("activateListBlock");
@@ -330,21 +303,27 @@ class NewListChunkAppendTest {
      * returned: each has its own index, below the capacity, and its value there; every refusal is
      * a full list or the probe's; each list's length is the number of appends that returned to
      * it; exactly the blocks of those lists, the chunks their lengths need and their directory
-     * blocks are in use; and after everything is deactivated and collected nothing is.
+     * blocks are in use; and after everything is deactivated and collected nothing is. In the
+     * {@code dense} layout a dense level lies between the lower pointer and the lists, so that four
+     * lists share each block and appends to different lists race for the same new block
+     * ({@link DenseListBlockAppendTest}).
      */
     @ParameterizedTest
-    @CsvSource({"cap, bind", "fault, bind", "cap, accessor"})
-    void refusalsAndFullListsAmongThreadsLeaveExactlyTheAppendsThatReturned(String failure, String api)
+    @CsvSource({"cap, bind, lists", "fault, bind, lists", "cap, accessor, lists", "cap, bind, dense",
+            "fault, accessor, dense"})
+    void refusalsAndFullListsAmongThreadsLeaveExactlyTheAppendsThatReturned(String failure, String api, String shape)
             throws Exception {
+        Layout layout = shape.equals("dense") ? DenseListBlockAppendTest.LISTS : LISTS;
+        int denseShift = shape.equals("dense") ? 1 : 0; // a list's block: its coordinates >> denseShift
         int threads = 4;
         int lists = 16;
-        int perThread = 200; // 16 lists x 40 places = 640 for 800 appends
+        int perThread = 300; // 16 lists x 40 places = 640 for 1,200 appends, a third of whose allocations are refused
         int rounds = 8;
-        SNode upper = LISTS.snode(1);
-        SNode lower = LISTS.snode(2);
-        SNode list = LISTS.field("id").snode();
+        SNode upper = layout.snode(1);
+        SNode lower = layout.snode(2);
+        SNode list = layout.field("id").snode();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try (SNodeRuntime rt = SNodeRuntime.compile(LISTS)) {
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             long refusedByProbe = 0;
             long full = 0;
             for (int round = 0; round < rounds; round++) {
@@ -394,20 +373,22 @@ class NewListChunkAppendTest {
                     refusedByProbe += probeCounts[t];
                     full += fullCounts[t];
                 }
-                long blocks = 0;
+                Set<List<Integer>> blocks = new HashSet<>();
                 long chunks = 0;
                 long directory = 0;
                 for (int target = 0; target < lists; target++) {
                     long length = rt.generic().length(list, x(target), y(target), 0);
                     assertThat(length).as("round %d: list %d", round, target).isEqualTo(lengths[target]);
-                    blocks += length > 0 ? 1 : 0;
+                    if (length > 0) {
+                        blocks.add(List.of(x(target) >> denseShift, y(target) >> denseShift));
+                    }
                     chunks += (length + 7) / 8;
                     directory += length > 16 ? 1 + (length + 7 - 16) / 8 / 2 + ((length + 7 - 16) / 8 % 2) : 0;
                 }
-                assertThat(cellsInUse(rt, lower)).as("round %d: blocks", round).isEqualTo(blocks);
+                assertThat(cellsInUse(rt, lower)).as("round %d: blocks", round).isEqualTo(blocks.size());
                 assertThat(chunksInUse(rt, list)).as("round %d: chunks", round).isEqualTo(chunks);
                 assertThat(directoryBlocksInUse(rt, list)).as("round %d: directory blocks", round).isEqualTo(directory);
-                rt.deactivateAll(LISTS.root());
+                rt.deactivateAll(layout.root());
                 rt.gc();
                 assertThat(cellsInUse(rt, upper)).isZero();
                 assertThat(cellsInUse(rt, lower)).isZero();

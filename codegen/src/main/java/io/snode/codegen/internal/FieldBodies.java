@@ -339,7 +339,8 @@ final class FieldBodies {
      * its index. Where the list's axis is the last of its index axes (so the parameters are the
      * parent levels' coordinates), the walk to the list and the append run in the method and its
      * runtime calls ({@link PathWalk#walkToAppend}, {@link PathWalk#tryAppend}), a missing chunk
-     * and a new block (where the list's parent step is a pointer) included; an inactive level
+     * and a new block (where the list's block is a pointer's cell: its parent step is a pointer,
+     * or only dense steps lie between them) included; an inactive level
      * further up, a busy or retired word or list, and a full list go to the runtime's append.
      */
     void append(MethodEmitter mv, PlacedField field) {

@@ -97,7 +97,8 @@ public final class GeneratedCalls {
 
     /**
      * The first try of an append whose walk found the word at ({@code segment},
-     * {@code wordOffset}) of the pointer step just above its list not active:
+     * {@code wordOffset}) of the pointer step whose cell holds its list (just above it, or above
+     * only dense steps) not active:
      * {@link NodeTree#activateListBlock}, which publishes a new block there, its list holding a
      * first chunk (the list's header {@code headerOffset} bytes into the block), unless the word
      * is no longer {@link PointerWord#NULL}; allocates nothing on the Java heap, and returns the

@@ -14,8 +14,9 @@ import java.util.Objects;
  * appends in order would, taking the indices a chunk at a time: where the list exists and its
  * next element's chunk too, one compare-and-set on the length takes every index up to the end of
  * that chunk ({@link DynamicUnit#tryAppendRun}), and the values are copied into the chunk in one
- * piece (or one per element when the element holds other fields). A new list whose parent step
- * is a pointer gets its block, with a first chunk, at once ({@link
+ * piece (or one per element when the element holds other fields). A new list whose block is a
+ * pointer's cell (its parent step is a pointer, or only dense steps lie between them) gets its
+ * block, with a first chunk, at once ({@link
  * NodeTree#locateOrActivateListBlock}), and a missing chunk of an existing list is published
  * first ({@link NodeTree#publishNextChunk}: allocated, then published under the header lock),
  * both with nothing allocated on the Java heap; then the runs go on. Anything else (a level

@@ -83,10 +83,11 @@ import java.util.concurrent.atomic.LongAdder;
  * chunk is missing, {@link #appendToNewChunk} allocates the chunk (and the directory blocks on
  * its way) first, where the cap or a fault refuse with nothing published, then publishes what
  * is still missing under the header lock and takes the index as above; where the block holding
- * the list is new (its pointer word {@link PointerWord#NULL}, the list's parent step),
+ * the list is new (its pointer word {@link PointerWord#NULL}: the list's parent step, or the
+ * pointer above the dense steps that end at the list, whose new cell holds all their lists),
  * {@link #activateListBlock} allocates the block and its list's first chunk, builds the chunk's
  * reference into the block's list header and publishes the block with the compare-and-set,
- * and the append then takes its index there. A lost race hands the cells back and goes on in the
+ * and the append then takes its index there (the block's other lists stay empty, with no chunk). A lost race hands the cells back and goes on in the
  * winner's list; a retired list or word, a full list or an inactive level above go to the
  * protocol with nothing stored.
  *
@@ -420,18 +421,23 @@ public final class NodeTree {
     /**
      * Moves {@code location} to the header of {@code list}'s list at {@code coordinates} (an
      * element's coordinates; its index is ignored) as {@link #locateContainer} does, and where the
-     * list's parent step is a pointer whose word there is {@link PointerWord#NULL} (every level
-     * above it active), makes that block first with {@link #activateListBlock}: the block appears
-     * with the list's first chunk, its length 0, with nothing allocated on the Java heap (the
-     * memory cap or an allocator fault throw before anything is published). The caller then
-     * appends as to any existing list.
+     * list's block is a pointer's cell (the list's parent step is a pointer, or only dense steps
+     * lie between the list and a pointer) whose word there is {@link PointerWord#NULL} (every
+     * level above it active), makes that block first with {@link #activateListBlock}: the block
+     * appears with the list's first chunk, its length 0 (the block's other lists empty), with
+     * nothing allocated on the Java heap (the memory cap or an allocator fault throw before
+     * anything is published). The caller then appends as to any existing list.
      *
      * @return false, with nothing published, when a level further up is inactive or the word is
      *         busy or retired: the caller goes to the protocol ({@link #append})
      */
     public boolean locateOrActivateListBlock(SNode list, int[] coordinates, Location location) {
         PathStep[] steps = pathSteps[list.id()];
-        int block = steps.length - 2;
+        int last = steps.length - 1;
+        int block = last - 1;
+        while (block >= 0 && steps[block].node().kind() == NodeKind.DENSE) {
+            block--;
+        }
         if (block < 0 || steps[block].node().kind() != NodeKind.POINTER) {
             return locateContainer(list, coordinates, location);
         }
@@ -441,7 +447,11 @@ public final class NodeTree {
         SNode pointer = steps[block].node().snode();
         long wordOffset = location.offset + steps[block].containerOffset()
                 + PointerWord.wordOffset(steps[block].cellIndex(coordinates));
-        long headerOffset = steps[block + 1].containerOffset();
+        // Where the dense steps below the pointer put the list's header in the block.
+        long headerOffset = steps[last].containerOffset();
+        for (int s = block + 1; s < last; s++) {
+            headerOffset += steps[s].containerOffset() + steps[s].cellIndex(coordinates) * steps[s].node().cellBytes();
+        }
         long word = activateListBlock(pointer, list, location.segment, wordOffset, headerOffset);
         if (!PointerWord.isActive(word)) {
             return false;
@@ -730,9 +740,10 @@ public final class NodeTree {
 
     /**
      * Generated code's append to a list in a new block: the word at ({@code segment},
-     * {@code wordOffset}) is the word of {@code pointer}, the step just above {@code list}'s, in
-     * the parent cell that the caller's walk found in the same call, and the list's header lies
-     * {@code headerOffset} bytes into the pointer's cell. When the word is
+     * {@code wordOffset}) is the word of {@code pointer} (the step just above {@code list}'s, or
+     * above only dense steps that end at it) in the parent cell that the caller's walk found in
+     * the same call, and the list's header lies {@code headerOffset} bytes into the pointer's
+     * cell (the dense steps' offsets included). When the word is
      * {@link PointerWord#NULL}: allocates the block and a chunk for the list (the memory cap or
      * an allocator fault throw here, before anything is published, and a block allocated goes
      * back), stores the chunk's reference as the list's first inline chunk in the block, which

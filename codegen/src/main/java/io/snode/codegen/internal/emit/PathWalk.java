@@ -138,12 +138,16 @@ public final class PathWalk {
      * allocating nothing on the Java heap, and returns the word published or found);
      * {@code if (word <= 0) goto inactive}; then the walk enters the word's cell, as
      * {@link #walk} does at an active word. {@code target} is the path's last SNode (for the cell
-     * index, as {@link #walk} computes it). With {@code list} (the step of a list whose parent is
-     * this pointer), the call is {@code GeneratedCalls.activateListBlock(STRUCTURE,
-     * SNODE_<pointer>, SNODE_<list>, segment, <the word's offset>, <the list header's offset in
-     * the block>)}, whose new block holds the list's first chunk.
+     * index, as {@link #walk} computes it). With {@code list} (the step of a list below this
+     * pointer, {@code dense} the dense steps between them, in order, possibly none), the call is
+     * {@code GeneratedCalls.activateListBlock(STRUCTURE, SNODE_<pointer>, SNODE_<list>, segment,
+     * <the word's offset>, <the list header's offset in the block>)}, whose new block holds the
+     * list's first chunk; the header's offset is the list's container offset plus, per dense
+     * step, its container offset and its cell index times its cell bytes (where the dense steps'
+     * walk will put it).
      */
-    private void activatePointer(int level, PathStep step, SNode target, Label inactive, PathStep list) {
+    private void activatePointer(int level, PathStep step, SNode target, Label inactive, PathStep list,
+                                 List<PathStep> dense) {
         mv.markLevel(level + 1);
         storeCellIndex(step, target);
         owner.getConstant(mv, "STRUCTURE");
@@ -154,6 +158,14 @@ public final class PathWalk {
         pointerWordAddress(step);
         if (list != null) {
             mv.pushLong(list.containerOffset());
+            for (PathStep cell : dense) {
+                // index is free again: the word's offset is on the stack
+                storeCellIndex(cell, target);
+                mv.visitVarInsn(LLOAD, index);
+                mv.multiply(cell.node().cellBytes());
+                mv.visitInsn(LADD);
+                mv.addLong(cell.containerOffset());
+            }
         }
         mv.invoke(list != null ? RuntimeMethods.ACTIVATE_LIST_BLOCK : RuntimeMethods.ACTIVATE_POINTER);
         mv.visitVarInsn(LSTORE, word);
@@ -186,7 +198,7 @@ public final class PathWalk {
             }
             mv.visitLabel(resumed);
         }
-        activatePointer(step, steps.get(step), steps.getLast().node().snode(), inactive, null);
+        activatePointer(step, steps.get(step), steps.getLast().node().snode(), inactive, null, List.of());
         walkToWrite(steps, step + 1, steps.size(), inactive);
         atCell.run();
         return true;
@@ -195,20 +207,22 @@ public final class PathWalk {
     /**
      * The walk of an append to the list of {@code path}'s last step: from the root to the list's
      * parent cell (reads' lookups: every inactive level jumps to {@code inactive}), then
-     * {@code atList} (which ends with a return). Where the list's parent step is a pointer, its
-     * inactive word (a new block) does not jump: {@code word =
-     * GeneratedCalls.activateListBlock(STRUCTURE, SNODE_<pointer>, SNODE_<list>, segment, <the
-     * word's offset>, <the list header's offset in the block>)} (the runtime publishes a new
-     * block whose list holds a first chunk, unless the word is no longer null, allocating nothing
-     * on the Java heap, and returns the word published or found); {@code if (word <= 0) goto
-     * inactive}; the walk enters the word's cell and goes to {@code atList}, emitted once.
+     * {@code atList} (which ends with a return). Where the list's block is a pointer's cell
+     * ({@link #listBlockStep}: the list's parent step is a pointer, or only dense steps lie
+     * between the list and a pointer), that pointer's inactive word (a new block) does not jump:
+     * {@code word = GeneratedCalls.activateListBlock(STRUCTURE, SNODE_<pointer>, SNODE_<list>,
+     * segment, <the word's offset>, <the list header's offset in the block>)} (the runtime
+     * publishes a new block whose list holds a first chunk, unless the word is no longer null,
+     * allocating nothing on the Java heap, and returns the word published or found);
+     * {@code if (word <= 0) goto inactive}; the walk enters the word's cell and the dense steps
+     * below it, and goes to {@code atList}, emitted once.
      */
     public void walkToAppend(List<PathStep> path, Label inactive, Runnable atList) {
         int list = path.size() - 1;
-        int block = list - 1;
+        int block = listBlockStep(path);
         Label resumed = new Label();
-        if (block >= 0 && path.get(block).node().kind() == NodeKind.POINTER) {
-            resumeFrom(path.subList(0, list), resumed); // the list's parent pointer is the parent path's last step
+        if (block >= 0) {
+            resumeFrom(path.subList(0, list), resumed); // only dense steps follow the block's pointer
         }
         walk(path, 0, list, inactive, false);
         Label inList = new Label();
@@ -219,8 +233,24 @@ public final class PathWalk {
             return;
         }
         mv.visitLabel(resumed);
-        activatePointer(block, path.get(block), path.getLast().node().snode(), inactive, path.get(list));
+        activatePointer(block, path.get(block), path.getLast().node().snode(), inactive, path.get(list),
+                path.subList(block + 1, list));
+        walk(path, block + 1, list, inactive, false);
         mv.visitJumpInsn(GOTO, inList);
+    }
+
+    /**
+     * The step of the pointer whose cell holds the list of {@code path}'s last step: the list's
+     * parent step when it is a pointer, or the pointer above a run of dense steps that ends at
+     * the list (a new cell of it holds every list below it, their headers at fixed offsets);
+     * -1 when there is none (a bitmasked, hash or dynamic step, or the root, comes first).
+     */
+    public static int listBlockStep(List<PathStep> path) {
+        int step = path.size() - 2;
+        while (step >= 0 && path.get(step).node().kind() == NodeKind.DENSE) {
+            step--;
+        }
+        return step >= 0 && path.get(step).node().kind() == NodeKind.POINTER ? step : -1;
     }
 
     /** Whether a walk of this method has jumped, or can jump, to {@link #resumeFrom}'s label. */
