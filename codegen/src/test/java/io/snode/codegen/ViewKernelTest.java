@@ -306,6 +306,69 @@ class ViewKernelTest {
         }
     }
 
+    /**
+     * The same once the JIT has compiled the driver and the kernel (the view reads the epoch
+     * plainly, so only program order makes it see the kernel's own deactivation): 400 launches
+     * over 64 blocks of 512 written cells; in each, the first cell visited deactivates the last
+     * block, whose cells then read zero through the view without coordinates and are written
+     * through it (which activates the block again, in a new container), while every other cell
+     * reads its value. After each launch the generic path reads the written values there.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"L1", "L2"})
+    void compiledViewsSeeTheirOwnLaunchesDeactivations(String which) {
+        Layout layout = Layout.parse(which.equals("L1") ? L1 : L2);
+        SNode leaf = layout.field("phi").snode();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.parallelism(1);
+            for (int b = 0; b < 64; b++) {
+                writeBlock(rt, b);
+            }
+            List<int[]> order = visitOrder(rt, leaf);
+            int[] first = order.getFirst();
+            int[] last = order.getLast();
+            for (int launch = 0; launch < 400; launch++) {
+                long[] reads = new long[3]; // zeros in the last block, values elsewhere, anything else
+                float written = -launch;
+                rt.forEach(leaf, PhiCell.class, (ViewKernel3<PhiCell>) (view, i, j, k) -> {
+                    if (i == first[0] && j == first[1] && k == first[2]) {
+                        rt.deactivate(leaf.parent(), last[0] / 8, last[1] / 8, last[2] / 8);
+                        return;
+                    }
+                    float value = view.phi();
+                    boolean inLast = i / 8 == last[0] / 8 && j / 8 == last[1] / 8 && k / 8 == last[2] / 8;
+                    reads[inLast && value == 0 ? 0 : !inLast && value == valueAt(i, j, k) ? 1 : 2]++;
+                    if (inLast) {
+                        view.phi(written);
+                    }
+                });
+                assertThat(reads).as("launch %d: zeros in the deactivated block, values, wrong reads", launch)
+                        .containsExactly(512, 64 * 512 - 513, 0);
+                for (int cell = 0; cell < 512; cell += 73) {
+                    int i = last[0] / 8 * 8 + (cell >> 6);
+                    int j = last[1] / 8 * 8 + ((cell >> 3) & 7);
+                    int k = last[2] / 8 * 8 + (cell & 7);
+                    assertThat(rt.generic().getFloat("phi", i, j, k)).as("launch %d", launch).isEqualTo(written);
+                }
+                writeBlock(rt, 63);
+            }
+        }
+    }
+
+    /** Block {@code b} (0 to 63) of {@link #compiledViewsSeeTheirOwnLaunchesDeactivations}: every cell written. */
+    private static void writeBlock(SNodeRuntime rt, int b) {
+        for (int cell = 0; cell < 512; cell++) {
+            int i = 8 * (b & 3) + (cell >> 6);
+            int j = 8 * ((b >> 2) & 3) + ((cell >> 3) & 7);
+            int k = 8 * (b >> 4) + (cell & 7);
+            rt.generic().setFloat("phi", valueAt(i, j, k), i, j, k);
+        }
+    }
+
+    private static float valueAt(int i, int j, int k) {
+        return 1 + i * 1024 + j * 32 + k;
+    }
+
     @Test
     void accessesWithoutCoordinatesAreOnlyForTheViewOfTheFieldsNode() {
         Layout layout = Layout.parse("pointer(ijk,16){ bitmasked(ijk,8).place(f32 phi); dense(ijk,4).place(f32 rho) }");

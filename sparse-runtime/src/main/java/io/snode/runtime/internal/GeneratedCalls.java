@@ -128,6 +128,14 @@ public final class GeneratedCalls {
         return structure.epoch();
     }
 
+    /**
+     * The structure's epoch read plainly ({@link NodeTree#epochInLaunch}), which a launch's views
+     * compare before using the cell that the launch visits.
+     */
+    public static long epochInLaunch(NodeTree structure) {
+        return structure.epochInLaunch();
+    }
+
     /** The slow path of a write: activates the path to the cell and returns where it is. */
     public static Location activate(NodeTree structure, SNode target, int[] coordinates) {
         Location location = new Location();

@@ -261,6 +261,18 @@ public final class NodeTree {
     }
 
     /**
+     * {@link #epoch()} read as a plain field, for code that runs inside a launch, where no
+     * collection can run: the calling thread sees its own changes of the epoch (a deactivation
+     * it made, in program order) and another thread's once something orders that change before
+     * the read, as with the volatile read; a deactivation racing the read on another thread is a
+     * race either way. Unlike the volatile read it orders nothing after it, so the JIT may keep
+     * other fields read before it (and hoist it out of a loop that changes nothing).
+     */
+    public long epochInLaunch() {
+        return (long) EPOCH.get(this);
+    }
+
+    /**
      * A stamp to take before a walk of the active cells: a later stamp equals it only if no
      * activation completed in between that the walk may have missed. It only grows.
      *

@@ -70,6 +70,8 @@ public final class RuntimeMethods {
     public static final RuntimeMethod CHUNK_REFERENCE = of(GeneratedCalls.class, "chunkReference", MemorySegment.class,
             long.class, long.class, CheckedCells.class, int.class);
     public static final RuntimeMethod EPOCH = of(GeneratedCalls.class, "epoch", NodeTree.class);
+    /** The epoch read plainly, for views, which are used only inside a launch. */
+    public static final RuntimeMethod EPOCH_IN_LAUNCH = of(GeneratedCalls.class, "epochInLaunch", NodeTree.class);
     public static final RuntimeMethod ACTIVATE = of(GeneratedCalls.class, "activate", NodeTree.class, SNode.class,
             int[].class);
     public static final RuntimeMethod ACTIVATE_FROM = of(GeneratedCalls.class, "activateFrom", NodeTree.class,
