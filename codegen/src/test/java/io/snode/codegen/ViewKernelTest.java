@@ -310,9 +310,9 @@ class ViewKernelTest {
      * The same once the JIT has compiled the driver and the kernel (the view reads the epoch
      * plainly, so only program order makes it see the kernel's own deactivation): 400 launches
      * over 64 blocks of 512 written cells; in each, the first cell visited deactivates the last
-     * block, whose cells then read zero through the view without coordinates and are written
-     * through it (which activates the block again, in a new container), while every other cell
-     * reads its value. After each launch the generic path reads the written values there.
+     * block, whose cells then read zero through the view (with and without coordinates) and are
+     * written through it (which activates the block again, in a new container), while every
+     * other cell reads its value. After each launch the generic path reads the written values there.
      */
     @ParameterizedTest
     @ValueSource(strings = {"L1", "L2"})
@@ -335,11 +335,13 @@ class ViewKernelTest {
                         rt.deactivate(leaf.parent(), last[0] / 8, last[1] / 8, last[2] / 8);
                         return;
                     }
-                    float value = view.phi();
+                    float value = k % 2 == 0 ? view.phi() : view.phi(i, j, k);
                     boolean inLast = i / 8 == last[0] / 8 && j / 8 == last[1] / 8 && k / 8 == last[2] / 8;
                     reads[inLast && value == 0 ? 0 : !inLast && value == valueAt(i, j, k) ? 1 : 2]++;
-                    if (inLast) {
+                    if (inLast && j % 2 == 0) {
                         view.phi(written);
+                    } else if (inLast) {
+                        view.phi(i, j, k, written);
                     }
                 });
                 assertThat(reads).as("launch %d: zeros in the deactivated block, values, wrong reads", launch)
@@ -405,6 +407,27 @@ class ViewKernelTest {
                     .doesNotContain("phi$key");
             assertThat(Disassembly.method(driver.disassembly(), "run(")).contains("PUTFIELD " + driver.name()
                     + ".$cell$index : J");
+        }
+    }
+
+    /**
+     * A view driver reads the epoch plainly ({@code epochInLaunch}), in every method, since it is
+     * used only inside a launch; an accessor of the same interface keeps the volatile read
+     * ({@code epoch}), since it lives across collections.
+     */
+    @Test
+    void viewsReadTheEpochPlainlyAndAccessorsWithAVolatileRead() {
+        Layout layout = Layout.parse(L2);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.generic().setFloat("phi", 1f, 1, 2, 3);
+            rt.forEach(layout.field("phi").snode(), PhiCell.class, (ViewKernel3<PhiCell>) (view, i, j, k) -> view.phi());
+            rt.accessor(Phi.class);
+            String view = rt.generatedCode().stream().filter(c -> c.name().contains("ViewDriver")).findFirst()
+                    .orElseThrow().disassembly();
+            String accessor = rt.generatedCode().stream().filter(c -> c.name().contains("Accessor")).findFirst()
+                    .orElseThrow().disassembly();
+            assertThat(view).contains("GeneratedCalls.epochInLaunch (").doesNotContain("GeneratedCalls.epoch (");
+            assertThat(accessor).contains("GeneratedCalls.epoch (").doesNotContain("epochInLaunch");
         }
     }
 

@@ -34,6 +34,7 @@ import io.snode.codegen.internal.emit.CellArithmetic;
 import io.snode.codegen.internal.emit.ClassEmitter;
 import io.snode.codegen.internal.emit.MethodEmitter;
 import io.snode.codegen.internal.emit.PathWalk;
+import io.snode.codegen.internal.emit.RuntimeMethod;
 import io.snode.codegen.internal.emit.RuntimeMethods;
 import io.snode.runtime.PathStep;
 import io.snode.runtime.Plan;
@@ -87,11 +88,19 @@ final class AccessorEmitter {
     private final ClassEmitter owner;
     private final FieldBodies bodies;
     private final String segmentDescriptor = Type.getDescriptor(MemorySegment.class);
+    /**
+     * How the epoch is read: plainly in a view driver ({@code GeneratedCalls.epochInLaunch}: it is
+     * used only inside a launch, where no collection runs, and sees its own thread's
+     * deactivations), with a volatile read in an accessor, which lives across collections and
+     * threads' direct calls ({@code GeneratedCalls.epoch}).
+     */
+    private final RuntimeMethod epoch;
 
-    AccessorEmitter(Plan plan, ClassEmitter owner, FieldBodies bodies) {
+    AccessorEmitter(Plan plan, ClassEmitter owner, FieldBodies bodies, boolean inLaunch) {
         this.plan = plan;
         this.owner = owner;
         this.bodies = bodies;
+        this.epoch = inLaunch ? RuntimeMethods.EPOCH_IN_LAUNCH : RuntimeMethods.EPOCH;
     }
 
     /** The constructor, the cache fields and one method per binding. */
@@ -194,7 +203,7 @@ final class AccessorEmitter {
     }
 
     /**
-     * A read or write of the visited cell: {@code if (epochInLaunch() == $cell$epoch) return
+     * A read or write of the visited cell (in a view driver): {@code if (epochInLaunch() == $cell$epoch) return
      * $cell$segment.get(LAYOUT, $cell$base + $cell$index * CELL_BYTES + FIELD_OFFSET)} (or
      * {@code .set(..., value)}), {@code else return <field>$at(coordinates of the visited cell)}
      * (or {@code $setAt(..., value)}). The epoch is read plainly: a view lives only inside a
@@ -216,7 +225,7 @@ final class AccessorEmitter {
         ValueType value = ValueType.of(field.type());
         Label moved = new Label();
         owner.getConstant(mv, "STRUCTURE");
-        mv.invoke(RuntimeMethods.EPOCH_IN_LAUNCH);
+        mv.invoke(epoch);
         mv.visitVarInsn(ALOAD, 0);
         mv.visitFieldInsn(GETFIELD, self, VISITED + "epoch", "J");
         mv.visitInsn(LCMP);
@@ -469,7 +478,7 @@ final class AccessorEmitter {
             mv.visitVarInsn(ISTORE, key);
         }
         owner.getConstant(mv, "STRUCTURE");
-        mv.invoke(RuntimeMethods.EPOCH);
+        mv.invoke(this.epoch);
         if (write) {
             mv.visitInsn(DUP2);
             mv.visitVarInsn(LSTORE, epoch);
@@ -569,7 +578,7 @@ final class AccessorEmitter {
         if (epoch < 0) {
             epoch = mv.newLocal("epoch", Type.LONG_TYPE);
             owner.getConstant(mv, "STRUCTURE");
-            mv.invoke(RuntimeMethods.EPOCH);
+            mv.invoke(this.epoch);
             mv.visitVarInsn(LSTORE, epoch);
         }
         walk.walk(plan.path(field), 0, cache.level() + 1, inactive, false);

@@ -214,7 +214,7 @@ public final class LayoutEmitter {
      */
     public byte[] emitAccessor(Class<?> api, List<Binding> bindings, RuntimeObjects objects) {
         startClass(objects, Type.getInternalName(api));
-        new AccessorEmitter(plan, owner, bodies).emit(bindings);
+        new AccessorEmitter(plan, owner, bodies, false).emit(bindings);
         return finish();
     }
 
@@ -227,7 +227,7 @@ public final class LayoutEmitter {
     public byte[] emitViewDriver(Class<?> api, List<Binding> bindings, RuntimeObjects objects, SNodePlan target,
                                  int arity) {
         startClass(objects, Type.getInternalName(api), Type.getInternalName(ViewDriver.class));
-        AccessorEmitter accessor = new AccessorEmitter(plan, owner, bodies);
+        AccessorEmitter accessor = new AccessorEmitter(plan, owner, bodies, true);
         accessor.emit(bindings);
         DriverEmitter.BlockEntry primer = accessor.primer(bindings, target);
         DriverEmitter.emitView(owner, target, arity, primer != null ? primer : (mv, blocks, block, bases, baseAt) -> {
