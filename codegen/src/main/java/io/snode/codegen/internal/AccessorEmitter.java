@@ -203,19 +203,18 @@ final class AccessorEmitter {
     }
 
     /**
-     * A read or write of the visited cell (in a view driver): {@code if (epochInLaunch() == $cell$epoch) return
-     * $cell$segment.get(LAYOUT, $cell$base + $cell$index * CELL_BYTES + FIELD_OFFSET)} (or
-     * {@code .set(..., value)}), {@code else return <field>$at(coordinates of the visited cell)}
-     * (or {@code $setAt(..., value)}). The epoch is read plainly: a view lives only inside a
-     * launch, where no collection runs, and the plain read sees this thread's deactivations
-     * (a volatile read, per cell, cost 3 to 7 % of a per-cell launch on L2 in a probe, as it keeps
-     * the JIT from reusing the view's fields across cells). The epoch is the snapshot's, so while it holds, no
-     * deactivation or collection happened since the walk: the block is still where the snapshot
-     * found it, the visited cell is still active (a write needs no activation), and an inactive
-     * cell in it is zero. After one (a kernel of this launch deactivated something), the access
-     * takes the accessor's way from the coordinates, which sees what the deactivation did (a
-     * write activates again). A write racing another thread's deactivation of the same cell is
-     * the caller's race, as through an accessor.
+     * A read or write of the visited cell (in a view driver): {@code if (epochInLaunch() ==
+     * $cell$epoch) return $cell$segment.get(LAYOUT, $cell$base + $cell$index * CELL_BYTES +
+     * FIELD_OFFSET)} (or {@code .set(..., value)}), {@code else return <field>$at(coordinates of
+     * the visited cell)} (or {@code $setAt(..., value)}). The epoch is read plainly (see
+     * {@link #epoch}): a volatile read per cell kept the JIT from reusing the view's fields
+     * across cells (3 to 7 % of a per-cell launch on L2 in a probe). The epoch is the
+     * snapshot's, so while it holds, no deactivation or collection happened since the walk: the
+     * block is still where the snapshot found it, the visited cell is still active (a write
+     * needs no activation), and an inactive cell in it is zero. After one (a kernel of this
+     * launch deactivated something), the access takes the accessor's way from the coordinates,
+     * which sees what the deactivation did (a write activates again). A write racing another
+     * thread's deactivation of the same cell is the caller's race, as through an accessor.
      */
     private void emitVisitedCell(MethodEmitter mv, Binding binding) {
         PlacedField field = binding.field();

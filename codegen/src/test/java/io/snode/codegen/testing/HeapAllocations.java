@@ -41,4 +41,23 @@ public final class HeapAllocations {
         }
         return allocated;
     }
+
+    /**
+     * Three passes, each over an emptied and collected runtime: {@code step} into the empty
+     * runtime, then {@code step} again over what it made; returns the bytes the thread allocated
+     * during the last pass's first run beyond its second: what making new cells (blocks, lists)
+     * allocated beyond the same call over existing ones, after two passes compiled the code and
+     * filled the free lists.
+     */
+    public static long beyondARepeatInLastOfThreePasses(SNodeRuntime rt, Step step) throws Throwable {
+        long fresh = 0;
+        long repeated = 0;
+        for (int pass = 0; pass < 3; pass++) {
+            rt.deactivateAll(rt.layout().root());
+            rt.gc();
+            fresh = allocatedBy(step);
+            repeated = allocatedBy(step);
+        }
+        return fresh - repeated;
+    }
 }

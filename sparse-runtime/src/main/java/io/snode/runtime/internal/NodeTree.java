@@ -87,9 +87,10 @@ import java.util.concurrent.atomic.LongAdder;
  * pointer above the dense steps that end at the list, whose new cell holds all their lists),
  * {@link #activateListBlock} allocates the block and its list's first chunk, builds the chunk's
  * reference into the block's list header and publishes the block with the compare-and-set,
- * and the append then takes its index there (the block's other lists stay empty, with no chunk). A lost race hands the cells back and goes on in the
- * winner's list; a retired list or word, a full list or an inactive level above go to the
- * protocol with nothing stored.
+ * and the append then takes its index there (the block's other lists stay empty, with no
+ * chunk). A lost race hands the cells back and goes on in the winner's block (where its list
+ * may still need a first chunk: {@link #appendToNewChunk}); a retired list or word, a full list
+ * or an inactive level above go to the protocol with nothing stored.
  *
  * <p><b>Assumptions:</b> no collection runs while any method here runs (the runtime's phase
  * lock or the caller guarantee it). <b>Guarantees:</b>
