@@ -6,6 +6,7 @@ import io.snode.codegen.ActiveSet;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.LeafBlock;
+import io.snode.codegen.kernel.ViewKernel3;
 import io.snode.codegen.samples.NarrowBand;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
@@ -154,6 +155,30 @@ public class W3IterateBenchmark {
         void phi(int i, int j, int k, float value);
     }
 
+    /** The view's interface of {@link #perCellView}: the visited cell, and any cell by its coordinates. */
+    public interface VisitedCell {
+        float phi();
+
+        float phi(int i, int j, int k);
+    }
+
+    /** The per-cell kernel of {@link #perCellView}: one per task, reading each value through its view. */
+    static final class ViewSum implements ViewKernel3<VisitedCell> {
+        private final boolean coordinates;
+        double sum;
+        long count;
+
+        ViewSum(boolean coordinates) {
+            this.coordinates = coordinates;
+        }
+
+        @Override
+        public void apply(VisitedCell view, int i, int j, int k) {
+            sum += coordinates ? view.phi(i, j, k) : view.phi();
+            count++;
+        }
+    }
+
     /** The per-cell kernel: one per task (forEachPerTask), reading each value through {@code grid}. */
     static final class CellSum implements Kernel3 {
         private final Grid grid;
@@ -181,6 +206,33 @@ public class W3IterateBenchmark {
         double sum = 0;
         long count = 0;
         for (CellSum part : parts) {
+            sum += part.sum;
+            count += part.count;
+        }
+        return check(count, sum);
+    }
+
+    /**
+     * Per-cell form with a view (the runner's "struct-for per cell + view, read of the visited
+     * cell"): a kernel call per active cell, which reads the visited cell through the view the
+     * generated driver hands it, without coordinates.
+     */
+    @Benchmark
+    public double perCellView() {
+        return viewSums(false);
+    }
+
+    /** As {@link #perCellView}, the view reading {@code phi(i, j, k)} (the cell's block remembered by the driver). */
+    @Benchmark
+    public double perCellViewAt() {
+        return viewSums(true);
+    }
+
+    private double viewSums(boolean coordinates) {
+        List<ViewSum> parts = runtime.forEachPerTask(leaf, VisitedCell.class, () -> new ViewSum(coordinates));
+        double sum = 0;
+        long count = 0;
+        for (ViewSum part : parts) {
             sum += part.sum;
             count += part.count;
         }
