@@ -6,7 +6,6 @@ import io.snode.codegen.ActiveSet;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.LeafBlock;
-import io.snode.codegen.kernel.ViewKernel3;
 import io.snode.codegen.samples.NarrowBand;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
@@ -155,30 +154,6 @@ public class W3IterateBenchmark {
         void phi(int i, int j, int k, float value);
     }
 
-    /** The view's interface of {@link #perCellView}: the visited cell, and any cell by its coordinates. */
-    public interface VisitedCell {
-        float phi();
-
-        float phi(int i, int j, int k);
-    }
-
-    /** The per-cell kernel of {@link #perCellView}: one per task, reading each value through its view. */
-    static final class ViewSum implements ViewKernel3<VisitedCell> {
-        private final boolean coordinates;
-        double sum;
-        long count;
-
-        ViewSum(boolean coordinates) {
-            this.coordinates = coordinates;
-        }
-
-        @Override
-        public void apply(VisitedCell view, int i, int j, int k) {
-            sum += coordinates ? view.phi(i, j, k) : view.phi();
-            count++;
-        }
-    }
-
     /** The per-cell kernel: one per task (forEachPerTask), reading each value through {@code grid}. */
     static final class CellSum implements Kernel3 {
         private final Grid grid;
@@ -214,25 +189,25 @@ public class W3IterateBenchmark {
 
     /**
      * Per-cell form with a view (the runner's "struct-for per cell + view, read of the visited
-     * cell"): a kernel call per active cell, which reads the visited cell through the view the
-     * generated driver hands it, without coordinates.
+     * cell", with the runner's kernel): a kernel call per active cell, which reads the visited
+     * cell through the view the generated driver hands it, without coordinates.
      */
     @Benchmark
     public double perCellView() {
-        return viewSums(false);
+        return check(runtime.forEachPerTask(leaf, SNodeContender.VisitedCell.class, SNodeContender.CellRead::new));
     }
 
-    /** As {@link #perCellView}, the view reading {@code phi(i, j, k)} (the cell's block remembered by the driver). */
+    /** As {@link #perCellView}, the view reading {@code phi(i, j, k)} (the runner's "view (accessor primed per block)"). */
     @Benchmark
     public double perCellViewAt() {
-        return viewSums(true);
+        return check(runtime.forEachPerTask(leaf, SNodeContender.Grid.class, SNodeContender.CellView::new));
     }
 
-    private double viewSums(boolean coordinates) {
-        List<ViewSum> parts = runtime.forEachPerTask(leaf, VisitedCell.class, () -> new ViewSum(coordinates));
+    /** {@link #check(long, double)} of the parts' totals. */
+    private double check(List<? extends SNodeContender.CellTotal> parts) {
         double sum = 0;
         long count = 0;
-        for (ViewSum part : parts) {
+        for (SNodeContender.CellTotal part : parts) {
             sum += part.sum;
             count += part.count;
         }

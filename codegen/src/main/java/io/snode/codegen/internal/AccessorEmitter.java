@@ -94,13 +94,13 @@ final class AccessorEmitter {
      * deactivations), with a volatile read in an accessor, which lives across collections and
      * threads' direct calls ({@code GeneratedCalls.epoch}).
      */
-    private final RuntimeMethod epoch;
+    private final RuntimeMethod epochRead;
 
     AccessorEmitter(Plan plan, ClassEmitter owner, FieldBodies bodies, boolean inLaunch) {
         this.plan = plan;
         this.owner = owner;
         this.bodies = bodies;
-        this.epoch = inLaunch ? RuntimeMethods.EPOCH_IN_LAUNCH : RuntimeMethods.EPOCH;
+        this.epochRead = inLaunch ? RuntimeMethods.EPOCH_IN_LAUNCH : RuntimeMethods.EPOCH;
     }
 
     /** The constructor, the cache fields and one method per binding. */
@@ -207,7 +207,7 @@ final class AccessorEmitter {
      * $cell$epoch) return $cell$segment.get(LAYOUT, $cell$base + $cell$index * CELL_BYTES +
      * FIELD_OFFSET)} (or {@code .set(..., value)}), {@code else return <field>$at(coordinates of
      * the visited cell)} (or {@code $setAt(..., value)}). The epoch is read plainly (see
-     * {@link #epoch}): a volatile read per cell kept the JIT from reusing the view's fields
+     * {@link #epochRead}): a volatile read per cell kept the JIT from reusing the view's fields
      * across cells (3 to 7 % of a per-cell launch on L2 in a probe). The epoch is the
      * snapshot's, so while it holds, no deactivation or collection happened since the walk: the
      * block is still where the snapshot found it, the visited cell is still active (a write
@@ -224,7 +224,7 @@ final class AccessorEmitter {
         ValueType value = ValueType.of(field.type());
         Label moved = new Label();
         owner.getConstant(mv, "STRUCTURE");
-        mv.invoke(epoch);
+        mv.invoke(epochRead);
         mv.visitVarInsn(ALOAD, 0);
         mv.visitFieldInsn(GETFIELD, self, VISITED + "epoch", "J");
         mv.visitInsn(LCMP);
@@ -477,7 +477,7 @@ final class AccessorEmitter {
             mv.visitVarInsn(ISTORE, key);
         }
         owner.getConstant(mv, "STRUCTURE");
-        mv.invoke(this.epoch);
+        mv.invoke(epochRead);
         if (write) {
             mv.visitInsn(DUP2);
             mv.visitVarInsn(LSTORE, epoch);
@@ -577,7 +577,7 @@ final class AccessorEmitter {
         if (epoch < 0) {
             epoch = mv.newLocal("epoch", Type.LONG_TYPE);
             owner.getConstant(mv, "STRUCTURE");
-            mv.invoke(this.epoch);
+            mv.invoke(epochRead);
             mv.visitVarInsn(LSTORE, epoch);
         }
         walk.walk(plan.path(field), 0, cache.level() + 1, inactive, false);

@@ -169,6 +169,8 @@ public final class LaunchSplit implements AutoCloseable {
         final AtomicReference<Throwable> failure = new AtomicReference<>();
         /** The next range {@link #combine} takes, in block order. */
         private int combined;
+        /** The thread that started the launch, marked from its first range to the combination's end. */
+        private final Thread caller = Thread.currentThread();
 
         Launch(long[] prefix, long grain, int blocks, Supplier<A> identity, Range<A> range, BinaryOperator<A> combiner,
                LongAdder deactivations) {
@@ -238,26 +240,29 @@ public final class LaunchSplit implements AutoCloseable {
         }
 
         /**
-         * Range {@code r} with an accumulator of its own, on whichever thread claimed it, that
-         * thread marked as working for the launch (see the class comment) around the range only:
-         * a helper is never marked before its claim, since the launch is active until every
-         * claimed range has ended while a helper that starts after the last claim may find it
-         * over (on the calling thread the marks nest in its own). Skipped once the launch failed
-         * or the runtime closes; whatever it throws, the marks refused included, fails the launch.
+         * Range {@code r} with an accumulator of its own, on whichever thread claimed it. A helper
+         * marks itself as working for the launch (see the class comment) around the range only:
+         * it is never marked before its claim, since the launch is active until every claimed
+         * range has ended while a helper that starts after the last claim may find it over. The
+         * calling thread is marked already ({@link #runAndCombine}). Skipped once the launch
+         * failed or the runtime closes; whatever it throws, the marks refused included, fails the
+         * launch.
          */
         private void runRange(int r) {
             if (failure.get() != null || closing) {
                 return;
             }
             try {
+                if (Thread.currentThread() == caller) {
+                    runUnmarked(r);
+                    return;
+                }
                 if (phases != null) {
                     phases.enterTask();
                 }
                 LongAdder outer = structure.swapDeactivationCounter(deactivations);
                 try {
-                    A accumulator = identity.get();
-                    accumulators[r] = accumulator;
-                    range.run(bounds[r], bounds[r + 1], accumulator);
+                    runUnmarked(r);
                 } finally {
                     structure.swapDeactivationCounter(outer);
                     if (phases != null) {
@@ -267,6 +272,12 @@ public final class LaunchSplit implements AutoCloseable {
             } catch (Throwable e) {
                 failure.compareAndSet(null, e);
             }
+        }
+
+        private void runUnmarked(int r) throws Throwable {
+            A accumulator = identity.get();
+            accumulators[r] = accumulator;
+            range.run(bounds[r], bounds[r + 1], accumulator);
         }
 
         /** The accumulators of blocks [from, to) combined as the split cut them: left part first. */
