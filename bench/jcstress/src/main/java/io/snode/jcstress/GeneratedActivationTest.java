@@ -5,6 +5,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
+import java.lang.invoke.MethodHandle;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -20,7 +21,9 @@ import org.openjdk.jcstress.infra.results.IIIIII_Result;
  * that lower cell or of the upper cell (whose release retires the word the activation from it
  * compare-and-sets, which must send it back to the root). Layout
  * {@code pointer(i,2).pointer(i,2).place(i32 v)}; the upper cell U (i=0) is active before the
- * race. The same outcomes as the generic path's: one of the two orders, nothing leaked.
+ * race. The same outcomes as the generic path's: one of the two orders, nothing leaked. The
+ * {@code GeneratedDeactivation} variants deactivate through the generated {@code deactivate_}
+ * (its own walk, then {@code NodeTree.deactivateCell}) instead of the generic path.
  *
  * <p>Results: r1 the writer (0 returned normally, -9 threw), r2 the deactivation's result (1
  * something was active; in {@link TwoWritersOneNewCell}, the second writer's, as r1), r3 v(0)
@@ -48,11 +51,16 @@ public final class GeneratedActivationTest {
     public abstract static class Race {
         final SNodeRuntime runtime;
         final V v;
+        /** The generated deactivate_ of U and of the lower node, taken before the race. */
+        final MethodHandle deactivateUpper;
+        final MethodHandle deactivateLower;
 
         Race() {
             SNodeRuntime idle = IDLE.poll();
             runtime = idle != null ? idle : SNodeRuntime.compile(LAYOUT);
             v = runtime.bind(V.class);
+            deactivateUpper = runtime.nodeHandle("deactivate", UPPER);
+            deactivateLower = runtime.nodeHandle("deactivate", LOWER);
             runtime.generic().activate(UPPER, 0);
         }
 
@@ -78,6 +86,16 @@ public final class GeneratedActivationTest {
                 r.r2 = runtime.generic().deactivate(snode, 0) ? 1 : 0;
             } catch (RuntimeException | Error e) {
                 r.r2 = Unexpected.report("deactivate", e);
+            }
+        }
+
+        /** The deactivation through the generated {@code deactivate_} of {@code snode}, which walks there itself. */
+        void deactivateGenerated(IIIIII_Result r, SNode snode) {
+            try {
+                MethodHandle deactivate = snode == UPPER ? deactivateUpper : deactivateLower;
+                r.r2 = (boolean) deactivate.invokeExact(0) ? 1 : 0;
+            } catch (Throwable e) {
+                r.r2 = Unexpected.report("deactivate_", e);
             }
         }
 
@@ -160,6 +178,54 @@ public final class GeneratedActivationTest {
         @Actor
         public void second(IIIIII_Result r) {
             writeTwo(r);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r);
+        }
+    }
+
+    /** {@link SameCell} with the generated deactivation ({@code deactivate_s2_pointer}: its own walk, then {@code NodeTree.deactivateCell}). */
+    @JCStressTest
+    @Outcome(id = "0, 0, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "Deactivation first (found nothing), then the write: the write stays.")
+    @Outcome(id = "0, 1, 0, 1, 0, 0", expect = ACCEPTABLE,
+            desc = "Write (or its activation) first, then the deactivation: the lower cell is gone, v reads 0.")
+    @State
+    public static class SameCellGeneratedDeactivation extends Race {
+        @Actor
+        public void write(IIIIII_Result r) {
+            super.write(r);
+        }
+
+        @Actor
+        public void deactivate(IIIIII_Result r) {
+            deactivateGenerated(r, LOWER);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r);
+        }
+    }
+
+    /** {@link UpperCell} with the generated deactivation of U ({@code deactivate_s1_pointer}). */
+    @JCStressTest
+    @Outcome(id = "0, 1, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "Deactivation first, then the write: it activated a new upper and lower cell; the write stays.")
+    @Outcome(id = "0, 1, 0, 0, 0, 0", expect = ACCEPTABLE,
+            desc = "Write (or its activation) first, then the deactivation: everything below U is gone, v reads 0.")
+    @State
+    public static class UpperCellGeneratedDeactivation extends Race {
+        @Actor
+        public void write(IIIIII_Result r) {
+            super.write(r);
+        }
+
+        @Actor
+        public void deactivate(IIIIII_Result r) {
+            deactivateGenerated(r, UPPER);
         }
 
         @Arbiter

@@ -1,8 +1,10 @@
 package io.snode.codegen.internal;
 
+import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.ICONST_1;
 import static org.objectweb.asm.Opcodes.IRETURN;
+import static org.objectweb.asm.Opcodes.LCONST_0;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LRETURN;
 import static org.objectweb.asm.Opcodes.POP;
@@ -196,13 +198,11 @@ public final class LayoutEmitter {
             emitIsActive(snode);
             emitActivate(snode);
             if (snode.kind().isSparse()) {
-                // A list is named by its parent's coordinates, as for append_ and length_.
-                emitDelegate(snode, "deactivate_", RuntimeMethods.DEACTIVATE, Type.BOOLEAN_TYPE,
-                        snode.kind() == NodeKind.DYNAMIC);
+                emitDeactivate(snode);
             }
             if (snode.kind() == NodeKind.DYNAMIC) {
                 emitAppend(snode);
-                emitDelegate(snode, "length_", RuntimeMethods.LENGTH, Type.LONG_TYPE, true);
+                emitLength(snode);
             }
         }
         return finish();
@@ -352,6 +352,88 @@ public final class LayoutEmitter {
     }
 
     /**
+     * {@code deactivate_<node>(coordinates...)}: the walk to the node's container, reading as
+     * {@code isActive_}'s does (an inactive level above: false, nothing changed), then the
+     * cell's deactivation by the runtime ({@code GeneratedCalls.deactivateCell}: the epoch
+     * advanced around it, the kind's release of the cell and everything below, the count that
+     * launches read), with nothing allocated on the Java heap. A list is named by its parent's
+     * coordinates, as for {@code append_} and {@code length_}, and goes whole; where the list's
+     * axis is not the last of its index axes, the runtime walks ({@code GeneratedCalls.deactivate},
+     * with the coordinates in an array).
+     */
+    private void emitDeactivate(SNode snode) {
+        boolean list = snode.kind() == NodeKind.DYNAMIC;
+        if (list && !listAxisLast(snode)) {
+            emitDelegate(snode, "deactivate_", RuntimeMethods.DEACTIVATE, Type.BOOLEAN_TYPE, true);
+            return;
+        }
+        SNode shape = list ? snode.parent() : snode;
+        MethodEmitter mv = bodies.begin("deactivate_" + nodeName(snode), "(" + coordinates(shape.indexAxes().size())
+                + ")Z", true, FieldBodies.names(shape.indexAxes(), null));
+        bodies.boundsChecks(mv, "snode=" + shape.path(), shape);
+        List<PathStep> path = plan.path(snode);
+        Label inactive = new Label();
+        PathWalk walk = new PathWalk(owner, mv);
+        walk.walk(path, 0, path.size() - 1, inactive, false);
+        PathStep last = path.getLast();
+        mv.markLevel(path.size());
+        if (!list) {
+            walk.storeCellIndex(last, snode);
+        }
+        owner.getConstant(mv, "STRUCTURE");
+        owner.getConstant(mv, "SNODE_" + snode.id());
+        mv.visitVarInsn(ALOAD, walk.segment());
+        walk.containerOffset(last);
+        if (list) {
+            mv.visitInsn(LCONST_0); // a list's deactivation takes no cell index
+        } else {
+            mv.visitVarInsn(LLOAD, walk.index());
+        }
+        mv.invoke(RuntimeMethods.DEACTIVATE_CELL);
+        mv.visitInsn(IRETURN);
+        mv.visitLabel(inactive);
+        mv.visitInsn(ICONST_0);
+        mv.visitInsn(IRETURN);
+        bodies.end(mv);
+    }
+
+    /**
+     * {@code length_<node>(listCoordinates...)}: the walk to the list's header, reading (an
+     * inactive level above: 0), then its length read with acquire ordering; where the list's axis
+     * is not the last of its index axes, the runtime walks ({@code GeneratedCalls.length}, with
+     * the coordinates in an array).
+     */
+    private void emitLength(SNode snode) {
+        if (!listAxisLast(snode)) {
+            emitDelegate(snode, "length_", RuntimeMethods.LENGTH, Type.LONG_TYPE, true);
+            return;
+        }
+        SNode parent = snode.parent();
+        MethodEmitter mv = bodies.begin("length_" + nodeName(snode), "(" + coordinates(parent.indexAxes().size())
+                + ")J", true, FieldBodies.names(parent.indexAxes(), null));
+        bodies.boundsChecks(mv, "snode=" + parent.path(), parent);
+        List<PathStep> path = plan.path(snode);
+        Label inactive = new Label();
+        PathWalk walk = new PathWalk(owner, mv);
+        walk.walk(path, 0, path.size() - 1, inactive, false);
+        mv.markLevel(path.size());
+        walk.listLength(path.getLast());
+        mv.visitInsn(LRETURN);
+        mv.visitLabel(inactive);
+        mv.visitInsn(LCONST_0);
+        mv.visitInsn(LRETURN);
+        bodies.end(mv);
+    }
+
+    /**
+     * Whether the list axis of dynamic {@code snode} is the last of its index axes, so that the
+     * list's coordinates (its parent's) are the first parameters of a path walk to it.
+     */
+    private static boolean listAxisLast(SNode snode) {
+        return snode.indexAxes().indexOf(snode.axes().get(0)) == snode.parent().indexAxes().size();
+    }
+
+    /**
      * A method that checks its coordinates and hands them to a {@code GeneratedCalls} operation; for a
      * whole dynamic list ({@code listCoordinates}) it takes the coordinates of the list's parent.
      */
@@ -389,7 +471,7 @@ public final class LayoutEmitter {
         MethodEmitter mv = bodies.begin("append_" + nodeName(snode), "(" + coordinates(dims) + ")J", true,
                 FieldBodies.names(parent.indexAxes(), null));
         bodies.boundsChecks(mv, "snode=" + parent.path(), parent);
-        if (listAxis == dims) {
+        if (listAxisLast(snode)) {
             List<PathStep> path = plan.path(snode);
             PathWalk walk = new PathWalk(owner, mv);
             Label runtime = new Label();

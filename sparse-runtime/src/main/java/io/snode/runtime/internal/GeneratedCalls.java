@@ -174,6 +174,16 @@ public final class GeneratedCalls {
         return structure.deactivate(target, coordinates, new Location());
     }
 
+    /**
+     * The deactivation of a generated {@code deactivate_} method, whose walk found the cell's
+     * container at ({@code segment}, {@code container}) with every level above active: see
+     * {@link NodeTree#deactivateCell}. Allocates nothing on the Java heap.
+     */
+    public static boolean deactivateCell(NodeTree structure, SNode target, MemorySegment segment, long container,
+                                         long index) {
+        return structure.deactivateCell(target, segment, container, index);
+    }
+
     public static long append(NodeTree structure, SNode dynamic, int[] coordinates) {
         return structure.append(dynamic, coordinates, new Location());
     }

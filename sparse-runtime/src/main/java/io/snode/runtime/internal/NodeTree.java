@@ -901,11 +901,25 @@ public final class NodeTree {
         if (!locateParent(target, coordinates, location)) {
             return false;
         }
-        advanceEpoch();
         PathStep step = lastStep(target);
+        return deactivateCell(target, location.segment, location.offset + step.containerOffset(),
+                step.cellIndex(coordinates));
+    }
+
+    /**
+     * Deactivates cell {@code index} of sparse {@code target}'s container at ({@code segment},
+     * {@code container}), found by the caller's walk (a list: the list whose header is there,
+     * {@code index} unused), with everything below it: the epoch advanced before anything
+     * changes and again after, the deactivation counted for the calling thread's launch when
+     * the cell was active. What {@link #deactivate} does once its walk found the container; the
+     * generated {@code deactivate_} methods walk there themselves.
+     *
+     * @return whether the cell was active
+     */
+    public boolean deactivateCell(SNode target, MemorySegment segment, long container, long index) {
+        advanceEpoch();
         try {
-            boolean wasActive = units.unit(target).deactivate(location.segment,
-                    location.offset + step.containerOffset(), step.cellIndex(coordinates));
+            boolean wasActive = units.unit(target).deactivate(segment, container, index);
             if (wasActive) {
                 countDeactivation();
             }

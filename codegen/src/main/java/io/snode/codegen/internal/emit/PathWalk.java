@@ -461,14 +461,14 @@ public final class PathWalk {
     }
 
     /** Pushes the length of the list whose header is this step's container. */
-    void listLength(PathStep step) {
+    public void listLength(PathStep step) {
         mv.visitVarInsn(ALOAD, segment);
         containerOffset(step);
         mv.invoke(RuntimeMethods.LIST_LENGTH);
     }
 
     /** Pushes offset + the step's container offset. */
-    void containerOffset(PathStep step) {
+    public void containerOffset(PathStep step) {
         mv.visitVarInsn(LLOAD, offset);
         mv.addLong(step.containerOffset());
     }

@@ -80,6 +80,8 @@ public final class RuntimeMethods {
             SNode.class, MemorySegment.class, long.class);
     public static final RuntimeMethod DEACTIVATE = of(GeneratedCalls.class, "deactivate", NodeTree.class, SNode.class,
             int[].class);
+    public static final RuntimeMethod DEACTIVATE_CELL = of(GeneratedCalls.class, "deactivateCell", NodeTree.class,
+            SNode.class, MemorySegment.class, long.class, long.class);
     public static final RuntimeMethod APPEND = of(GeneratedCalls.class, "append", NodeTree.class, SNode.class, int[].class);
     public static final RuntimeMethod APPEND_AT = of(GeneratedCalls.class, "appendAt", NodeTree.class, SNode.class,
             int[].class);
