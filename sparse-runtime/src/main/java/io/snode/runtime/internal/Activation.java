@@ -142,6 +142,18 @@ public final class Activation implements ActivationRun {
         return 0;
     }
 
+    @Override
+    public boolean reachable(int step, MemorySegment segment, long container) {
+        Location probe = new Location();
+        probe.set(structure.root(), 0);
+        for (int s = 0; s < step; s++) {
+            if (!units[s].lookup(probe, probe.offset + steps[s].containerOffset(), steps[s].cellIndex(coordinates))) {
+                return false;
+            }
+        }
+        return probe.segment == segment && probe.offset + steps[step].containerOffset() == container;
+    }
+
     /**
      * Builds steps {@code step + 1 ..} of the path inside reserved cells, starting in the reserved
      * cell of step {@code step} at (segment, offset), which nobody else can see yet; every word

@@ -112,8 +112,16 @@ import java.util.concurrent.atomic.LongAdder;
  * zeroed when it is deactivated, so a store that lands after that zeroing stays in the cell and
  * shows when the cell is activated again). No cell leaks in that race: a
  * release leaves every pointer word of the released cells {@link PointerWord#RETIRED} and every
- * list header lock {@link DynamicHeader#LOCK_RETIRED}, an activation that meets either starts
- * again from the root, and anything it published before the release reached it is released.
+ * list and hash header lock {@link DynamicHeader#LOCK_RETIRED}, an activation that meets either
+ * starts again from the root, and anything it published before the release reached it is
+ * released. A bitmasked cell is used again in place, so its deactivation zeroes it but for
+ * those containers of the managed nodes below it, which stay retired; an activation that meets
+ * a retired container takes its word or lock and reopens it only when a walk from the root
+ * arrives there with every level above active ({@link Activation#reachable}: the cell is active
+ * again), and retires it again otherwise. A deactivation that releases the container waits for
+ * that word or lock, and every release makes its cell unreachable first (a pointer or hash
+ * entry's word goes busy, a mask bit is cleared), so a container left in a released cell is
+ * never reopened.
  * <b>Progress:</b> readers are wait-free; an activation is lock-free against other activations
  * (it waits only for a list's header lock, held for a few stores, or for a pointer word that a
  * deactivation holds while it releases the subtree below).

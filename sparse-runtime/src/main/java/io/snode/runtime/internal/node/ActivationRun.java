@@ -37,4 +37,13 @@ public interface ActivationRun {
      * @return the element's index at a list step, else 0
      */
     long buildBelow(int step, MemorySegment segment, long offset);
+
+    /**
+     * Whether a walk from the root over this run's coordinates, read now, finds every step above
+     * {@code step} active and arrives at step {@code step}'s container at ({@code segment},
+     * {@code container}): the container lives (a bitmasked cell holding it is active again), as
+     * opposed to one left in a released cell. A unit asks this while it holds a retired
+     * container's word or lock, before reopening it.
+     */
+    boolean reachable(int step, MemorySegment segment, long container);
 }

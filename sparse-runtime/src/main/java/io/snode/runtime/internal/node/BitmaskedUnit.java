@@ -17,7 +17,12 @@ import java.lang.foreign.MemorySegment;
  * nobody else sees (build); a call that then fails at a full list below leaves the bit set for
  * the appends that filled the list. Deactivation clears the bit with an atomic AND first, so
  * exactly one deactivation releases the cell; then it releases what lies below and zeroes the
- * cell. A store that a racing writer makes after that zeroing stays in the cell (the caller's
+ * cell but for the containers of managed nodes below it (pointer words, list and hash headers),
+ * which the release left empty and retired ({@link NodeUnits#zeroCell}): an activation or append
+ * that walked in before the bit was cleared is refused there, as in a released pointer cell,
+ * instead of publishing under the inactive cell. When the cell is active again, the first
+ * activation that meets such a container reopens it ({@link PointerUnit}, {@link DynamicUnit},
+ * {@link HashUnit}). A store that a racing writer makes after that zeroing stays in the cell (the caller's
  * race, see {@code NodeTree}); nothing is left half-released, since the cell is inline.
  */
 public final class BitmaskedUnit extends NodeUnit {
@@ -115,14 +120,25 @@ public final class BitmaskedUnit extends NodeUnit {
         }
         long cell = container + cellOffset(index);
         units.releaseBelow(node, segment, cell);
-        segment.asSlice(cell, node.cellBytes()).fill((byte) 0);
+        units.zeroCell(node, segment, cell);
         return true;
     }
 
-    /** Deactivates every cell whose bit is set, reading each mask word once. */
+    /**
+     * Deactivates every cell whose bit is set, reading each mask word once. With {@code retire}
+     * (the cell holding this container is being released) the managed containers below the
+     * cells that are inactive are retired too: a call that walked into the released cell before
+     * may still set a bit there, and must then find them refusing, not publish a chunk or a
+     * cell that nothing would release (what it published before this pass is released by it).
+     */
     @Override
     public void release(MemorySegment segment, long container, boolean retire) {
         forEachActive(segment, container, deactivator, 0);
+        if (retire && units.hasManagedBelow(node)) {
+            for (long index = 0; index < node.cellCount(); index++) {
+                units.releaseBelow(node, segment, container + cellOffset(index));
+            }
+        }
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.memory.HashTables;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -19,6 +20,12 @@ public final class NodeUnits {
     private final NodeUnit[] byId;
     /** Per SNode id: whether a pointer or dynamic node lies anywhere below it. */
     private final boolean[] managedBelow;
+    /**
+     * Per SNode id with a managed node below: the byte ranges of one of its cells that hold no
+     * managed node's container ({@code [start, end)} pairs from the cell's start, in order), what
+     * {@link #zeroCell} zeroes; null for the others, whose whole cell is zeroed.
+     */
+    private final long[][] unmanagedRanges;
 
     /**
      * @param cells       per SNode id: the allocator of a pointer's child cells or of a dynamic's
@@ -46,6 +53,75 @@ public final class NodeUnits {
                 managedBelow[id] |= plan.node(child).hasNodeManager() || managedBelow[child.id()];
             }
         }
+        this.unmanagedRanges = new long[nodes.size()][];
+        for (SNodePlan node : nodes) {
+            if (managedBelow[node.id()] && node.kind() != NodeKind.ROOT) {
+                unmanagedRanges[node.id()] = unmanagedRanges(node);
+            }
+        }
+    }
+
+    /** The complement, within one cell of {@code node}, of the containers of the managed nodes below it. */
+    private long[] unmanagedRanges(SNodePlan node) {
+        List<long[]> managed = new ArrayList<>();
+        managedContainers(node, 0, managed);
+        managed.sort((a, b) -> Long.compare(a[0], b[0]));
+        List<Long> ranges = new ArrayList<>();
+        long at = 0;
+        for (long[] container : managed) {
+            if (container[0] > at) {
+                ranges.add(at);
+                ranges.add(container[0]);
+            }
+            at = Math.max(at, container[1]);
+        }
+        if (at < node.cellBytes()) {
+            ranges.add(at);
+            ranges.add(node.cellBytes());
+        }
+        return ranges.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /**
+     * Adds to {@code out} the byte ranges of the managed nodes' containers (pointer words, list
+     * and hash headers) inside the cell of {@code node} that starts at byte {@code cell}, through
+     * the dense and bitmasked levels in between, as {@link #releaseBelow} visits them.
+     */
+    private void managedContainers(SNodePlan node, long cell, List<long[]> out) {
+        List<SNode> children = node.snode().children();
+        for (int n = 0; n < children.size(); n++) {
+            SNodePlan child = plan.node(children.get(n));
+            long container = cell + node.childContainerOffset(n);
+            if (child.hasNodeManager()) {
+                out.add(new long[] {container, container + child.containerBytes()});
+            } else if (managedBelow[child.id()]) {
+                for (long index = 0; index < child.cellCount(); index++) {
+                    managedContainers(child, container + child.cellsOffset() + index * child.cellBytes(), out);
+                }
+            }
+        }
+    }
+
+    /**
+     * Zeroes the cell of {@code node} at (segment, cell), a bitmasked cell being deactivated,
+     * after {@link #releaseBelow} released what lies below: every byte but the containers of
+     * the managed nodes below, which the release left empty and refusing (pointer words
+     * {@code RETIRED}, list and hash headers with their locks {@code LOCK_RETIRED}) for
+     * activations and appends that walked in before the cell's bit was cleared. Zeroing those
+     * too would open them to such a late call, which could then publish a chunk or a cell under
+     * the inactive cell, where nothing would release it. A later activation of the cell reopens
+     * them as it meets them (the node units' {@code publish}, after
+     * {@link ActivationRun#reachable}).
+     */
+    void zeroCell(SNodePlan node, MemorySegment segment, long cell) {
+        long[] ranges = unmanagedRanges[node.id()];
+        if (ranges == null) {
+            segment.asSlice(cell, node.cellBytes()).fill((byte) 0);
+            return;
+        }
+        for (int r = 0; r < ranges.length; r += 2) {
+            segment.asSlice(cell + ranges[r], ranges[r + 1] - ranges[r]).fill((byte) 0);
+        }
     }
 
     /** The unit of {@code snode}; the root, which is no path step, has none. */
@@ -55,6 +131,11 @@ public final class NodeUnits {
             throw new IllegalArgumentException("snode=" + snode.path() + " is the root; it has no container");
         }
         return unit;
+    }
+
+    /** Whether a managed node (pointer, hash, dynamic) lies below {@code node}. */
+    boolean hasManagedBelow(SNodePlan node) {
+        return managedBelow[node.id()];
     }
 
     /** Recycles every pointer child and dynamic list inside the cell of {@code node} at (segment, cell). */
