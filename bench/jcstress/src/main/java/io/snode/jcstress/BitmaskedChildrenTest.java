@@ -5,6 +5,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 
 import io.snode.api.SNode;
 import io.snode.runtime.SparseRuntime;
+import java.util.function.IntSupplier;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -35,6 +36,50 @@ public final class BitmaskedChildrenTest {
     private BitmaskedChildrenTest() {
     }
 
+    /** A runtime of {@code pool} whose {@code cell} (i=0) is active and empty, and the two sides of a race on it. */
+    abstract static class Race {
+        final RuntimePool pool;
+        final SNode cell;
+        final SparseRuntime runtime;
+
+        Race(RuntimePool pool, SNode cell) {
+            this.pool = pool;
+            this.cell = cell;
+            this.runtime = pool.take();
+            runtime.activate(cell, 0);
+        }
+
+        /** The write of v(0) = 1; r1. */
+        void write(IIIIII_Result r) {
+            try {
+                runtime.setInt("v", 1, 0);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("write", e);
+            }
+        }
+
+        /** The deactivation of the cell; r2. */
+        void deactivate(IIIIII_Result r) {
+            try {
+                r.r2 = runtime.deactivate(cell, 0) ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("deactivate", e);
+            }
+        }
+
+        /** r3 {@code value}, r4 {@code below}, r5 the cell active, r6 the reset. */
+        void observe(IIIIII_Result r, IntSupplier value, IntSupplier below) {
+            try {
+                r.r3 = value.getAsInt();
+                r.r4 = below.getAsInt();
+                r.r5 = runtime.isActive(cell, 0) ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            r.r6 = pool.reset(runtime);
+        }
+    }
+
     /** {@code bitmasked(i,2).dynamic(j,64,4).place(i32 v)}: the append must publish the list's first chunk. */
     @JCStressTest
     @Outcome(id = "0, 1, 0, 0, 0, 0", expect = ACCEPTABLE,
@@ -47,15 +92,12 @@ public final class BitmaskedChildrenTest {
                     + " deactivation of its list's cell, the caller's race, see NodeTree), B stays active with an"
                     + " empty list, and nothing leaks.")
     @State
-    public static class ListAppend {
+    public static class ListAppend extends Race {
         static final RuntimePool POOL = new RuntimePool("bitmasked(i,2).dynamic(j,64,4).place(i32 v)");
-        static final SNode CELL = POOL.layout().snode(1);
         static final SNode LIST = POOL.layout().snode(2);
 
-        final SparseRuntime runtime = POOL.take();
-
         public ListAppend() {
-            runtime.activate(CELL, 0);
+            super(POOL, POOL.layout().snode(1));
         }
 
         @Actor
@@ -69,23 +111,12 @@ public final class BitmaskedChildrenTest {
 
         @Actor
         public void deactivate(IIIIII_Result r) {
-            try {
-                r.r2 = runtime.deactivate(CELL, 0) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r2 = Unexpected.report("deactivate", e);
-            }
+            super.deactivate(r);
         }
 
         @Arbiter
         public void check(IIIIII_Result r) {
-            try {
-                r.r3 = (int) runtime.length(LIST, 0);
-                r.r4 = RuntimePool.cellsInUse(runtime, LIST);
-                r.r5 = runtime.isActive(CELL, 0) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r3 = Unexpected.report("check", e);
-            }
-            r.r6 = POOL.reset(runtime);
+            observe(r, () -> (int) runtime.length(LIST, 0), () -> RuntimePool.cellsInUse(runtime, LIST));
         }
     }
 
@@ -100,45 +131,27 @@ public final class BitmaskedChildrenTest {
                     + " deactivation released what lay below B: the value is lost (the caller's race, see NodeTree),"
                     + " B stays active and empty, and nothing leaks.")
     @State
-    public static class PointerWrite {
+    public static class PointerWrite extends Race {
         static final RuntimePool POOL = new RuntimePool("bitmasked(i,2).pointer(i,2).place(i32 v)");
-        static final SNode CELL = POOL.layout().snode(1);
         static final SNode LOWER = POOL.layout().snode(2);
 
-        final SparseRuntime runtime = POOL.take();
-
         public PointerWrite() {
-            runtime.activate(CELL, 0);
+            super(POOL, POOL.layout().snode(1));
         }
 
         @Actor
         public void write(IIIIII_Result r) {
-            try {
-                runtime.setInt("v", 1, 0);
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("write", e);
-            }
+            super.write(r);
         }
 
         @Actor
         public void deactivate(IIIIII_Result r) {
-            try {
-                r.r2 = runtime.deactivate(CELL, 0) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r2 = Unexpected.report("deactivate", e);
-            }
+            super.deactivate(r);
         }
 
         @Arbiter
         public void check(IIIIII_Result r) {
-            try {
-                r.r3 = runtime.getInt("v", 0);
-                r.r4 = RuntimePool.cellsInUse(runtime, LOWER);
-                r.r5 = runtime.isActive(CELL, 0) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r3 = Unexpected.report("check", e);
-            }
-            r.r6 = POOL.reset(runtime);
+            observe(r, () -> runtime.getInt("v", 0), () -> RuntimePool.cellsInUse(runtime, LOWER));
         }
     }
 
@@ -153,45 +166,27 @@ public final class BitmaskedChildrenTest {
                     + " deactivation released what lay below B: the value is lost (the caller's race, see NodeTree),"
                     + " B stays active and empty, and nothing leaks.")
     @State
-    public static class HashWrite {
+    public static class HashWrite extends Race {
         static final RuntimePool POOL = new RuntimePool("bitmasked(i,2).hash(i,4).place(i32 v)");
-        static final SNode CELL = POOL.layout().snode(1);
         static final SNode HASHED = POOL.layout().snode(2);
 
-        final SparseRuntime runtime = POOL.take();
-
         public HashWrite() {
-            runtime.activate(CELL, 0);
+            super(POOL, POOL.layout().snode(1));
         }
 
         @Actor
         public void write(IIIIII_Result r) {
-            try {
-                runtime.setInt("v", 1, 0);
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("write", e);
-            }
+            super.write(r);
         }
 
         @Actor
         public void deactivate(IIIIII_Result r) {
-            try {
-                r.r2 = runtime.deactivate(CELL, 0) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r2 = Unexpected.report("deactivate", e);
-            }
+            super.deactivate(r);
         }
 
         @Arbiter
         public void check(IIIIII_Result r) {
-            try {
-                r.r3 = runtime.getInt("v", 0);
-                r.r4 = runtime.isActive(HASHED, 0) ? 1 : 0;
-                r.r5 = runtime.isActive(CELL, 0) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r3 = Unexpected.report("check", e);
-            }
-            r.r6 = POOL.reset(runtime);
+            observe(r, () -> runtime.getInt("v", 0), () -> runtime.isActive(HASHED, 0) ? 1 : 0);
         }
     }
 
@@ -210,45 +205,27 @@ public final class BitmaskedChildrenTest {
     @Outcome(id = "0, 1, 1, 1, 1, 0", expect = ACCEPTABLE,
             desc = "The deactivation first, then the write: a new U, B and lower cell holding the value.")
     @State
-    public static class ReleasedAbove {
+    public static class ReleasedAbove extends Race {
         static final RuntimePool POOL = new RuntimePool("pointer(i,2).bitmasked(i,2).pointer(i,2).place(i32 v)");
-        static final SNode UPPER = POOL.layout().snode(1);
         static final SNode LOWER = POOL.layout().snode(3);
 
-        final SparseRuntime runtime = POOL.take();
-
         public ReleasedAbove() {
-            runtime.activate(UPPER, 0);
+            super(POOL, POOL.layout().snode(1));
         }
 
         @Actor
         public void write(IIIIII_Result r) {
-            try {
-                runtime.setInt("v", 1, 0);
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("write", e);
-            }
+            super.write(r);
         }
 
         @Actor
         public void deactivate(IIIIII_Result r) {
-            try {
-                r.r2 = runtime.deactivate(UPPER, 0) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r2 = Unexpected.report("deactivate", e);
-            }
+            super.deactivate(r);
         }
 
         @Arbiter
         public void check(IIIIII_Result r) {
-            try {
-                r.r3 = runtime.getInt("v", 0);
-                r.r4 = RuntimePool.cellsInUse(runtime, LOWER);
-                r.r5 = runtime.isActive(UPPER, 0) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r3 = Unexpected.report("check", e);
-            }
-            r.r6 = POOL.reset(runtime);
+            observe(r, () -> runtime.getInt("v", 0), () -> RuntimePool.cellsInUse(runtime, LOWER));
         }
     }
 }

@@ -331,16 +331,10 @@ public final class LayoutEmitter {
 
     /** {@code isActive_}: the walk to the node's container, then its kind's active test of the cell. */
     private void emitIsActive(SNode snode) {
-        int dims = snode.indexAxes().size();
-        MethodEmitter mv = bodies.begin("isActive_" + nodeName(snode), "(" + coordinates(dims) + ")Z", true,
-                FieldBodies.names(snode.indexAxes(), null));
-        bodies.boundsChecks(mv, "snode=" + snode.path(), snode);
-        List<PathStep> path = plan.path(snode);
         Label inactive = new Label();
-        PathWalk walk = new PathWalk(owner, mv);
-        walk.walk(path, 0, path.size() - 1, inactive, false);
-        PathStep last = path.getLast();
-        mv.markLevel(path.size());
+        PathWalk walk = walkToContainer("isActive_", snode, snode, Type.BOOLEAN_TYPE, inactive);
+        MethodEmitter mv = walk.mv();
+        PathStep last = plan.path(snode).getLast();
         walk.storeCellIndex(last, snode);
         NodeEmitUnit.of(last.node().kind()).emitActiveTest(walk, last, inactive);
         mv.visitInsn(ICONST_1);
@@ -367,16 +361,10 @@ public final class LayoutEmitter {
             emitDelegate(snode, "deactivate_", RuntimeMethods.DEACTIVATE, Type.BOOLEAN_TYPE, true);
             return;
         }
-        SNode shape = list ? snode.parent() : snode;
-        MethodEmitter mv = bodies.begin("deactivate_" + nodeName(snode), "(" + coordinates(shape.indexAxes().size())
-                + ")Z", true, FieldBodies.names(shape.indexAxes(), null));
-        bodies.boundsChecks(mv, "snode=" + shape.path(), shape);
-        List<PathStep> path = plan.path(snode);
         Label inactive = new Label();
-        PathWalk walk = new PathWalk(owner, mv);
-        walk.walk(path, 0, path.size() - 1, inactive, false);
-        PathStep last = path.getLast();
-        mv.markLevel(path.size());
+        PathWalk walk = walkToContainer("deactivate_", snode, list ? snode.parent() : snode, Type.BOOLEAN_TYPE, inactive);
+        MethodEmitter mv = walk.mv();
+        PathStep last = plan.path(snode).getLast();
         if (!list) {
             walk.storeCellIndex(last, snode);
         }
@@ -408,21 +396,32 @@ public final class LayoutEmitter {
             emitDelegate(snode, "length_", RuntimeMethods.LENGTH, Type.LONG_TYPE, true);
             return;
         }
-        SNode parent = snode.parent();
-        MethodEmitter mv = bodies.begin("length_" + nodeName(snode), "(" + coordinates(parent.indexAxes().size())
-                + ")J", true, FieldBodies.names(parent.indexAxes(), null));
-        bodies.boundsChecks(mv, "snode=" + parent.path(), parent);
-        List<PathStep> path = plan.path(snode);
         Label inactive = new Label();
-        PathWalk walk = new PathWalk(owner, mv);
-        walk.walk(path, 0, path.size() - 1, inactive, false);
-        mv.markLevel(path.size());
-        walk.listLength(path.getLast());
+        PathWalk walk = walkToContainer("length_", snode, snode.parent(), Type.LONG_TYPE, inactive);
+        MethodEmitter mv = walk.mv();
+        walk.listLength(plan.path(snode).getLast());
         mv.visitInsn(LRETURN);
         mv.visitLabel(inactive);
         mv.visitInsn(LCONST_0);
         mv.visitInsn(LRETURN);
         bodies.end(mv);
+    }
+
+    /**
+     * Begins {@code <prefix><node>} of {@code snode}, taking the coordinates of {@code shape} (the
+     * node's own, or its parent's for a list) and returning {@code returns}: the coordinates'
+     * checks, then the read-only walk to the node's container (every inactive level jumps to
+     * {@code inactive}), with the walk's line-number mark of the node's own level.
+     */
+    private PathWalk walkToContainer(String prefix, SNode snode, SNode shape, Type returns, Label inactive) {
+        MethodEmitter mv = bodies.begin(prefix + nodeName(snode), "(" + coordinates(shape.indexAxes().size()) + ")"
+                + returns.getDescriptor(), true, FieldBodies.names(shape.indexAxes(), null));
+        bodies.boundsChecks(mv, "snode=" + shape.path(), shape);
+        List<PathStep> path = plan.path(snode);
+        PathWalk walk = new PathWalk(owner, mv);
+        walk.walk(path, 0, path.size() - 1, inactive, false);
+        mv.markLevel(path.size());
+        return walk;
     }
 
     /**
