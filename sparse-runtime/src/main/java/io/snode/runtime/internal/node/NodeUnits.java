@@ -21,9 +21,9 @@ public final class NodeUnits {
     /** Per SNode id: whether a pointer or dynamic node lies anywhere below it. */
     private final boolean[] managedBelow;
     /**
-     * Per SNode id with a managed node below: the byte ranges of one of its cells that hold no
-     * managed node's container ({@code [start, end)} pairs from the cell's start, in order), what
-     * {@link #zeroCell} zeroes; null for the others, whose whole cell is zeroed.
+     * Per bitmasked SNode id with a managed node below: the byte ranges of one of its cells that
+     * hold no managed node's container ({@code [start, end)} pairs from the cell's start, in
+     * order), what {@link #zeroCell} zeroes; null for the others, whose whole cell is zeroed.
      */
     private final long[][] unmanagedRanges;
 
@@ -55,7 +55,7 @@ public final class NodeUnits {
         }
         this.unmanagedRanges = new long[nodes.size()][];
         for (SNodePlan node : nodes) {
-            if (managedBelow[node.id()] && node.kind() != NodeKind.ROOT) {
+            if (managedBelow[node.id()] && node.kind() == NodeKind.BITMASKED) { // the only kind zeroCell serves
                 unmanagedRanges[node.id()] = unmanagedRanges(node);
             }
         }
