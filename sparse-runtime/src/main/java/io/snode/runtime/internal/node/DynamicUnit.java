@@ -32,7 +32,7 @@ import java.lang.foreign.MemorySegment;
  * when the enclosing cell is being released it leaves the lock {@link DynamicHeader#LOCK_RETIRED}
  * so that a racing append plans again instead of publishing where nothing would release; a
  * list of a bitmasked cell that is active again is reopened by the first append that meets it
- * ({@link #reopen}, under the lock, after a walk from the root confirms that).
+ * ({@link NodeUnit#reopen}, under the lock, after a walk from the root confirms that).
  */
 public final class DynamicUnit extends NodeUnit {
     private static final int CHUNK_PRESENT = 0;
@@ -200,8 +200,11 @@ public final class DynamicUnit extends NodeUnit {
             long chunk = element / node.chunkSize();
             int chunkState = ensureChunk(segment, container, chunk, reservation);
             if (chunkState == RETIRED_LIST) {
-                if (reopen(segment, container, step, activation)) {
-                    continue; // the list of a bitmasked cell active again
+                // The list of a bitmasked cell active again: reopened with its length emptied (a late
+                // append may have raised it after the release), under the lock.
+                if (reopen(segment, container + DynamicHeader.LOCK_OFFSET, DynamicHeader.LOCK_RETIRED, 1, 0,
+                        container + DynamicHeader.LENGTH_OFFSET, step, container, activation)) {
+                    continue;
                 }
                 return REPLAN;
             }
@@ -402,34 +405,6 @@ public final class DynamicUnit extends NodeUnit {
     @Override
     public void release(MemorySegment segment, long container, boolean retire) {
         clear(segment, container, retire);
-    }
-
-    /**
-     * A retired list met by an append or write that planned to publish here: when its header
-     * lives again (a bitmasked cell that holds it was deactivated, which retired the list, and is
-     * active again), empties its length (a late append may have raised it after the release)
-     * and frees its lock. Under the lock: taken from {@link DynamicHeader#LOCK_RETIRED} while
-     * {@link ActivationRun#reachable} walks from the root, so a deactivation of that cell, whose
-     * release takes the lock, waits; if the walk does not arrive here the list is retired again.
-     *
-     * @return whether the caller should try the list again: it is open now, or another thread
-     *         took the lock first; false when it stays retired
-     */
-    private static boolean reopen(MemorySegment segment, long header, int step, ActivationRun activation) {
-        long lock = header + DynamicHeader.LOCK_OFFSET;
-        if (!Atomics.compareAndSet(segment, lock, DynamicHeader.LOCK_RETIRED, 1)) {
-            return true;
-        }
-        boolean live = false;
-        try {
-            live = activation.reachable(step, segment, header);
-            if (live) {
-                Atomics.setRelease(segment, header + DynamicHeader.LENGTH_OFFSET, 0);
-            }
-        } finally {
-            Atomics.setRelease(segment, lock, live ? 0 : DynamicHeader.LOCK_RETIRED);
-        }
-        return live;
     }
 
     /**

@@ -41,7 +41,7 @@ import java.lang.foreign.ValueLayout;
  * subtree (the locks of hash nodes below are taken top-down, never the other way). Releasing
  * the enclosing cell leaves the lock {@link HashHeader#LOCK_RETIRED}: an activation that meets
  * it plans again from the root, or reopens it where it lies in a bitmasked cell that is active
- * again ({@link #reopen}). While an entry's subtree goes, its word is busy, so that no walk
+ * again ({@link NodeUnit#reopen}). While an entry's subtree goes, its word is busy, so that no walk
  * arrives there. If a release below throws, the lock is still given back in a
  * finally: the child may keep cells that are never recycled, but nothing stays locked.
  *
@@ -242,7 +242,8 @@ public final class HashUnit extends NodeUnit {
         MemorySegment segment = at.segment;
         long lock = container + HashHeader.LOCK_OFFSET;
         while (!lock(segment, lock)) {
-            if (!reopen(segment, container, step, activation)) {
+            // A header of a bitmasked cell active again is reopened (its table went with the release).
+            if (!reopen(segment, lock, HashHeader.LOCK_RETIRED, LOCK_HELD, LOCK_FREE, -1, step, container, activation)) {
                 return REPLAN; // the enclosing cell was released under us
             }
         }
@@ -415,30 +416,6 @@ public final class HashUnit extends NodeUnit {
         } finally {
             Atomics.setRelease(segment, lock, retire ? HashHeader.LOCK_RETIRED : LOCK_FREE);
         }
-    }
-
-    /**
-     * A retired header met by an activation that planned to insert here: when it lives again (a
-     * bitmasked cell that holds it was deactivated, which retired it, and is active again), frees
-     * its lock. Taken from {@link HashHeader#LOCK_RETIRED} while {@link ActivationRun#reachable}
-     * walks from the root, so a deactivation of that cell, whose release takes the lock, waits;
-     * if the walk does not arrive here the header is retired again. Its table word is zero: the
-     * release retired the table.
-     *
-     * @return whether the caller should try the lock again; false when the header stays retired
-     */
-    private static boolean reopen(MemorySegment segment, long container, int step, ActivationRun activation) {
-        long lock = container + HashHeader.LOCK_OFFSET;
-        if (!Atomics.compareAndSet(segment, lock, HashHeader.LOCK_RETIRED, LOCK_HELD)) {
-            return true;
-        }
-        boolean live = false;
-        try {
-            live = activation.reachable(step, segment, container);
-        } finally {
-            Atomics.setRelease(segment, lock, live ? LOCK_FREE : HashHeader.LOCK_RETIRED);
-        }
-        return live;
     }
 
     /** Takes the header's lock; false (not taken) when the header is retired. */

@@ -1,6 +1,7 @@
 package io.snode.runtime.internal.node;
 
 import io.snode.runtime.SNodePlan;
+import io.snode.runtime.internal.Atomics;
 import io.snode.runtime.internal.CheckedCells;
 import io.snode.runtime.internal.Location;
 import java.lang.foreign.MemorySegment;
@@ -50,6 +51,36 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
 
     public final SNodePlan node() {
         return node;
+    }
+
+    /**
+     * Reopens a retired container that an activation met at its step {@code step}, at
+     * ({@code segment}, {@code container}), when it lives again (a bitmasked cell that holds it
+     * was deactivated, which retired it, and is active again). Under the container's own word
+     * or lock at {@code word}: taken from {@code retired} to {@code held} while
+     * {@link ActivationRun#reachable} walks from the root, so a deactivation that releases the
+     * container (which takes the same word or lock) waits; then {@code open}, after zeroing the
+     * word at {@code reset} (unless -1), when the walk arrived there, else {@code retired} again.
+     * Pointer words, list and hash headers share it.
+     *
+     * @return whether the caller should try the container again: it is open now, or another
+     *         thread changed the word first; false when it stays retired
+     */
+    static boolean reopen(MemorySegment segment, long word, long retired, long held, long open, long reset,
+                          int step, long container, ActivationRun activation) {
+        if (!Atomics.compareAndSet(segment, word, retired, held)) {
+            return true;
+        }
+        boolean live = false;
+        try {
+            live = activation.reachable(step, segment, container);
+            if (live && reset >= 0) {
+                Atomics.setRelease(segment, reset, 0);
+            }
+        } finally {
+            Atomics.setRelease(segment, word, live ? open : retired);
+        }
+        return live;
     }
 
     /** Whether activating a cell needs no memory and cannot fail (dense, bitmasked: cells inline). */

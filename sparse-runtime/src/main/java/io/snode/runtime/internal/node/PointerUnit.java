@@ -30,8 +30,9 @@ import java.lang.foreign.ValueLayout;
  * exactly one thread releases the child; activations meeting a busy word wait, and one meeting
  * a {@link PointerWord#RETIRED} word (its enclosing cell was released under it) plans again from
  * the root, unless the word lies in a bitmasked cell that is active again, where it reopens the
- * word ({@link #reopen}: busy while a walk from the root confirms that). If the release below throws, the word is still left inactive (null or retired) in a
- * finally: the child may keep cells that are never recycled, but nothing stays locked.
+ * word ({@link NodeUnit#reopen}: busy while a walk from the root confirms that). If the
+ * release below throws, the word is still left inactive (null or retired) in a finally: the
+ * child may keep cells that are never recycled, but nothing stays locked.
  */
 public final class PointerUnit extends NodeUnit {
     private final CheckedCells cells;
@@ -88,8 +89,9 @@ public final class PointerUnit extends NodeUnit {
                 continue;
             }
             if (word == PointerWord.RETIRED && step >= activation.first()
-                    && reopen(segment, wordOffset, step, container, activation)) {
-                continue; // reopened (or changed by another thread): read it again
+                    && reopen(segment, wordOffset, PointerWord.RETIRED, PointerWord.BUSY, PointerWord.NULL, -1, step,
+                    container, activation)) {
+                continue; // a word of a bitmasked cell active again, reopened (or changed meanwhile): read it again
             }
             if (word == PointerWord.RETIRED || step < activation.first()) {
                 return REPLAN; // released under us, or deactivated since the plan
@@ -104,32 +106,6 @@ public final class PointerUnit extends NodeUnit {
             }
             activation.reservation().unbuild(); // lost the race: our cells are zero again, still ours
         }
-    }
-
-    /**
-     * A retired word met by an activation that planned to publish here: when its container lives
-     * again (a bitmasked cell that holds it was deactivated, which retired its words, and is
-     * active again), sets it {@link PointerWord#NULL}. Under the word's own lock: the word goes
-     * {@link PointerWord#BUSY} while {@link ActivationRun#reachable} walks from the root, so a
-     * deactivation of that cell, which releases the word, waits; if the walk does not arrive
-     * here (the cell is inactive, or the container lies in a released cell) the word is retired
-     * again.
-     *
-     * @return whether the caller should read the word again: it is NULL now, or another thread
-     *         changed it first; false when it stays retired
-     */
-    private static boolean reopen(MemorySegment segment, long wordOffset, int step, long container,
-                                  ActivationRun activation) {
-        if (!Atomics.compareAndSet(segment, wordOffset, PointerWord.RETIRED, PointerWord.BUSY)) {
-            return true;
-        }
-        boolean live = false;
-        try {
-            live = activation.reachable(step, segment, container);
-        } finally {
-            Atomics.setRelease(segment, wordOffset, live ? PointerWord.NULL : PointerWord.RETIRED);
-        }
-        return live;
     }
 
     @Override
