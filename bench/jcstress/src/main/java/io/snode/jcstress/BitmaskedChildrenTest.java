@@ -228,4 +228,65 @@ public final class BitmaskedChildrenTest {
             observe(r, () -> runtime.getInt("v", 0), () -> RuntimePool.cellsInUse(runtime, LOWER));
         }
     }
+
+    /**
+     * {@code bitmasked(i,2).bitmasked(i,2).dynamic(j,64,4).place(i32 v)}: the list of the inner
+     * cell C (i=0, active, its list empty) of the outer cell B, an append racing B's deactivation.
+     * The deactivation releases C with the rest of B's cell (C's bit cleared, its list retired)
+     * and then zeroes B's cell but for what the release looks after: the list headers and, since
+     * this test, C's mask words. An append that walked in before may meet the retired list, replan,
+     * set B's and C's bits again and reopen the list before that zeroing. Before, the zeroing then
+     * cleared C's bit under the reopened list: its element and chunk stayed in use under an
+     * inactive C (0, 1, 0, 1, 1, 0), and came back when C was activated again. r3 the list's
+     * length, r4 its chunks in use, r5 B active afterwards.
+     */
+    @JCStressTest
+    @Outcome(id = "0, 1, 0, 0, 0, 0", expect = ACCEPTABLE,
+            desc = "The append first, then the deactivation: B, C and the list are gone with the element.")
+    @Outcome(id = "0, 1, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "The deactivation first (or the append replanned after it): B and C active again, the list"
+                    + " holding the element.")
+    @Outcome(id = "0, 1, 0, 0, 1, 0", expect = ACCEPTABLE_INTERESTING,
+            desc = "The append set B's bit again and published its chunk before the deactivation released C:"
+                    + " the element is lost (the caller's race, see NodeTree), B stays active, nothing leaks.")
+    @State
+    public static class NestedListAppend extends Race {
+        static final RuntimePool POOL = new RuntimePool("bitmasked(i,2).bitmasked(i,2).dynamic(j,64,4).place(i32 v)");
+        static final SNode OUTER = POOL.layout().snode(1);
+        static final SNode LIST = POOL.layout().snode(3);
+
+        public NestedListAppend() {
+            super(POOL, POOL.layout().snode(2));
+        }
+
+        @Actor
+        public void append(IIIIII_Result r) {
+            try {
+                r.r1 = (int) runtime.appendInt("v", 7, 0);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("append", e);
+            }
+        }
+
+        @Actor
+        public void deactivate(IIIIII_Result r) {
+            try {
+                r.r2 = runtime.deactivate(OUTER, 0) ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("deactivate", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            try {
+                r.r3 = (int) runtime.length(LIST, 0);
+                r.r4 = RuntimePool.cellsInUse(runtime, LIST);
+                r.r5 = runtime.isActive(OUTER, 0) ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            r.r6 = pool.reset(runtime);
+        }
+    }
 }

@@ -18,7 +18,8 @@ import java.lang.foreign.MemorySegment;
  * the appends that filled the list. Deactivation clears the bit with an atomic AND first, so
  * exactly one deactivation releases the cell; then it releases what lies below and zeroes the
  * cell but for the containers of managed nodes below it (pointer words, list and hash headers),
- * which the release left empty and retired ({@link NodeUnits#zeroCell}): an activation or append
+ * which the release left empty and retired, and the mask words of bitmasked levels between
+ * them, whose bits the release cleared one deactivation at a time ({@link NodeUnits#zeroCell}): an activation or append
  * that walked in before the bit was cleared is refused there, as in a released pointer cell,
  * instead of publishing under the inactive cell. When the cell is active again, the first
  * activation that meets such a container reopens it ({@link PointerUnit}, {@link DynamicUnit},

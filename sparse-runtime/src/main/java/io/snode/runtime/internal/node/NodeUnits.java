@@ -85,7 +85,8 @@ public final class NodeUnits {
     /**
      * Adds to {@code out} the byte ranges of the managed nodes' containers (pointer words, list
      * and hash headers) inside the cell of {@code node} that starts at byte {@code cell}, through
-     * the dense and bitmasked levels in between, as {@link #releaseBelow} visits them.
+     * the dense and bitmasked levels in between, as {@link #releaseBelow} visits them, and the
+     * mask words of those bitmasked levels in between (what {@link #zeroCell} leaves as well).
      */
     private void managedContainers(SNodePlan node, long cell, List<long[]> out) {
         List<SNode> children = node.snode().children();
@@ -95,6 +96,10 @@ public final class NodeUnits {
             if (child.hasNodeManager()) {
                 out.add(new long[] {container, container + child.containerBytes()});
             } else if (managedBelow[child.id()]) {
+                if (child.kind() == NodeKind.BITMASKED) {
+                    // Its mask words: the release clears each bit it releases below; see zeroCell.
+                    out.add(new long[] {container, container + child.cellsOffset()});
+                }
                 for (long index = 0; index < child.cellCount(); index++) {
                     managedContainers(child, container + child.cellsOffset() + index * child.cellBytes(), out);
                 }
@@ -112,6 +117,16 @@ public final class NodeUnits {
      * the inactive cell, where nothing would release it. A later activation of the cell reopens
      * them as it meets them (the node units' {@code publish}, after
      * {@link ActivationRun#reachable}).
+     *
+     * <p>The mask words of a bitmasked level between the cell and those containers are left too:
+     * the release cleared each of their bits with the deactivation of its cell, which releases
+     * (and retires) what lies below that cell first. Zeroing them again here would clear a bit
+     * behind a call that set this cell's bit again after the release, set the inner bit and
+     * reopened a list or pointer word below it: the list would hold its element and chunk under
+     * an inactive inner cell, and show them again when that cell is next activated (jcstress
+     * {@code BitmaskedChildrenTest.NestedListAppend}; before 12-05 it did). A bit that a call
+     * which walked in before the release sets after the release passed its cell stays set: that
+     * cell is active, empty and its containers retired, as one the call had activated.
      */
     void zeroCell(SNodePlan node, MemorySegment segment, long cell) {
         long[] ranges = unmanagedRanges[node.id()];
