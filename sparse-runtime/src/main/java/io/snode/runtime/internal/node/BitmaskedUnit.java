@@ -131,6 +131,9 @@ public final class BitmaskedUnit extends NodeUnit {
      * cells that are inactive are retired too: a call that walked into the released cell before
      * may still set a bit there, and must then find them refusing, not publish a chunk or a
      * cell that nothing would release (what it published before this pass is released by it).
+     * That pass takes one locked instruction per managed container: about 28 ns a list, 15 us
+     * for a container of 8^3 cells with a list each, against 0.9 us without managed nodes below
+     * ({@code BitmaskedReleaseBenchmark}).
      */
     @Override
     public void release(MemorySegment segment, long container, boolean retire) {
