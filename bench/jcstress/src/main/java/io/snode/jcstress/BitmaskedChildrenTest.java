@@ -36,15 +36,25 @@ public final class BitmaskedChildrenTest {
     private BitmaskedChildrenTest() {
     }
 
-    /** A runtime of {@code pool} whose {@code cell} (i=0) is active and empty, and the two sides of a race on it. */
+    /**
+     * A runtime of {@code pool} whose {@code cell} (i=0) is active and empty, and the two sides
+     * of a race on it: a write or an append below it, and the deactivation of {@code deactivated}
+     * (i=0: the cell itself, or a cell above it).
+     */
     abstract static class Race {
         final RuntimePool pool;
         final SNode cell;
+        final SNode deactivated;
         final SparseRuntime runtime;
 
         Race(RuntimePool pool, SNode cell) {
+            this(pool, cell, cell);
+        }
+
+        Race(RuntimePool pool, SNode cell, SNode deactivated) {
             this.pool = pool;
             this.cell = cell;
+            this.deactivated = deactivated;
             this.runtime = pool.take();
             runtime.activate(cell, 0);
         }
@@ -58,21 +68,30 @@ public final class BitmaskedChildrenTest {
             }
         }
 
-        /** The deactivation of the cell; r2. */
+        /** The append of 7 to the list v(0); r1 its index. */
+        void append(IIIIII_Result r) {
+            try {
+                r.r1 = (int) runtime.appendInt("v", 7, 0);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("append", e);
+            }
+        }
+
+        /** The deactivation of {@code deactivated}; r2. */
         void deactivate(IIIIII_Result r) {
             try {
-                r.r2 = runtime.deactivate(cell, 0) ? 1 : 0;
+                r.r2 = runtime.deactivate(deactivated, 0) ? 1 : 0;
             } catch (RuntimeException | Error e) {
                 r.r2 = Unexpected.report("deactivate", e);
             }
         }
 
-        /** r3 {@code value}, r4 {@code below}, r5 the cell active, r6 the reset. */
+        /** r3 {@code value}, r4 {@code below}, r5 {@code deactivated} active, r6 the reset. */
         void observe(IIIIII_Result r, IntSupplier value, IntSupplier below) {
             try {
                 r.r3 = value.getAsInt();
                 r.r4 = below.getAsInt();
-                r.r5 = runtime.isActive(cell, 0) ? 1 : 0;
+                r.r5 = runtime.isActive(deactivated, 0) ? 1 : 0;
             } catch (RuntimeException | Error e) {
                 r.r3 = Unexpected.report("check", e);
             }
@@ -102,11 +121,7 @@ public final class BitmaskedChildrenTest {
 
         @Actor
         public void append(IIIIII_Result r) {
-            try {
-                r.r1 = (int) runtime.appendInt("v", 7, 0);
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("append", e);
-            }
+            super.append(r);
         }
 
         @Actor
@@ -256,37 +271,22 @@ public final class BitmaskedChildrenTest {
         static final SNode LIST = POOL.layout().snode(3);
 
         public NestedListAppend() {
-            super(POOL, POOL.layout().snode(2));
+            super(POOL, POOL.layout().snode(2), OUTER);
         }
 
         @Actor
         public void append(IIIIII_Result r) {
-            try {
-                r.r1 = (int) runtime.appendInt("v", 7, 0);
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("append", e);
-            }
+            super.append(r);
         }
 
         @Actor
         public void deactivate(IIIIII_Result r) {
-            try {
-                r.r2 = runtime.deactivate(OUTER, 0) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r2 = Unexpected.report("deactivate", e);
-            }
+            super.deactivate(r);
         }
 
         @Arbiter
         public void check(IIIIII_Result r) {
-            try {
-                r.r3 = (int) runtime.length(LIST, 0);
-                r.r4 = RuntimePool.cellsInUse(runtime, LIST);
-                r.r5 = runtime.isActive(OUTER, 0) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r3 = Unexpected.report("check", e);
-            }
-            r.r6 = pool.reset(runtime);
+            observe(r, () -> (int) runtime.length(LIST, 0), () -> RuntimePool.cellsInUse(runtime, LIST));
         }
     }
 }

@@ -67,11 +67,7 @@ public class BitmaskedReleaseBenchmark {
 
     @TearDown(Level.Iteration)
     public void checkAndCollect() {
-        long inUse = runtime.memoryStats().of(upper).cells().cellsInUse();
-        if (inUse != 0) {
-            throw new AssertionError("upper cells in use=" + inUse + " after deactivating every one");
-        }
-        runtime.gc();
+        DeactivationBenchmark.checkNoneInUseAndCollect(runtime, upper);
     }
 
     @TearDown(Level.Trial)

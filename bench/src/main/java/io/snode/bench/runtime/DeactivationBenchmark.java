@@ -79,11 +79,7 @@ public class DeactivationBenchmark {
 
         @TearDown(Level.Iteration)
         public void checkAndCollect() {
-            long inUse = runtime.memoryStats().of(lower).cells().cellsInUse();
-            if (inUse != 0) {
-                throw new AssertionError("lower cells in use=" + inUse + " after deactivating every block");
-            }
-            runtime.gc();
+            checkNoneInUseAndCollect(runtime, lower);
         }
 
         @TearDown(Level.Trial)
@@ -120,6 +116,15 @@ public class DeactivationBenchmark {
             }
         }
         return check(deactivated);
+    }
+
+    /** After an iteration that deactivated every cell of {@code node}: none in use, then a collection. */
+    static void checkNoneInUseAndCollect(SNodeRuntime runtime, SNode node) {
+        long inUse = runtime.memoryStats().of(node).cells().cellsInUse();
+        if (inUse != 0) {
+            throw new AssertionError(inUse + " cells of " + node.path() + " in use after deactivating every one");
+        }
+        runtime.gc();
     }
 
     private static int check(int deactivated) {
