@@ -109,6 +109,18 @@ public final class GeneratedCalls {
         return structure.activateListBlock(pointer, list, segment, wordOffset, headerOffset);
     }
 
+    /**
+     * The first try of an append whose walk found the bit of the bitmasked cell that holds its
+     * list (just above it, or above only dense steps) clear: {@link NodeTree#activateListCell},
+     * which publishes the list's first chunk where it is missing and then sets the bit; true when
+     * the caller appends there, false (nothing changed) when the list is retired and the runtime's
+     * append must run. Allocates nothing on the Java heap.
+     */
+    public static boolean activateListCell(NodeTree structure, SNode list, MemorySegment segment, long maskWord,
+                                           long index, long header) {
+        return structure.activateListCell(list, segment, maskWord, index, header);
+    }
+
     /** The length of the dynamic list whose header is at (segment, header). */
     public static long listLength(MemorySegment segment, long header) {
         return DynamicUnit.length(segment, header);

@@ -2,6 +2,7 @@ package io.snode.runtime.internal;
 
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
+import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.DynamicHeader;
 import io.snode.runtime.DynamicListFullException;
 import io.snode.runtime.PathStep;
@@ -757,6 +758,53 @@ public final class NodeTree {
             }
             // CELLS_MISSING: a clear emptied the list since it was read; read it again
         }
+    }
+
+    /**
+     * Generated code's append to the list of a bitmasked cell whose bit its walk found clear: the
+     * mask word at ({@code segment}, {@code maskWord}) holds the bit of cell {@code index} of the
+     * bitmasked step that holds {@code list} (just above it, or above only dense steps that end at
+     * it), and the list's header is at ({@code segment}, {@code header}) in that cell, found by
+     * the caller's walk in the same call. Returns false with nothing changed when the list is
+     * retired (a deactivation of the cell, or the release of the cell above, left it so; reopening
+     * it needs the walk from the root that the protocol makes: the caller goes there). Otherwise,
+     * when the list's first chunk is missing, allocates it (the memory cap or an allocator fault
+     * throw here, before anything is published) and publishes it under the list's lock
+     * ({@link DynamicUnit#publishChunk}; when another append published one first, ours goes back,
+     * zeroed; when the list turned out retired under the lock, ours goes back and the answer is
+     * false, nothing changed); then sets the cell's bit with an atomic OR (volatile), counting the
+     * change when it was clear, and returns true: the caller appends there ({@link DynamicUnit#tryAppend},
+     * then the rest of its append).
+     *
+     * <p><b>Failure halfway.</b> The chunk is published before the bit, as a bulk write stores
+     * before it sets bits: in between, the cell reads inactive and its list is not visited, and a
+     * deactivation of the cell finds nothing to do; a release of the container above it (which
+     * retires the lists of inactive cells too) takes the chunk, and the caller's append then finds
+     * the list retired and goes to the protocol (its bit, set in the released container, is read
+     * by nobody). After the bit only the caller's index can be refused, when other appends filled
+     * the list first. Nothing is allocated on the Java heap.
+     */
+    public boolean activateListCell(SNode list, MemorySegment segment, long maskWord, long index, long header) {
+        if (Atomics.getAcquire(segment, header + DynamicHeader.LOCK_OFFSET) == DynamicHeader.LOCK_RETIRED) {
+            return false;
+        }
+        if (Atomics.getAcquire(segment, header + DynamicHeader.inlineChunkOffset(0)) == PointerWord.NULL) {
+            DynamicUnit unit = (DynamicUnit) units.unit(list);
+            CheckedCells chunks = unit.chunks();
+            long chunk = allocate(list, chunks);
+            int published = unit.publishChunk(segment, header, 0, -1, -1, chunk);
+            if (published <= 0) {
+                chunks.unallocate(chunk); // there already, or the list retired
+            }
+            if (published == DynamicUnit.LIST_RETIRED) {
+                return false;
+            }
+        }
+        long bit = BitmaskWords.bit(index);
+        if ((Atomics.getAndBitwiseOr(segment, maskWord, bit) & bit) == 0) {
+            countActivation();
+        }
+        return true;
     }
 
     /**

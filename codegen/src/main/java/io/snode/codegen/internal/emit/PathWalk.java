@@ -4,6 +4,7 @@ import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.I2L;
+import static org.objectweb.asm.Opcodes.IFEQ;
 import static org.objectweb.asm.Opcodes.IFLE;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.LADD;
@@ -12,6 +13,7 @@ import static org.objectweb.asm.Opcodes.LCONST_0;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSHL;
 import static org.objectweb.asm.Opcodes.LSTORE;
+import static org.objectweb.asm.Opcodes.POP;
 
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
@@ -220,9 +222,13 @@ public final class PathWalk {
     public void walkToAppend(List<PathStep> path, Label inactive, Runnable atList) {
         int list = path.size() - 1;
         int block = listBlockStep(path);
+        int cell = listCellStep(path);
         Label resumed = new Label();
         if (block >= 0) {
             resumeFrom(path.subList(0, list), resumed); // only dense steps follow the block's pointer
+        } else if (cell >= 0) {
+            this.resumeStep = cell;
+            this.resume = resumed;
         }
         walk(path, 0, list, inactive, false);
         Label inList = new Label();
@@ -233,10 +239,60 @@ public final class PathWalk {
             return;
         }
         mv.visitLabel(resumed);
-        activatePointer(block, path.get(block), path.getLast().node().snode(), inactive, path.get(list),
-                path.subList(block + 1, list));
-        walk(path, block + 1, list, inactive, false);
+        if (block >= 0) {
+            activatePointer(block, path.get(block), path.getLast().node().snode(), inactive, path.get(list),
+                    path.subList(block + 1, list));
+            walk(path, block + 1, list, inactive, false);
+        } else {
+            activateListCell(path, cell, inactive);
+        }
         mv.visitJumpInsn(GOTO, inList);
+    }
+
+    /**
+     * The step of the bitmasked node whose cell holds the list of {@code path}'s last step: the
+     * list's parent step when it is bitmasked, or the bitmasked step above a run of dense steps
+     * that ends at the list; -1 when there is none.
+     */
+    public static int listCellStep(List<PathStep> path) {
+        int step = path.size() - 2;
+        while (step >= 0 && path.get(step).node().kind() == NodeKind.DENSE) {
+            step--;
+        }
+        return step >= 0 && path.get(step).node().kind() == NodeKind.BITMASKED ? step : -1;
+    }
+
+    /**
+     * The append's walk at bitmasked step {@code cell} of {@code path} (the container's offset and
+     * the cell's index in the locals), whose bit was found clear: {@code maskWord} := the mask
+     * word's offset, {@code bit} := the cell's index; the walk enters the cell and the dense
+     * steps below it to the list's parent cell; then {@code if
+     * (!GeneratedCalls.activateListCell(STRUCTURE, SNODE_<list>, segment, maskWord, bit, offset +
+     * <the list's container offset>)) goto inactive} (the runtime publishes the list's first
+     * chunk where it is missing, then sets the bit, allocating nothing on the Java heap; false:
+     * the list is retired, nothing changed).
+     */
+    private void activateListCell(List<PathStep> path, int cell, Label inactive) {
+        PathStep step = path.get(cell);
+        PathStep list = path.getLast();
+        int maskWord = mv.newLocal("maskWord", Type.LONG_TYPE);
+        int bit = mv.newLocal("bit", Type.LONG_TYPE);
+        maskWordAddress(step);
+        mv.visitVarInsn(LSTORE, maskWord);
+        mv.visitInsn(POP); // the segment maskWordAddress pushed first: the walk's own
+        mv.visitVarInsn(LLOAD, index);
+        mv.visitVarInsn(LSTORE, bit);
+        NodeEmitUnit.of(step.node().kind()).emitEnter(this, step, inactive);
+        walk(path, cell + 1, path.size() - 1, inactive, false);
+        owner.getConstant(mv, "STRUCTURE");
+        owner.getConstant(mv, "SNODE_" + list.node().snode().id());
+        mv.visitVarInsn(ALOAD, segment);
+        mv.visitVarInsn(LLOAD, maskWord);
+        mv.visitVarInsn(LLOAD, bit);
+        mv.visitVarInsn(LLOAD, offset);
+        mv.addLong(list.containerOffset());
+        mv.invoke(RuntimeMethods.ACTIVATE_LIST_CELL);
+        mv.visitJumpInsn(IFEQ, inactive);
     }
 
     /**

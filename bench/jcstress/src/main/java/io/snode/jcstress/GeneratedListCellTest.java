@@ -1,0 +1,159 @@
+package io.snode.jcstress;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+
+import io.snode.api.Layout;
+import io.snode.api.SNode;
+import io.snode.codegen.SNodeRuntime;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.IIIIII_Result;
+
+/**
+ * A generated append to the list of an inactive bitmasked cell C ({@code
+ * GeneratedCalls.activateListCell}: the list's first chunk published under its lock, then C's
+ * bit set), racing the deactivation of C, the deactivation of the upper pointer cell U that
+ * holds C's container (whose release retires the lists of its inactive cells too), or another
+ * such append. Layout {@code pointer(i,2).bitmasked(i,2).dynamic(j,64,4).place(i32 v)}; U (i=0)
+ * is active and C (i=0) inactive, its list never used, before the race. Allowed: one of the two
+ * orders; not allowed: a chunk in use under an inactive C or a released U, an element the list
+ * does not count, two appends with one index.
+ *
+ * <p>Results: r1 the append's index (-9 threw), r2 the deactivation's result (1: something was
+ * active) or the second append's index, r3 the list's length afterwards, r4 the list's chunks in
+ * use, r5 C active afterwards (U in {@link UpperCell}), r6 cells still in use after deactivating
+ * everything and collecting (0).
+ */
+public final class GeneratedListCellTest {
+    static final Layout LAYOUT = Layout.parse("pointer(i,2).bitmasked(i,2).dynamic(j,64,4).place(i32 v)");
+    static final SNode UPPER = LAYOUT.snode(1);
+    static final SNode CELL = LAYOUT.snode(2);
+    static final SNode LIST = LAYOUT.snode(3);
+    private static final ConcurrentLinkedQueue<SNodeRuntime> IDLE = new ConcurrentLinkedQueue<>();
+
+    private GeneratedListCellTest() {
+    }
+
+    /** The generated append to the list of C's cell i, bound to an interface. */
+    public interface V {
+        long appendV(int i, int value);
+    }
+
+    /** A runtime with U active and nothing else, and its bound interface. */
+    public abstract static class Race {
+        final SNodeRuntime runtime;
+        final V v;
+
+        Race() {
+            SNodeRuntime idle = IDLE.poll();
+            runtime = idle != null ? idle : SNodeRuntime.compile(LAYOUT);
+            v = runtime.bind(V.class);
+            runtime.generic().activate(UPPER, 0);
+        }
+
+        int append(int value) {
+            try {
+                return (int) v.appendV(0, value);
+            } catch (RuntimeException | Error e) {
+                return Unexpected.report("append", e);
+            }
+        }
+
+        int deactivate(SNode snode) {
+            try {
+                return runtime.generic().deactivate(snode, 0) ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                return Unexpected.report("deactivate", e);
+            }
+        }
+
+        void observe(IIIIII_Result r, SNode active) {
+            try {
+                r.r3 = (int) runtime.generic().length(LIST, 0);
+                r.r4 = RuntimePool.cellsInUse(runtime.generic(), LIST);
+                r.r5 = runtime.generic().isActive(active, 0) ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            r.r6 = RuntimePool.reset(runtime.generic(), () -> IDLE.add(runtime), runtime::close);
+        }
+    }
+
+    /** The append against the deactivation of C itself. */
+    @JCStressTest
+    @Outcome(id = "0, 1, 0, 0, 0, 0", expect = ACCEPTABLE,
+            desc = "The append first, then the deactivation: C and its list are gone with the element.")
+    @Outcome(id = "0, 0, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "The deactivation first (C inactive: nothing to do), or between the chunk and the bit: the element stays.")
+    @Outcome(id = "0, 1, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "The deactivation between the bit and the index: the append found the list retired and reopened it"
+                    + " through the runtime; the element stays.")
+    @State
+    public static class SameCell extends Race {
+        @Actor
+        public void append(IIIIII_Result r) {
+            r.r1 = append(7);
+        }
+
+        @Actor
+        public void deactivate(IIIIII_Result r) {
+            r.r2 = deactivate(CELL);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r, CELL);
+        }
+    }
+
+    /** The append against the deactivation of U, the cell above C's container. */
+    @JCStressTest
+    @Outcome(id = "0, 1, 0, 0, 0, 0", expect = ACCEPTABLE,
+            desc = "The append first, then the deactivation: U and everything below it are gone with the element.")
+    @Outcome(id = "0, 1, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "The deactivation first, or during the append (which then found its list retired): a new U, C"
+                    + " and list hold the element.")
+    @State
+    public static class UpperCell extends Race {
+        @Actor
+        public void append(IIIIII_Result r) {
+            r.r1 = append(7);
+        }
+
+        @Actor
+        public void deactivate(IIIIII_Result r) {
+            r.r2 = deactivate(UPPER);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r, UPPER);
+        }
+    }
+
+    /** Two appends to the list of inactive C: one chunk, indices 0 and 1. */
+    @JCStressTest
+    @Outcome(id = "0, 1, 2, 1, 1, 0", expect = ACCEPTABLE, desc = "The first actor took index 0.")
+    @Outcome(id = "1, 0, 2, 1, 1, 0", expect = ACCEPTABLE, desc = "The second actor took index 0.")
+    @State
+    public static class TwoAppends extends Race {
+        @Actor
+        public void first(IIIIII_Result r) {
+            r.r1 = append(7);
+        }
+
+        @Actor
+        public void second(IIIIII_Result r) {
+            r.r2 = append(8);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r, CELL);
+        }
+    }
+}

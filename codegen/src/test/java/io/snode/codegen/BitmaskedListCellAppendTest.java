@@ -1,0 +1,409 @@
+package io.snode.codegen;
+
+import static io.snode.codegen.testing.AllocationRefusals.isRefusal;
+import static io.snode.codegen.testing.AllocationRefusals.refusedAtAllocation;
+import static io.snode.codegen.testing.Disassembly.method;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snode.api.Layout;
+import io.snode.api.MemoryCapExceededException;
+import io.snode.api.SNode;
+import io.snode.codegen.testing.HeapAllocations;
+import io.snode.runtime.DynamicListFullException;
+import io.snode.runtime.RuntimeOptions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Appends to the list of a bitmasked cell whose bit is clear (the list's parent step is
+ * bitmasked, or only dense steps lie between them): the generated append publishes the list's
+ * first chunk and then sets the bit itself ({@code GeneratedCalls.activateListCell}) instead of
+ * going to the runtime's append from the root (its coordinates' array, a {@code Location}, an
+ * {@code Activation}); a retired list (its cell deactivated before) still goes there, to be
+ * reopened. Nothing is allocated on the Java heap; a refused first chunk (memory cap, allocator
+ * fault) leaves the cell inactive and nothing in use; a lost race for the chunk hands it back;
+ * with threads, refusals and deactivations, the calls that returned are what the lists hold.
+ */
+class BitmaskedListCellAppendTest {
+    /** A list in each bitmasked cell: 4^3 upper cells of 4^3 bitmasked cells. */
+    static final Layout CELLS = Layout.parse("pointer(ijk,4).bitmasked(ijk,4).dynamic(l,40,8).place(i32 id)");
+    /** 2^3 lists below a dense level in each bitmasked cell. */
+    static final Layout DENSE = Layout.parse("pointer(ijk,4).bitmasked(ijk,2).dense(ijk,2).dynamic(l,40,8).place(i32 id)");
+
+    public interface Lists {
+        long appendId(int i, int j, int k, int id);
+
+        int id(int i, int j, int k, int l);
+    }
+
+    private static Layout layout(String name) {
+        return name.equals("cells") ? CELLS : DENSE;
+    }
+
+    private static SNode bitmasked(Layout layout) {
+        return layout.snode(2);
+    }
+
+    private static SNode list(Layout layout) {
+        return layout.field("id").snode();
+    }
+
+    private static long cellsInUse(SNodeRuntime rt, SNode snode) {
+        return rt.memoryStats().of(snode).cells().cellsInUse();
+    }
+
+    private static Lists lists(SNodeRuntime rt, String api) {
+        return api.equals("accessor") ? rt.accessor(Lists.class) : rt.bind(Lists.class);
+    }
+
+    /** The bitmasked cell of list (i, j, k), in the bitmasked SNode's coordinates. */
+    private static int[] cellOf(Layout layout, int i, int j, int k) {
+        int shift = layout == CELLS ? 0 : 1;
+        return new int[] {i >> shift, j >> shift, k >> shift};
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cells", "dense"})
+    void theGeneratedAppendActivatesTheBitmaskedCellItself(String name) {
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout(name))) {
+            String code = rt.generatedCode().getFirst().disassembly();
+            assertThat(method(code, "public static append_id(IIII)J")).containsSubsequence("GeneratedCalls.maskBit (",
+                    "GeneratedCalls.tryAppend (", "GeneratedCalls.activateListCell (", "GeneratedCalls.appendAt (");
+        }
+    }
+
+    /**
+     * Appends to random lists, with random bitmasked cells deactivated between the appends (their
+     * lists retired: the next append reopens them through the runtime), over three rounds on an
+     * emptied and collected runtime: every list holds the model's elements in order, the cells
+     * with an element are active, the chunks the lengths need are in use, a full list refuses.
+     */
+    @ParameterizedTest
+    @CsvSource({"cells, bind", "cells, accessor", "dense, bind", "dense, accessor"})
+    void appendsToInactiveCellsMatchTheModel(String name, String api) {
+        Layout layout = layout(name);
+        Random random = new Random(name.hashCode() * 31 + api.hashCode());
+        SNode list = list(layout);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            Lists lists = lists(rt, api);
+            Lists reader = rt.bind(Lists.class);
+            for (int round = 0; round < 3; round++) {
+                Map<List<Integer>, List<Integer>> model = new HashMap<>();
+                long full = 0;
+                for (int n = 0; n < 1500; n++) {
+                    boolean hot = random.nextInt(4) == 0;
+                    int i = hot ? random.nextInt(2) : random.nextInt(8);
+                    int j = hot ? 0 : random.nextInt(8);
+                    int k = hot ? 0 : random.nextInt(4);
+                    if (random.nextInt(40) == 0) {
+                        int[] cell = cellOf(layout, i, j, k);
+                        rt.generic().deactivate(bitmasked(layout), cell[0], cell[1], cell[2]);
+                        model.keySet().removeIf(at -> Arrays.equals(cellOf(layout, at.get(0), at.get(1), at.get(2)), cell));
+                    }
+                    int id = round * 10_000 + n;
+                    List<Integer> elements = model.computeIfAbsent(List.of(i, j, k), key -> new ArrayList<>());
+                    if (elements.size() == 40) {
+                        full++;
+                        try {
+                            lists.appendId(i, j, k, id);
+                            throw new AssertionError("list " + List.of(i, j, k) + " took a 41st element");
+                        } catch (DynamicListFullException expected) {
+                            continue;
+                        }
+                    }
+                    assertThat(lists.appendId(i, j, k, id)).as("list %s", List.of(i, j, k)).isEqualTo(elements.size());
+                    elements.add(id);
+                }
+                long chunks = 0;
+                long total = 0;
+                for (Map.Entry<List<Integer>, List<Integer>> entry : model.entrySet()) {
+                    List<Integer> at = entry.getKey();
+                    List<Integer> elements = entry.getValue();
+                    assertThat(rt.generic().length(list, at.get(0), at.get(1), at.get(2))).as("list %s", at)
+                            .isEqualTo(elements.size());
+                    for (int n = 0; n < elements.size(); n++) {
+                        assertThat(reader.id(at.get(0), at.get(1), at.get(2), n)).isEqualTo(elements.get(n));
+                    }
+                    int[] cell = cellOf(layout, at.get(0), at.get(1), at.get(2));
+                    if (!elements.isEmpty()) {
+                        assertThat(rt.generic().isActive(bitmasked(layout), cell[0], cell[1], cell[2])).isTrue();
+                    }
+                    chunks += (elements.size() + 7) / 8;
+                    total += elements.size();
+                }
+                assertThat(rt.count("id")).isEqualTo(total);
+                assertThat(cellsInUse(rt, list)).as("chunks").isEqualTo(chunks);
+                assertThat(full).as("appends to a full list, round %d", round).isPositive();
+                rt.deactivateAll(layout.root());
+                rt.gc();
+                assertThat(cellsInUse(rt, list)).isZero();
+            }
+        }
+    }
+
+    /**
+     * Appends to the lists of 512 inactive bitmasked cells (8 upper cells active), then more to
+     * the same lists, allocate nothing on the Java heap: counted with the thread's allocated
+     * bytes after two passes that compiled the code and filled the free lists. Each inactive
+     * cell took the runtime's append before.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bind", "accessor"})
+    void appendsToInactiveCellsAllocateNothingOnTheJavaHeap(String api) throws Throwable {
+        SNode list = list(CELLS);
+        try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
+            Lists lists = lists(rt, api);
+            long allocated = HeapAllocations.inLastOfThreePasses(rt, () -> {
+                for (int u = 0; u < 8; u++) {
+                    rt.generic().activate(CELLS.snode(1), u & 1, (u >> 1) & 1, u >> 2);
+                }
+            }, () -> {
+                for (int n = 0; n < 3; n++) {
+                    for (int c = 0; c < 512; c++) {
+                        lists.appendId(c & 7, (c >> 3) & 7, c >> 6, c * 10 + n);
+                    }
+                }
+            });
+            assertThat(cellsInUse(rt, list)).as("one chunk for each list").isEqualTo(512);
+            assertThat(rt.generic().length(list, 7, 7, 7)).isEqualTo(3);
+            assertThat(lists.id(7, 7, 7, 2)).isEqualTo(511 * 10 + 2);
+            assertThat(allocated).as("bytes allocated for appends to 512 inactive cells").isLessThan(4096);
+        }
+    }
+
+    /**
+     * A refused first chunk leaves the cell inactive, nothing in use and no activation counted;
+     * after the refusals end the same append succeeds. Then the cell is deactivated (its list
+     * retired) and refused again on the way through the runtime, which reopens it after.
+     */
+    @ParameterizedTest
+    @CsvSource({"cap, bind", "fault, bind", "cap, accessor", "fault, accessor"})
+    void aRefusedFirstChunkChangesNothing(String failure, String api) {
+        SNode list = list(CELLS);
+        SNode cell = bitmasked(CELLS);
+        try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
+            Lists lists = lists(rt, api);
+            assertThat(lists.appendId(0, 0, 0, 1)).isZero(); // the upper cell, from the root
+            for (int round = 0; round < 2; round++) {
+                refusedAtAllocation(rt, failure, 1, () -> lists.appendId(3, 2, 1, 7));
+                assertThat(rt.generic().isActive(cell, 3, 2, 1)).isFalse();
+                assertThat(cellsInUse(rt, list)).isEqualTo(1);
+                assertThat(rt.count("id")).isEqualTo(1);
+                assertThat(lists.appendId(3, 2, 1, 7)).isZero();
+                assertThat(lists.appendId(3, 2, 1, 8)).isEqualTo(1);
+                assertThat(rt.generic().isActive(cell, 3, 2, 1)).isTrue();
+                assertThat(cellsInUse(rt, list)).isEqualTo(2);
+                assertThat(rt.bind(Lists.class).id(3, 2, 1, 1)).isEqualTo(8);
+                assertThat(rt.generic().deactivate(cell, 3, 2, 1)).isTrue(); // its list retired
+                assertThat(cellsInUse(rt, list)).isEqualTo(1);
+            }
+        }
+    }
+
+    /**
+     * The race made deterministic: while an append to the list of an inactive cell allocates its
+     * first chunk, another append to the same list (same thread, from the allocation probe)
+     * activates the cell and takes index 0; the first finds the chunk there, hands its own back
+     * and takes index 1.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bind", "accessor"})
+    void aLostRaceForTheFirstChunkAppendsInTheWinnersChunk(String api) {
+        SNode list = list(CELLS);
+        try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
+            Lists lists = lists(rt, api);
+            Lists other = rt.bind(Lists.class);
+            lists.appendId(0, 0, 0, 1);
+            AtomicBoolean inside = new AtomicBoolean();
+            AtomicLong winnersIndex = new AtomicLong(-1);
+            rt.generic().internalTree().probeAllocations(owner -> {
+                if (inside.compareAndSet(false, true)) {
+                    winnersIndex.set(other.appendId(2, 2, 2, 50));
+                }
+            });
+            try {
+                assertThat(lists.appendId(2, 2, 2, 51)).isEqualTo(1);
+            } finally {
+                rt.generic().internalTree().probeAllocations(null);
+            }
+            assertThat(inside).isTrue();
+            assertThat(winnersIndex).hasValue(0);
+            assertThat(cellsInUse(rt, list)).as("one chunk per list: the loser's went back").isEqualTo(2);
+            assertThat(other.id(2, 2, 2, 0)).isEqualTo(50);
+            assertThat(other.id(2, 2, 2, 1)).isEqualTo(51);
+            assertThat(rt.generic().length(list, 2, 2, 2)).isEqualTo(2);
+        }
+    }
+
+    /**
+     * Threads append through the generated method to lists of bitmasked cells under a memory cap
+     * that refuses part of the calls and with faults injected at random allocations, while
+     * another thread deactivates random bitmasked cells (and upper cells) over and over; then,
+     * the deactivator stopped, they go on under the same refusals: what the race left plus every
+     * append that returned in that phase is in the lists (a refused append added nothing), and
+     * after deactivating everything and collecting no cell is in use.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cells", "dense"})
+    void threadsWithRefusalsAndDeactivationsKeepExactlyTheReturnedAppends(String name) throws Exception {
+        Layout layout = layout(name);
+        SNode list = list(layout);
+        int writers = 3;
+        AtomicInteger injected = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
+        try {
+            for (int round = 0; round < 6; round++) {
+                try (SNodeRuntime rt = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withMemoryCap(256 * 1024))) {
+                    Lists lists = rt.bind(Lists.class);
+                    AtomicBoolean faulting = new AtomicBoolean(true);
+                    rt.generic().internalTree().probeAllocations(owner -> {
+                        if (faulting.get() && ThreadLocalRandom.current().nextInt(8) == 0) {
+                            injected.incrementAndGet();
+                            throw new IllegalStateException("injected allocator fault");
+                        }
+                    });
+                    CyclicBarrier start = new CyclicBarrier(writers + 1);
+                    AtomicBoolean stop = new AtomicBoolean();
+                    CountDownLatch deactivated = new CountDownLatch(1);
+                    List<Future<?>> racing = new ArrayList<>();
+                    for (int t = 0; t < writers; t++) {
+                        int seed = round * 10 + t;
+                        racing.add(pool.submit(() -> {
+                            Random random = new Random(seed);
+                            start.await(10, TimeUnit.SECONDS);
+                            for (int n = 0; n < 8_000; n++) {
+                                if (n == 4_000) {
+                                    assertThat(deactivated.await(10, TimeUnit.SECONDS)).isTrue();
+                                }
+                                append(lists, random, n, null, refused);
+                            }
+                            return null;
+                        }));
+                    }
+                    int deactivatorSeed = round;
+                    Future<?> deactivator = pool.submit(() -> {
+                        Random random = new Random(deactivatorSeed);
+                        start.await(10, TimeUnit.SECONDS);
+                        for (int rounds = 0; !stop.get(); rounds++) {
+                            for (int c = 0; c < 8; c++) {
+                                int[] cell = cellOf(layout, random.nextInt(16), random.nextInt(16), random.nextInt(16));
+                                rt.generic().deactivate(bitmasked(layout), cell[0], cell[1], cell[2]);
+                            }
+                            if (rounds % 16 == 15) {
+                                rt.generic().deactivate(layout.snode(1), random.nextInt(4), random.nextInt(4), random.nextInt(4));
+                            }
+                            deactivated.countDown();
+                        }
+                        return null;
+                    });
+                    for (Future<?> future : racing) {
+                        future.get(60, TimeUnit.SECONDS);
+                    }
+                    stop.set(true);
+                    deactivator.get(10, TimeUnit.SECONDS);
+
+                    long[] before = new long[16 * 16 * 16];
+                    for (int at = 0; at < before.length; at++) {
+                        before[at] = rt.generic().length(list, at >> 8, (at >> 4) & 15, at & 15);
+                    }
+                    CyclicBarrier again = new CyclicBarrier(writers);
+                    List<Future<List<long[]>>> done = new ArrayList<>();
+                    for (int t = 0; t < writers; t++) {
+                        int seed = round * 10 + t + 5;
+                        done.add(pool.submit(() -> {
+                            Random random = new Random(seed);
+                            List<long[]> mine = new ArrayList<>();
+                            again.await(10, TimeUnit.SECONDS);
+                            for (int n = 0; n < 4_000; n++) {
+                                append(lists, random, 100_000 + seed * 10_000 + n, mine, refused);
+                            }
+                            return mine;
+                        }));
+                    }
+                    long[] added = new long[before.length];
+                    Map<List<Long>, Integer> elements = new HashMap<>();
+                    for (Future<List<long[]>> future : done) {
+                        for (long[] append : future.get(60, TimeUnit.SECONDS)) {
+                            int at = (int) append[0];
+                            assertThat(append[1]).as("round %d: an index after the race's elements", round)
+                                    .isGreaterThanOrEqualTo(before[at]);
+                            assertThat(elements.put(List.of(append[0], append[1]), (int) append[2]))
+                                    .as("round %d: index %d of list %d returned twice", round, append[1], at).isNull();
+                            added[at]++;
+                        }
+                    }
+                    faulting.set(false);
+                    for (int at = 0; at < before.length; at++) {
+                        assertThat(rt.generic().length(list, at >> 8, (at >> 4) & 15, at & 15))
+                                .as("round %d: length of list %d", round, at).isEqualTo(before[at] + added[at]);
+                    }
+                    for (Map.Entry<List<Long>, Integer> entry : elements.entrySet()) {
+                        int at = entry.getKey().get(0).intValue();
+                        assertThat(lists.id(at >> 8, (at >> 4) & 15, at & 15, entry.getKey().get(1).intValue()))
+                                .isEqualTo(entry.getValue());
+                    }
+                    rt.generic().internalTree().probeAllocations(null);
+                    rt.deactivateAll(layout.root());
+                    rt.gc();
+                    for (SNode snode : List.of(layout.snode(1), list)) {
+                        assertThat(cellsInUse(rt, snode)).as("round %d: cells of %s", round, snode.path()).isZero();
+                    }
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(injected.get()).as("faults injected").isPositive();
+        assertThat(refused.get() - injected.get()).as("appends refused by the cap").isPositive();
+    }
+
+    /**
+     * One append of {@code id} to a random list, recorded in {@code returned} (when given) as
+     * (list, index, id) if it returned normally, counted in {@code refused} if the cap or a fault
+     * refused it.
+     */
+    private static void append(Lists lists, Random random, int id, List<long[]> returned, AtomicInteger refused) {
+        int at = random.nextInt(16 * 16 * 16);
+        try {
+            long index = lists.appendId(at >> 8, (at >> 4) & 15, at & 15, id);
+            if (returned != null) {
+                returned.add(new long[] {at, index, id});
+            }
+        } catch (DynamicListFullException full) {
+            // a list filled up
+        } catch (MemoryCapExceededException | IllegalStateException thrown) {
+            assertThat(isRefusal(thrown)).as("%s", thrown).isTrue();
+            refused.incrementAndGet();
+        }
+    }
+
+    @Test
+    void aListOfAnInactiveCellBelowAnInactiveUpperCellStillGoesThroughTheRuntime() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
+            Lists lists = rt.bind(Lists.class);
+            assertThat(lists.appendId(15, 15, 15, 3)).isZero();
+            assertThat(rt.generic().isActive(CELLS.snode(1), 3, 3, 3)).isTrue();
+            assertThat(rt.generic().isActive(bitmasked(CELLS), 15, 15, 15)).isTrue();
+            assertThat(lists.id(15, 15, 15, 0)).isEqualTo(3);
+        }
+    }
+}
