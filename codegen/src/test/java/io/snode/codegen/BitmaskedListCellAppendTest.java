@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
+import io.snode.codegen.interop.Bulk;
+import io.snode.codegen.interop.BulkAppendException;
 import io.snode.codegen.testing.HeapAllocations;
 import io.snode.runtime.DynamicListFullException;
 import io.snode.runtime.RuntimeOptions;
@@ -37,8 +39,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * bitmasked, or only dense steps lie between them): the generated append publishes the list's
  * first chunk and then sets the bit itself ({@code GeneratedCalls.activateListCell}) instead of
  * going to the runtime's append from the root (its coordinates' array, a {@code Location}, an
- * {@code Activation}); a retired list (its cell deactivated before) still goes there, to be
- * reopened. Nothing is allocated on the Java heap; a refused first chunk (memory cap, allocator
+ * {@code Activation}), and a bulk append does the same before its runs
+ * ({@code NodeTree.locateOrActivateListBlock}); a retired list (its cell deactivated before)
+ * still goes there, to be reopened. Nothing is allocated on the Java heap; a refused first chunk (memory cap, allocator
  * fault) leaves the cell inactive and nothing in use; a lost race for the chunk hands it back;
  * with threads, refusals and deactivations, the calls that returned are what the lists hold.
  */
@@ -70,6 +73,22 @@ class BitmaskedListCellAppendTest {
         return rt.memoryStats().of(snode).cells().cellsInUse();
     }
 
+    /**
+     * One append of {@code id} to list (i, j, k) through {@code api}: the bound interface, a
+     * caching accessor or a bulk append (its index: the list's length after it, on one thread).
+     */
+    private static long append(SNodeRuntime rt, Lists lists, String api, int i, int j, int k, int id) {
+        if (!api.equals("bulk")) {
+            return lists.appendId(i, j, k, id);
+        }
+        try {
+            Bulk.append(rt, "id", new int[] {i, j, k}, new int[] {id});
+            return rt.generic().length(list(rt.layout()), i, j, k) - 1;
+        } catch (BulkAppendException e) {
+            throw (RuntimeException) e.getCause(); // the refusal of the one element
+        }
+    }
+
     private static Lists lists(SNodeRuntime rt, String api) {
         return api.equals("accessor") ? rt.accessor(Lists.class) : rt.bind(Lists.class);
     }
@@ -97,7 +116,7 @@ class BitmaskedListCellAppendTest {
      * with an element are active, the chunks the lengths need are in use, a full list refuses.
      */
     @ParameterizedTest
-    @CsvSource({"cells, bind", "cells, accessor", "dense, bind", "dense, accessor"})
+    @CsvSource({"cells, bind", "cells, accessor", "cells, bulk", "dense, bind", "dense, accessor", "dense, bulk"})
     void appendsToInactiveCellsMatchTheModel(String name, String api) {
         Layout layout = layout(name);
         Random random = new Random(name.hashCode() * 31 + api.hashCode());
@@ -123,13 +142,13 @@ class BitmaskedListCellAppendTest {
                     if (elements.size() == 40) {
                         full++;
                         try {
-                            lists.appendId(i, j, k, id);
+                            append(rt, lists, api, i, j, k, id);
                             throw new AssertionError("list " + List.of(i, j, k) + " took a 41st element");
                         } catch (DynamicListFullException expected) {
                             continue;
                         }
                     }
-                    assertThat(lists.appendId(i, j, k, id)).as("list %s", List.of(i, j, k)).isEqualTo(elements.size());
+                    assertThat(append(rt, lists, api, i, j, k, id)).as("list %s", List.of(i, j, k)).isEqualTo(elements.size());
                     elements.add(id);
                 }
                 long chunks = 0;
@@ -190,25 +209,54 @@ class BitmaskedListCellAppendTest {
     }
 
     /**
+     * A bulk append to the 512 lists of 512 inactive bitmasked cells allocates what the same call
+     * to the same, existing lists allocates (its grouping's arrays), within 16 bytes a list,
+     * after two passes that compiled the code and filled the free lists; before, each inactive
+     * cell's first element went through the runtime's protocol.
+     */
+    @Test
+    void aBulkAppendActivatesInactiveCellsWithNothingAllocatedPerCell() throws Throwable {
+        int cells = 512;
+        int[][] coordinates = new int[3][2 * cells];
+        int[] values = new int[2 * cells];
+        for (int n = 0; n < 2 * cells; n++) {
+            int c = n % cells;
+            coordinates[0][n] = c & 7;
+            coordinates[1][n] = (c >> 3) & 7;
+            coordinates[2][n] = c >> 6;
+            values[n] = n;
+        }
+        try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
+            long beyond = HeapAllocations.beyondARepeatInLastOfThreePasses(rt,
+                    () -> assertThat(Bulk.appendAll(rt, "id", coordinates, values)).isEqualTo(values.length));
+            assertThat(cellsInUse(rt, list(CELLS))).isEqualTo(cells);
+            assertThat(rt.generic().length(list(CELLS), 7, 7, 7)).isEqualTo(4);
+            assertThat(rt.generic().getInt("id", 7, 7, 7, 3)).isEqualTo(2 * cells - 1);
+            assertThat(beyond).as("bytes for 512 inactive cells beyond the same call to existing lists")
+                    .isLessThan(cells * 16L);
+        }
+    }
+
+    /**
      * A refused first chunk leaves the cell inactive, nothing in use and no activation counted;
      * after the refusals end the same append succeeds. Then the cell is deactivated (its list
      * retired) and refused again on the way through the runtime, which reopens it after.
      */
     @ParameterizedTest
-    @CsvSource({"cap, bind", "fault, bind", "cap, accessor", "fault, accessor"})
+    @CsvSource({"cap, bind", "fault, bind", "cap, accessor", "fault, accessor", "cap, bulk", "fault, bulk"})
     void aRefusedFirstChunkChangesNothing(String failure, String api) {
         SNode list = list(CELLS);
         SNode cell = bitmasked(CELLS);
         try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
             Lists lists = lists(rt, api);
-            assertThat(lists.appendId(0, 0, 0, 1)).isZero(); // the upper cell, from the root
+            assertThat(append(rt, lists, api, 0, 0, 0, 1)).isZero(); // the upper cell, from the root
             for (int round = 0; round < 2; round++) {
-                refusedAtAllocation(rt, failure, 1, () -> lists.appendId(3, 2, 1, 7));
+                refusedAtAllocation(rt, failure, 1, () -> append(rt, lists, api, 3, 2, 1, 7));
                 assertThat(rt.generic().isActive(cell, 3, 2, 1)).isFalse();
                 assertThat(cellsInUse(rt, list)).isEqualTo(1);
                 assertThat(rt.count("id")).isEqualTo(1);
-                assertThat(lists.appendId(3, 2, 1, 7)).isZero();
-                assertThat(lists.appendId(3, 2, 1, 8)).isEqualTo(1);
+                assertThat(append(rt, lists, api, 3, 2, 1, 7)).isZero();
+                assertThat(append(rt, lists, api, 3, 2, 1, 8)).isEqualTo(1);
                 assertThat(rt.generic().isActive(cell, 3, 2, 1)).isTrue();
                 assertThat(cellsInUse(rt, list)).isEqualTo(2);
                 assertThat(rt.bind(Lists.class).id(3, 2, 1, 1)).isEqualTo(8);

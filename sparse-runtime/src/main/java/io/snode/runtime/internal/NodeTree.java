@@ -448,10 +448,13 @@ public final class NodeTree {
      * level above it active), makes that block first with {@link #activateListBlock}: the block
      * appears with the list's first chunk, its length 0 (the block's other lists empty), with
      * nothing allocated on the Java heap (the memory cap or an allocator fault throw before
-     * anything is published). The caller then appends as to any existing list.
+     * anything is published). Where the list lies in a bitmasked cell instead (the same shapes
+     * with a bitmasked step) whose bit is clear, {@link #activateListCell} publishes the list's
+     * first chunk and sets the bit. The caller then appends as to any existing list.
      *
-     * @return false, with nothing published, when a level further up is inactive or the word is
-     *         busy or retired: the caller goes to the protocol ({@link #append})
+     * @return false, with nothing published, when a level further up is inactive, the word is
+     *         busy or retired, or the bitmasked cell's list is retired: the caller goes to the
+     *         protocol ({@link #append})
      */
     public boolean locateOrActivateListBlock(SNode list, int[] coordinates, Location location) {
         PathStep[] steps = pathSteps[list.id()];
@@ -460,20 +463,24 @@ public final class NodeTree {
         while (block >= 0 && steps[block].node().kind() == NodeKind.DENSE) {
             block--;
         }
-        if (block < 0 || steps[block].node().kind() != NodeKind.POINTER) {
+        NodeKind kind = block < 0 ? null : steps[block].node().kind();
+        if (kind != NodeKind.POINTER && kind != NodeKind.BITMASKED) {
             return locateContainer(list, coordinates, location);
         }
         if (!walk(list.id(), block, coordinates, location)) {
             return false;
         }
-        SNode pointer = steps[block].node().snode();
-        long wordOffset = location.offset + steps[block].containerOffset()
-                + PointerWord.wordOffset(steps[block].cellIndex(coordinates));
-        // Where the dense steps below the pointer put the list's header in the block.
+        // Where the dense steps below the pointer (or the bitmasked step) put the list's header in its cell.
         long headerOffset = steps[last].containerOffset();
         for (int s = block + 1; s < last; s++) {
             headerOffset += steps[s].containerOffset() + steps[s].cellIndex(coordinates) * steps[s].node().cellBytes();
         }
+        if (kind == NodeKind.BITMASKED) {
+            return locateOrActivateListCell(list, steps[block], coordinates, location, headerOffset);
+        }
+        SNode pointer = steps[block].node().snode();
+        long wordOffset = location.offset + steps[block].containerOffset()
+                + PointerWord.wordOffset(steps[block].cellIndex(coordinates));
         long word = activateListBlock(pointer, list, location.segment, wordOffset, headerOffset);
         if (!PointerWord.isActive(word)) {
             return false;
@@ -481,6 +488,27 @@ public final class NodeTree {
         CheckedCells manager = cells[pointer.id()];
         long cell = PointerWord.cellIndex(word);
         location.set(manager.segment(cell), manager.offset(cell) + headerOffset);
+        return true;
+    }
+
+    /**
+     * {@link #locateOrActivateListBlock} where the list lies in a cell of bitmasked step
+     * {@code step} (the location in the cell holding that step's container, the list's header
+     * {@code headerOffset} bytes into the bitmasked cell): moves the location to the header, after
+     * {@link #activateListCell} where the cell's bit is clear; false, nothing changed, where that
+     * finds the list retired.
+     */
+    private boolean locateOrActivateListCell(SNode list, PathStep step, int[] coordinates, Location location,
+                                             long headerOffset) {
+        long container = location.offset + step.containerOffset();
+        long index = step.cellIndex(coordinates);
+        long maskWord = container + BitmaskWords.wordOffset(index);
+        long header = container + step.node().cellsOffset() + index * step.node().cellBytes() + headerOffset;
+        if ((Atomics.getAcquire(location.segment, maskWord) & BitmaskWords.bit(index)) == 0
+                && !activateListCell(list, location.segment, maskWord, index, header)) {
+            return false;
+        }
+        location.offset = header;
         return true;
     }
 
