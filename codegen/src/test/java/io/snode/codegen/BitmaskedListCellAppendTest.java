@@ -302,21 +302,24 @@ class BitmaskedListCellAppendTest {
     }
 
     /**
-     * Threads append through the generated method to lists of bitmasked cells under a memory cap
-     * that refuses part of the calls and with faults injected at random allocations, while
+     * Threads append through the generated method (or one-element bulk appends) to lists of
+     * bitmasked cells, a quarter of them to four lists that fill up, under a memory cap that
+     * refuses part of the calls and with faults injected at random allocations, while
      * another thread deactivates random bitmasked cells (and upper cells) over and over; then,
      * the deactivator stopped, they go on under the same refusals: what the race left plus every
-     * append that returned in that phase is in the lists (a refused append added nothing), and
-     * after deactivating everything and collecting no cell is in use.
+     * append that returned in that phase is in the lists, at its index where it returned one (a
+     * refused append, by the cap, a fault or a full list, added nothing), and after deactivating
+     * everything and collecting no cell is in use.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"cells", "dense"})
-    void threadsWithRefusalsAndDeactivationsKeepExactlyTheReturnedAppends(String name) throws Exception {
+    @CsvSource({"cells, bind", "dense, bind", "cells, bulk", "dense, bulk"})
+    void threadsWithRefusalsAndDeactivationsKeepExactlyTheReturnedAppends(String name, String api) throws Exception {
         Layout layout = layout(name);
         SNode list = list(layout);
         int writers = 3;
         AtomicInteger injected = new AtomicInteger();
         AtomicInteger refused = new AtomicInteger();
+        AtomicInteger full = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
         try {
             for (int round = 0; round < 6; round++) {
@@ -342,7 +345,7 @@ class BitmaskedListCellAppendTest {
                                 if (n == 4_000) {
                                     assertThat(deactivated.await(10, TimeUnit.SECONDS)).isTrue();
                                 }
-                                append(lists, random, n, null, refused);
+                                append(rt, lists, api, random, n, null, refused, full);
                             }
                             return null;
                         }));
@@ -382,32 +385,35 @@ class BitmaskedListCellAppendTest {
                             List<long[]> mine = new ArrayList<>();
                             again.await(10, TimeUnit.SECONDS);
                             for (int n = 0; n < 4_000; n++) {
-                                append(lists, random, 100_000 + seed * 10_000 + n, mine, refused);
+                                append(rt, lists, api, random, 100_000 + seed * 10_000 + n, mine, refused, full);
                             }
                             return mine;
                         }));
                     }
-                    long[] added = new long[before.length];
-                    Map<List<Long>, Integer> elements = new HashMap<>();
+                    Map<Integer, List<Integer>> ids = new HashMap<>();
                     for (Future<List<long[]>> future : done) {
                         for (long[] append : future.get(60, TimeUnit.SECONDS)) {
                             int at = (int) append[0];
-                            assertThat(append[1]).as("round %d: an index after the race's elements", round)
-                                    .isGreaterThanOrEqualTo(before[at]);
-                            assertThat(elements.put(List.of(append[0], append[1]), (int) append[2]))
-                                    .as("round %d: index %d of list %d returned twice", round, append[1], at).isNull();
-                            added[at]++;
+                            ids.computeIfAbsent(at, key -> new ArrayList<>()).add((int) append[2]);
+                            if (append[1] >= 0) { // the generated append's index
+                                assertThat(append[1]).as("round %d: an index after the race's elements", round)
+                                        .isGreaterThanOrEqualTo(before[at]);
+                                assertThat(lists.id(at >> 8, (at >> 4) & 15, at & 15, (int) append[1]))
+                                        .as("round %d: element %d of list %d", round, append[1], at).isEqualTo((int) append[2]);
+                            }
                         }
                     }
                     faulting.set(false);
                     for (int at = 0; at < before.length; at++) {
-                        assertThat(rt.generic().length(list, at >> 8, (at >> 4) & 15, at & 15))
-                                .as("round %d: length of list %d", round, at).isEqualTo(before[at] + added[at]);
-                    }
-                    for (Map.Entry<List<Long>, Integer> entry : elements.entrySet()) {
-                        int at = entry.getKey().get(0).intValue();
-                        assertThat(lists.id(at >> 8, (at >> 4) & 15, at & 15, entry.getKey().get(1).intValue()))
-                                .isEqualTo(entry.getValue());
+                        List<Integer> expected = ids.getOrDefault(at, List.of()).stream().sorted().toList();
+                        long length = rt.generic().length(list, at >> 8, (at >> 4) & 15, at & 15);
+                        assertThat(length).as("round %d: length of list %d", round, at).isEqualTo(before[at] + expected.size());
+                        List<Integer> found = new ArrayList<>();
+                        for (long e = before[at]; e < length; e++) {
+                            found.add(lists.id(at >> 8, (at >> 4) & 15, at & 15, (int) e));
+                        }
+                        assertThat(found.stream().sorted().toList()).as("round %d: new elements of list %d", round, at)
+                                .isEqualTo(expected);
                     }
                     rt.generic().internalTree().probeAllocations(null);
                     rt.deactivateAll(layout.root());
@@ -422,22 +428,34 @@ class BitmaskedListCellAppendTest {
         }
         assertThat(injected.get()).as("faults injected").isPositive();
         assertThat(refused.get() - injected.get()).as("appends refused by the cap").isPositive();
+        assertThat(full.get()).as("appends refused by a full list").isPositive();
     }
 
     /**
-     * One append of {@code id} to a random list, recorded in {@code returned} (when given) as
-     * (list, index, id) if it returned normally, counted in {@code refused} if the cap or a fault
-     * refused it.
+     * One append of {@code id} through {@code api} to a random list (one of the first four in four
+     * calls), recorded in {@code returned} (when given) as (list, index, id) if it returned
+     * normally (index -1 for a bulk append, which returns none), counted in {@code refused} if the
+     * cap or a fault refused it and in {@code full} if the list was full.
      */
-    private static void append(Lists lists, Random random, int id, List<long[]> returned, AtomicInteger refused) {
-        int at = random.nextInt(16 * 16 * 16);
+    private static void append(SNodeRuntime rt, Lists lists, String api, Random random, int id, List<long[]> returned,
+                               AtomicInteger refused, AtomicInteger full) {
+        int at = random.nextInt(4) == 0 ? random.nextInt(4) : random.nextInt(16 * 16 * 16);
         try {
-            long index = lists.appendId(at >> 8, (at >> 4) & 15, at & 15, id);
+            long index = -1;
+            if (api.equals("bulk")) {
+                try {
+                    Bulk.append(rt, "id", new int[] {at >> 8, (at >> 4) & 15, at & 15}, new int[] {id});
+                } catch (BulkAppendException e) {
+                    throw (RuntimeException) e.getCause(); // the refusal of the one element
+                }
+            } else {
+                index = lists.appendId(at >> 8, (at >> 4) & 15, at & 15, id);
+            }
             if (returned != null) {
                 returned.add(new long[] {at, index, id});
             }
-        } catch (DynamicListFullException full) {
-            // a list filled up
+        } catch (DynamicListFullException e) {
+            full.incrementAndGet();
         } catch (MemoryCapExceededException | IllegalStateException thrown) {
             assertThat(isRefusal(thrown)).as("%s", thrown).isTrue();
             refused.incrementAndGet();
