@@ -89,7 +89,11 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link #activateListBlock} allocates the block and its list's first chunk, builds the chunk's
  * reference into the block's list header and publishes the block with the compare-and-set,
  * and the append then takes its index there (the block's other lists stay empty, with no
- * chunk). A lost race hands the cells back and goes on in the winner's block (where its list
+ * chunk). Where the list lies in a bitmasked cell whose bit is clear (the same shapes with a
+ * bitmasked step), {@link #activateListCell} allocates the list's first chunk, publishes it
+ * under the header lock and only then sets the cell's bit, so that a refusal leaves the cell
+ * inactive and nothing published, and the cell never reads active with a list that has no
+ * chunk. A lost race hands the cells back and goes on in the winner's block or chunk (where its list
  * may still need a first chunk: {@link #appendToNewChunk}); a retired list or word, a full list
  * or an inactive level above go to the protocol with nothing stored.
  *
