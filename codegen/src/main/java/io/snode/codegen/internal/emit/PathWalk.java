@@ -255,11 +255,16 @@ public final class PathWalk {
      * that ends at the list; -1 when there is none.
      */
     public static int listCellStep(List<PathStep> path) {
+        return listHolder(path, NodeKind.BITMASKED);
+    }
+
+    /** The first step above {@code path}'s list that is not dense, when it is of {@code kind}; else -1. */
+    private static int listHolder(List<PathStep> path, NodeKind kind) {
         int step = path.size() - 2;
         while (step >= 0 && path.get(step).node().kind() == NodeKind.DENSE) {
             step--;
         }
-        return step >= 0 && path.get(step).node().kind() == NodeKind.BITMASKED ? step : -1;
+        return step >= 0 && path.get(step).node().kind() == kind ? step : -1;
     }
 
     /**
@@ -302,11 +307,7 @@ public final class PathWalk {
      * -1 when there is none (a bitmasked, hash or dynamic step, or the root, comes first).
      */
     public static int listBlockStep(List<PathStep> path) {
-        int step = path.size() - 2;
-        while (step >= 0 && path.get(step).node().kind() == NodeKind.DENSE) {
-            step--;
-        }
-        return step >= 0 && path.get(step).node().kind() == NodeKind.POINTER ? step : -1;
+        return listHolder(path, NodeKind.POINTER);
     }
 
     /** Whether a walk of this method has jumped, or can jump, to {@link #resumeFrom}'s label. */
