@@ -5,6 +5,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.interop.Bulk;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -18,10 +19,11 @@ import org.openjdk.jcstress.infra.results.IIIIII_Result;
  * GeneratedCalls.activateListCell}: the list's first chunk published under its lock, then C's
  * bit set), racing the deactivation of C, the deactivation of the upper pointer cell U that
  * holds C's container (whose release retires the lists of its inactive cells too), or another
- * such append. Layout {@code pointer(i,2).bitmasked(i,2).dynamic(j,64,4).place(i32 v)}; U (i=0)
- * is active and C (i=0) inactive, its list never used, before the race. Allowed: one of the two
- * orders; not allowed: a chunk in use under an inactive C or a released U, an element the list
- * does not count, two appends with one index.
+ * such append; and a bulk append, which takes the same way, against the deactivation of C.
+ * Layout {@code pointer(i,2).bitmasked(i,2).dynamic(j,64,4).place(i32 v)}; U (i=0) is active
+ * and C (i=0) inactive, its list never used, before the race. Allowed: one of the two orders;
+ * not allowed: a chunk in use under an inactive C or a released U, an element the list does
+ * not count, two appends with one index.
  *
  * <p>Results: r1 the append's index (-9 threw), r2 the deactivation's result (1: something was
  * active) or the second append's index, r3 the list's length afterwards, r4 the list's chunks in
@@ -132,6 +134,41 @@ public final class GeneratedListCellTest {
         @Arbiter
         public void check(IIIIII_Result r) {
             observe(r, UPPER);
+        }
+    }
+
+    /**
+     * A one-element bulk append ({@code Bulk.append}: {@code NodeTree.locateOrActivateListBlock},
+     * then a run of indices) against the deactivation of C: the same outcomes as {@link SameCell}
+     * (r1 0: the call returned normally).
+     */
+    @JCStressTest
+    @Outcome(id = "0, 1, 0, 0, 0, 0", expect = ACCEPTABLE,
+            desc = "The append first, then the deactivation: C and its list are gone with the element.")
+    @Outcome(id = "0, 0, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "The deactivation first (C inactive: nothing to do), or between the chunk and the bit: the element stays.")
+    @Outcome(id = "0, 1, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "The deactivation between the bit and the index: the append found the list retired and reopened it"
+                    + " through the runtime; the element stays.")
+    @State
+    public static class SameCellBulk extends Race {
+        @Actor
+        public void append(IIIIII_Result r) {
+            try {
+                r.r1 = (int) Bulk.append(runtime, "v", new int[] {0}, new int[] {7}) - 1;
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("bulk append", e);
+            }
+        }
+
+        @Actor
+        public void deactivate(IIIIII_Result r) {
+            r.r2 = deactivate(CELL);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r, CELL);
         }
     }
 
