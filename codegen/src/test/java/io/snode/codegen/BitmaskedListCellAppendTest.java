@@ -323,7 +323,7 @@ class BitmaskedListCellAppendTest {
         ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
         try {
             for (int round = 0; round < 6; round++) {
-                try (SNodeRuntime rt = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withMemoryCap(256 * 1024))) {
+                try (SNodeRuntime rt = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withMemoryCap(1024 * 1024))) {
                     Lists lists = rt.bind(Lists.class);
                     AtomicBoolean faulting = new AtomicBoolean(true);
                     rt.generic().internalTree().probeAllocations(owner -> {
