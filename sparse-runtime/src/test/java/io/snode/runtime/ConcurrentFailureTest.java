@@ -382,7 +382,7 @@ class ConcurrentFailureTest {
      * (values, list lengths, the elements at the returned indices). After deactivating
      * everything and collecting, no cell is in use. The caps are about half of what the layouts
      * hold without one. On the bitmasked cells of a bitmasked level this failed without any
-     * refusal before the second session of 12-05 (a list's length above the model's: an element
+     * refusal before the fifth session of 12-05 (a list's length above the model's: an element
      * kept under an inactive inner cell came back with it; see {@code NodeUnits.zeroCell}).
      */
     @ParameterizedTest(name = "{0}, cap {1} KiB")

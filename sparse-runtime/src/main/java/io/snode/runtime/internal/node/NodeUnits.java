@@ -124,7 +124,7 @@ public final class NodeUnits {
      * behind a call that set this cell's bit again after the release, set the inner bit and
      * reopened a list or pointer word below it: the list would hold its element and chunk under
      * an inactive inner cell, and show them again when that cell is next activated (jcstress
-     * {@code BitmaskedChildrenTest.NestedListAppend}; before 12-05 it did). A bit that a call
+     * {@code BitmaskedChildrenTest.NestedListAppend}; until the fifth session of 12-05 it did). A bit that a call
      * which walked in before the release sets after the release passed its cell stays set: that
      * cell is active, empty and its containers retired, as one the call had activated.
      */
