@@ -3,14 +3,17 @@ package io.snode.codegen;
 import static io.snode.codegen.testing.AllocationRefusals.isRefusal;
 import static io.snode.codegen.testing.AllocationRefusals.refusedAtAllocation;
 import static io.snode.codegen.testing.Disassembly.method;
+import static io.snode.codegen.testing.ListAppends.append;
+import static io.snode.codegen.testing.ListAppends.lists;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
 import io.snode.codegen.interop.Bulk;
-import io.snode.codegen.interop.BulkAppendException;
 import io.snode.codegen.testing.HeapAllocations;
+import io.snode.codegen.testing.ListAppends.Lists;
+import io.snode.codegen.testing.ListAppends;
 import io.snode.runtime.DynamicListFullException;
 import io.snode.runtime.RuntimeOptions;
 import java.util.ArrayList;
@@ -51,11 +54,6 @@ class BitmaskedListCellAppendTest {
     /** 2^3 lists below a dense level in each bitmasked cell. */
     static final Layout DENSE = Layout.parse("pointer(ijk,4).bitmasked(ijk,2).dense(ijk,2).dynamic(l,40,8).place(i32 id)");
 
-    public interface Lists {
-        long appendId(int i, int j, int k, int id);
-
-        int id(int i, int j, int k, int l);
-    }
 
     private static Layout layout(String name) {
         return name.equals("cells") ? CELLS : DENSE;
@@ -73,25 +71,7 @@ class BitmaskedListCellAppendTest {
         return rt.memoryStats().of(snode).cells().cellsInUse();
     }
 
-    /**
-     * One append of {@code id} to list (i, j, k) through {@code api}: the bound interface, a
-     * caching accessor or a bulk append (its index: the list's length after it, on one thread).
-     */
-    private static long append(SNodeRuntime rt, Lists lists, String api, int i, int j, int k, int id) {
-        if (!api.equals("bulk")) {
-            return lists.appendId(i, j, k, id);
-        }
-        try {
-            Bulk.append(rt, "id", new int[] {i, j, k}, new int[] {id});
-            return rt.generic().length(list(rt.layout()), i, j, k) - 1;
-        } catch (BulkAppendException e) {
-            throw (RuntimeException) e.getCause(); // the refusal of the one element
-        }
-    }
 
-    private static Lists lists(SNodeRuntime rt, String api) {
-        return api.equals("accessor") ? rt.accessor(Lists.class) : rt.bind(Lists.class);
-    }
 
     /** The bitmasked cell of list (i, j, k), in the bitmasked SNode's coordinates. */
     private static int[] cellOf(Layout layout, int i, int j, int k) {
@@ -345,7 +325,7 @@ class BitmaskedListCellAppendTest {
                                 if (n == 4_000) {
                                     assertThat(deactivated.await(10, TimeUnit.SECONDS)).isTrue();
                                 }
-                                append(rt, lists, api, random, n, null, refused, full);
+                                randomAppend(rt, lists, api, random, n, null, refused, full);
                             }
                             return null;
                         }));
@@ -385,7 +365,7 @@ class BitmaskedListCellAppendTest {
                             List<long[]> mine = new ArrayList<>();
                             again.await(10, TimeUnit.SECONDS);
                             for (int n = 0; n < 4_000; n++) {
-                                append(rt, lists, api, random, 100_000 + seed * 10_000 + n, mine, refused, full);
+                                randomAppend(rt, lists, api, random, 100_000 + seed * 10_000 + n, mine, refused, full);
                             }
                             return mine;
                         }));
@@ -437,17 +417,13 @@ class BitmaskedListCellAppendTest {
      * normally (index -1 for a bulk append, which returns none), counted in {@code refused} if the
      * cap or a fault refused it and in {@code full} if the list was full.
      */
-    private static void append(SNodeRuntime rt, Lists lists, String api, Random random, int id, List<long[]> returned,
+    private static void randomAppend(SNodeRuntime rt, Lists lists, String api, Random random, int id, List<long[]> returned,
                                AtomicInteger refused, AtomicInteger full) {
         int at = random.nextInt(4) == 0 ? random.nextInt(4) : random.nextInt(16 * 16 * 16);
         try {
             long index = -1;
             if (api.equals("bulk")) {
-                try {
-                    Bulk.append(rt, "id", new int[] {at >> 8, (at >> 4) & 15, at & 15}, new int[] {id});
-                } catch (BulkAppendException e) {
-                    throw (RuntimeException) e.getCause(); // the refusal of the one element
-                }
+                ListAppends.bulkAppend(rt, at >> 8, (at >> 4) & 15, at & 15, id);
             } else {
                 index = lists.appendId(at >> 8, (at >> 4) & 15, at & 15, id);
             }

@@ -2,13 +2,15 @@ package io.snode.codegen;
 
 import static io.snode.codegen.testing.AllocationRefusals.refusedAtAllocation;
 import static io.snode.codegen.testing.Disassembly.method;
+import static io.snode.codegen.testing.ListAppends.append;
+import static io.snode.codegen.testing.ListAppends.lists;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.codegen.interop.Bulk;
-import io.snode.codegen.interop.BulkAppendException;
 import io.snode.codegen.testing.HeapAllocations;
+import io.snode.codegen.testing.ListAppends.Lists;
 import io.snode.runtime.DynamicListFullException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,11 +45,6 @@ class DenseListBlockAppendTest {
     /** 8^3 blocks of 2^3 lists under each upper cell. */
     static final Layout WIDE = Layout.parse("pointer(ijk,2).pointer(ijk,8).dense(ijk,2).dynamic(l,40,8).place(i32 id)");
 
-    public interface Lists {
-        long appendId(int i, int j, int k, int id);
-
-        int id(int i, int j, int k, int l);
-    }
 
     private static SNode lower(Layout layout) {
         return layout.snode(2);
@@ -61,25 +58,7 @@ class DenseListBlockAppendTest {
         return rt.memoryStats().of(snode).cells().cellsInUse();
     }
 
-    /**
-     * One append of {@code id} to list (i, j, k) through {@code api}: the bound interface, a
-     * caching accessor or a bulk append (its index: the list's length after it, on one thread).
-     */
-    private static long append(SNodeRuntime rt, Lists lists, String api, int i, int j, int k, int id) {
-        if (!api.equals("bulk")) {
-            return lists.appendId(i, j, k, id);
-        }
-        try {
-            Bulk.append(rt, "id", new int[] {i, j, k}, new int[] {id});
-            return rt.generic().length(list(rt.layout()), i, j, k) - 1;
-        } catch (BulkAppendException e) {
-            throw (RuntimeException) e.getCause(); // the refusal of the one element
-        }
-    }
 
-    private static Lists lists(SNodeRuntime rt, String api) {
-        return api.equals("accessor") ? rt.accessor(Lists.class) : rt.bind(Lists.class);
-    }
 
     @Test
     void theGeneratedAppendPublishesANewBlockBelowDenseLevelsItself() {

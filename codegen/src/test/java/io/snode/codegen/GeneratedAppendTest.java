@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.snode.api.Layout;
 import io.snode.api.SNode;
+import io.snode.codegen.testing.ListAppends.Lists;
 import io.snode.runtime.DynamicListFullException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -28,11 +29,6 @@ class GeneratedAppendTest {
     /** Lists of at most 40 elements in chunks of 8, one per cell of a 4^3 pointer node. */
     static final Layout LISTS = Layout.parse("pointer(ijk,4).dynamic(l,40,8).place(i32 id)");
 
-    public interface Lists {
-        long appendId(int i, int j, int k, int id);
-
-        int id(int i, int j, int k, int l);
-    }
 
     @Test
     void generatedAppendTakesTheIndexItselfAndCallsTheRuntimeOnlyWhenItMust() {

@@ -4,6 +4,7 @@ import static io.snode.codegen.testing.AllocationRefusals.refuse;
 import static io.snode.codegen.testing.AllocationRefusals.refusedAtAllocation;
 import static io.snode.codegen.testing.AllocationRefusals.stamp;
 import static io.snode.codegen.testing.Disassembly.method;
+import static io.snode.codegen.testing.ListAppends.lists;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,6 +12,7 @@ import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
 import io.snode.codegen.testing.HeapAllocations;
+import io.snode.codegen.testing.ListAppends.Lists;
 import io.snode.runtime.DynamicListFullException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -47,15 +49,7 @@ class NewListChunkAppendTest {
     private static final Layout WIDE_LISTS =
             Layout.parse("pointer(ijk,16).pointer(ijk,16).dynamic(l,40,8).place(i32 id)");
 
-    public interface Lists {
-        long appendId(int i, int j, int k, int id);
 
-        int id(int i, int j, int k, int l);
-    }
-
-    private static Lists lists(SNodeRuntime rt, String api) {
-        return api.equals("bind") ? rt.bind(Lists.class) : rt.accessor(Lists.class);
-    }
 
     private static long chunksInUse(SNodeRuntime rt, SNode list) {
         return rt.memoryStats().of(list).cells().cellsInUse();

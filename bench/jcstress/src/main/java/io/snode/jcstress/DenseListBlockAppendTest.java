@@ -5,7 +5,6 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -36,7 +35,7 @@ public class DenseListBlockAppendTest {
     static final SNode UPPER = LAYOUT.snode(1);
     static final SNode LOWER = LAYOUT.snode(2);
     static final SNode LIST = LAYOUT.snode(4);
-    private static final ConcurrentLinkedQueue<SNodeRuntime> IDLE = new ConcurrentLinkedQueue<>();
+    private static final CompiledPool POOL = new CompiledPool(LAYOUT);
 
     /** The generated append and read of v, bound to an interface. */
     public interface V {
@@ -49,8 +48,7 @@ public class DenseListBlockAppendTest {
     final V v;
 
     public DenseListBlockAppendTest() {
-        SNodeRuntime idle = IDLE.poll();
-        runtime = idle != null ? idle : SNodeRuntime.compile(LAYOUT);
+        runtime = POOL.take();
         v = runtime.bind(V.class);
         runtime.generic().activate(UPPER, 0);
     }
@@ -84,6 +82,6 @@ public class DenseListBlockAppendTest {
         } catch (RuntimeException | Error e) {
             r.r3 = Unexpected.report("check", e);
         }
-        r.r7 = RuntimePool.reset(runtime.generic(), () -> IDLE.add(runtime), runtime::close);
+        r.r7 = POOL.reset(runtime);
     }
 }

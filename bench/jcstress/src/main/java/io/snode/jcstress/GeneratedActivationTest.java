@@ -6,7 +6,6 @@ import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -34,8 +33,7 @@ public final class GeneratedActivationTest {
     static final Layout LAYOUT = Layout.parse("pointer(i,2).pointer(i,2).place(i32 v)");
     static final SNode UPPER = LAYOUT.snode(1);
     static final SNode LOWER = LAYOUT.snode(2);
-    /** Compiled runtimes, reused from state to state as {@link RuntimePool} reuses generic ones. */
-    private static final ConcurrentLinkedQueue<SNodeRuntime> IDLE = new ConcurrentLinkedQueue<>();
+    private static final CompiledPool POOL = new CompiledPool(LAYOUT);
 
     private GeneratedActivationTest() {
     }
@@ -56,8 +54,7 @@ public final class GeneratedActivationTest {
         final MethodHandle deactivateLower;
 
         Race() {
-            SNodeRuntime idle = IDLE.poll();
-            runtime = idle != null ? idle : SNodeRuntime.compile(LAYOUT);
+            runtime = POOL.take();
             v = runtime.bind(V.class);
             deactivateUpper = runtime.nodeHandle("deactivate", UPPER);
             deactivateLower = runtime.nodeHandle("deactivate", LOWER);
@@ -107,7 +104,7 @@ public final class GeneratedActivationTest {
             } catch (RuntimeException | Error e) {
                 r.r3 = Unexpected.report("check", e);
             }
-            r.r6 = RuntimePool.reset(runtime.generic(), () -> IDLE.add(runtime), runtime::close);
+            r.r6 = POOL.reset(runtime);
         }
     }
 

@@ -5,7 +5,6 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -34,7 +33,7 @@ public final class GeneratedListAppendTest {
     static final SNode UPPER = LAYOUT.snode(1);
     static final SNode LOWER = LAYOUT.snode(2);
     static final SNode LIST = LAYOUT.snode(3);
-    private static final ConcurrentLinkedQueue<SNodeRuntime> IDLE = new ConcurrentLinkedQueue<>();
+    private static final CompiledPool POOL = new CompiledPool(LAYOUT);
 
     private GeneratedListAppendTest() {
     }
@@ -52,8 +51,7 @@ public final class GeneratedListAppendTest {
         final V v;
 
         Race(int elements) {
-            SNodeRuntime idle = IDLE.poll();
-            runtime = idle != null ? idle : SNodeRuntime.compile(LAYOUT);
+            runtime = POOL.take();
             v = runtime.bind(V.class);
             runtime.generic().activate(UPPER, 0);
             for (int n = 0; n < elements; n++) {
@@ -108,7 +106,7 @@ public final class GeneratedListAppendTest {
             } catch (RuntimeException | Error e) {
                 r.r4 = Unexpected.report("check", e);
             }
-            r.r7 = RuntimePool.reset(runtime.generic(), () -> IDLE.add(runtime), runtime::close);
+            r.r7 = POOL.reset(runtime);
         }
     }
 

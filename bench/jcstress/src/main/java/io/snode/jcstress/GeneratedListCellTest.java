@@ -6,7 +6,6 @@ import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.interop.Bulk;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -35,7 +34,7 @@ public final class GeneratedListCellTest {
     static final SNode UPPER = LAYOUT.snode(1);
     static final SNode CELL = LAYOUT.snode(2);
     static final SNode LIST = LAYOUT.snode(3);
-    private static final ConcurrentLinkedQueue<SNodeRuntime> IDLE = new ConcurrentLinkedQueue<>();
+    private static final CompiledPool POOL = new CompiledPool(LAYOUT);
 
     private GeneratedListCellTest() {
     }
@@ -51,8 +50,7 @@ public final class GeneratedListCellTest {
         final V v;
 
         Race() {
-            SNodeRuntime idle = IDLE.poll();
-            runtime = idle != null ? idle : SNodeRuntime.compile(LAYOUT);
+            runtime = POOL.take();
             v = runtime.bind(V.class);
             runtime.generic().activate(UPPER, 0);
         }
@@ -81,7 +79,7 @@ public final class GeneratedListCellTest {
             } catch (RuntimeException | Error e) {
                 r.r3 = Unexpected.report("check", e);
             }
-            r.r6 = RuntimePool.reset(runtime.generic(), () -> IDLE.add(runtime), runtime::close);
+            r.r6 = POOL.reset(runtime);
         }
     }
 

@@ -145,13 +145,8 @@ public final class Activation implements ActivationRun {
     @Override
     public boolean reachable(int step, MemorySegment segment, long container) {
         Location probe = new Location();
-        probe.set(structure.root(), 0);
-        for (int s = 0; s < step; s++) {
-            if (!units[s].lookup(probe, probe.offset + steps[s].containerOffset(), steps[s].cellIndex(coordinates))) {
-                return false;
-            }
-        }
-        return probe.segment == segment && probe.offset + steps[step].containerOffset() == container;
+        return structure.walk(steps, units, step, coordinates, probe)
+                && probe.segment == segment && probe.offset + steps[step].containerOffset() == container;
     }
 
     /**

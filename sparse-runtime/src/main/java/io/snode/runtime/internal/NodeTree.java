@@ -526,8 +526,11 @@ public final class NodeTree {
 
     /** The first {@code levels} steps of the target's path, read-only; false at an inactive one. */
     private boolean walk(int target, int levels, int[] coordinates, Location location) {
-        PathStep[] steps = pathSteps[target];
-        NodeUnit[] path = pathUnits[target];
+        return walk(pathSteps[target], pathUnits[target], levels, coordinates, location);
+    }
+
+    /** The first {@code levels} steps of a path (its steps and their units), read-only from the root; false at an inactive one. */
+    boolean walk(PathStep[] steps, NodeUnit[] path, int levels, int[] coordinates, Location location) {
         location.set(root, 0);
         for (int s = 0; s < levels; s++) {
             if (!path[s].lookup(location, location.offset + steps[s].containerOffset(), steps[s].cellIndex(coordinates))) {
