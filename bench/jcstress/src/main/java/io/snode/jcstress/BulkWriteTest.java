@@ -13,13 +13,15 @@ import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.IIIIII_Result;
+import org.openjdk.jcstress.infra.results.I_Result;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
  * Bulk writes ({@link BoxTransfer}, what {@code Bulk.write} and {@code Bulk.writeCells} run):
  * the values are stored first, then the mask bits are set with one atomic OR per word, which
  * publishes them. Layout {@code bitmasked(i,64).place(i32 v)}: the 64 mask bits are one word in
- * the root cell.
+ * the root cell; {@link ForgottenContainersPublishAfterTheirValues} writes a three-coordinate
+ * layout, whose lists take the two-pass path.
  */
 public final class BulkWriteTest {
     static final RuntimePool POOL = new RuntimePool("bitmasked(i,64).place(i32 v)");
@@ -158,6 +160,70 @@ public final class BulkWriteTest {
                 r.r1 = Unexpected.report("check", e);
             }
             r.r6 = POOL.reset(runtime);
+        }
+    }
+
+    static final RuntimePool GRID = new RuntimePool("pointer(ijk,4).bitmasked(ijk,2).place(i32 v)");
+    static final SNode GRID_MASKED = GRID.layout().snode(2);
+
+    /**
+     * A list write on three coordinates (the path that resolves a batch's cells first, activating
+     * their containers, and stores them after) over 24 cells, each in a container of its own: the
+     * call's cache of containers has 32 slots, so it forgets some containers (with their gathered
+     * bits) before the batch's values are stored. A reader goes over the cells, each bit (acquire)
+     * then its value: r1 counts the cells it saw active with value 0. The forgotten containers'
+     * bits must wait until their values are stored.
+     */
+    @JCStressTest
+    @Outcome(id = "0", expect = ACCEPTABLE, desc = "No cell seen active before its value.")
+    @Outcome(expect = FORBIDDEN, desc = "Cells seen active with value 0 (or an unexpected exception, negative).")
+    @State
+    public static class ForgottenContainersPublishAfterTheirValues {
+        static final int CELLS = 24;
+        static final int[][] COORDINATES = new int[3][CELLS];
+        static final int[] VALUES = new int[CELLS];
+
+        static {
+            for (int n = 0; n < CELLS; n++) {
+                // Containers (n % 4, (n / 4) % 4, n / 16): 24 distinct ones of the 64.
+                COORDINATES[0][n] = 2 * (n % 4);
+                COORDINATES[1][n] = 2 * ((n / 4) % 4) + 1;
+                COORDINATES[2][n] = 2 * (n / 16);
+                VALUES[n] = n + 1;
+            }
+        }
+
+        final SparseRuntime runtime = GRID.take();
+        final BoxTransfer transfer = new BoxTransfer(runtime.internalTree(), GRID.layout().field("v"));
+
+        @Actor
+        public void write(I_Result r) {
+            transfer.writeCells(COORDINATES, 0, CELLS, MemorySegment.ofArray(VALUES), 0);
+        }
+
+        @Actor
+        public void read(I_Result r) {
+            try {
+                int early = 0;
+                for (int n = 0; n < CELLS; n++) {
+                    int x = COORDINATES[0][n];
+                    int y = COORDINATES[1][n];
+                    int z = COORDINATES[2][n];
+                    if (runtime.isActive(GRID_MASKED, x, y, z) && runtime.getInt("v", x, y, z) == 0) {
+                        early++;
+                    }
+                }
+                r.r1 = early;
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("read", e);
+            }
+        }
+
+        @Arbiter
+        public void arbiter(I_Result r) {
+            if (GRID.reset(runtime) != 0) {
+                r.r1 = -1;
+            }
         }
     }
 }

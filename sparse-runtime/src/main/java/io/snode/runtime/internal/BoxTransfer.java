@@ -220,8 +220,9 @@ public final class BoxTransfer {
      * The containers of recent cells are remembered (direct-mapped by container), so a container
      * is walked to (and activated) once while its cells keep coming, as they do in input sorted
      * by coordinates or grouped by container; a bitmasked container's mask bits are gathered
-     * while it is remembered and set with one atomic OR per word when it is forgotten or the
-     * call ends. The coordinates must lie in the index space (the caller checks). A list that
+     * while it is remembered and set with one atomic OR per word when it is forgotten (on three
+     * coordinates, once the batch of cells that forgot it is stored: see {@link #writeBatch3}) or
+     * the call ends. The coordinates must lie in the index space (the caller checks). A list that
      * keeps coming back to containers the cache forgot (shuffled input) goes on, after the batch
      * that shows it, container by container: see {@link GroupedWrite}, which takes 16 bytes of
      * Java heap a cell (24 for eight-byte values) for up to {@link #GROUP} cells at a time; the
@@ -293,7 +294,7 @@ public final class BoxTransfer {
                 key = key * blocks[c] + block;
                 index += (x - block * extent[c]) * stride[c];
             }
-            int slot = remember(cache, key, coordinates, n, cell, location);
+            int slot = remember(cache, key, coordinates, n, cell, location, false);
             store(cache.segments[slot], cache.containers[slot] + cellsOffset + index * cellBytes, buffer,
                     at + (long) (n - from) * elementBytes);
             if (masked) {
@@ -304,38 +305,62 @@ public final class BoxTransfer {
 
     /**
      * {@link #writeBatch} for three coordinates whose containers' extents are powers of two (every
-     * usual layout): runs of cells whose containers are remembered, each resolved by
-     * {@link #resolveRun3} and then stored by {@link #storeRun}, and between them the container
-     * that ended a run activated and remembered, or its segment taken.
+     * usual layout), in two passes over the batch: {@link #resolveRun3} puts each cell's offset in
+     * {@code cache.offsets}, stopping at each cell whose container is not remembered (or lies in
+     * another segment) for it to be activated and remembered, and then {@link #storeRun} stores
+     * the batch's values (one run per segment; with a region per node manager, one run). So the
+     * activations' locked instructions (a pointer cell's publication, a free list's exchange) do
+     * not wait behind the batch's stores, and the mask bits of the containers forgotten meanwhile
+     * wait (in {@code cache}'s pending words) until their values are stored: bits are set only
+     * after their values. When an activation fails, the cells resolved before it are stored
+     * before the exception leaves, so that {@link #writeCells}' final flush sets the bits of
+     * stored cells only.
      */
     private void writeBatch3(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
                              int[] cell, Location location) {
-        for (int n = from; n < end; ) {
-            int stop = resolveRun3(coordinates, n, end, cache);
-            storeRun(cache, cache.segment, stop - n, buffer, at + (long) (n - from) * elementBytes);
-            n = stop;
-            if (n < end) {
+        int stored = from;
+        int n = from;
+        try {
+            while (true) {
+                n = resolveRun3(coordinates, n, end, cache, stored);
+                if (n == end) {
+                    break;
+                }
                 // Cell n's container is not remembered, or lies in another segment.
-                int slot = remember(cache, containerKey(coordinates, n), coordinates, n, cell, location);
-                cache.segment = cache.segments[slot];
+                int slot = remember(cache, containerKey(coordinates, n), coordinates, n, cell, location, true);
+                if (cache.segments[slot] != cache.segment) {
+                    storeRun(cache, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
+                    stored = n;
+                    cache.segment = cache.segments[slot];
+                }
                 cache.lastKey = -1;
             }
+        } finally {
+            // Also when an activation failed: the cells resolved before it lie in active containers.
+            storeRun(cache, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
+            cache.publishPending(this);
         }
     }
 
     /**
      * The slot of {@code cache} that holds the container with {@code key}, the one holding cell
      * {@code n} of {@code coordinates}: where it is not remembered, the slot's container is
-     * forgotten (its gathered bits set) and this one activated (through {@code cell}) and
-     * remembered in its place.
+     * forgotten (its gathered bits set, or with {@code deferBits} kept in the cache's pending
+     * words until the caller has stored their values) and this one activated (through
+     * {@code cell}) and remembered in its place.
      */
-    private int remember(CellCache cache, long key, int[][] coordinates, int n, int[] cell, Location location) {
+    private int remember(CellCache cache, long key, int[][] coordinates, int n, int[] cell, Location location,
+                         boolean deferBits) {
         int slot = cache.slot(key);
         if (!cache.holds(slot, key)) {
             if (cache.segments[slot] != null) {
                 cache.evictions++;
             }
-            cache.flush(slot, this);
+            if (deferBits) {
+                cache.defer(slot);
+            } else {
+                cache.flush(slot, this);
+            }
             for (int c = 0; c < dimensions; c++) {
                 cell[c] = coordinates[c][n];
             }
@@ -346,10 +371,11 @@ public final class BoxTransfer {
     }
 
     /**
-     * The first half of a run of {@link #writeBatch3} (every extent a power of two): from cell
+     * The first pass of {@link #writeBatch3} (every extent a power of two): from cell
      * {@code from}, while the cells' containers are remembered in {@code cache} and lie in its
      * segment (the node manager's region, when it has one: then every container does), puts each
-     * cell's offset in that segment into {@code cache.offsets} (and, on a bitmasked node, ORs its
+     * cell's offset in that segment into {@code cache.offsets}, cell {@code n} at
+     * {@code n - first} (and, on a bitmasked node, ORs its
      * bit into the slot's gathered mask words, marking the slot dirty: the bits of consecutive
      * cells in one word are gathered in a register and ORed into the array once, as the cells of
      * a row share a word); returns the first cell whose container is not
@@ -360,7 +386,7 @@ public final class BoxTransfer {
      * containers up, leaving at the first it did not remember, and stored kept every FFM check
      * per cell: 21 ns a cell on the reference shell, against 7 ns for a loop without exits).
      */
-    private int resolveRun3(int[][] coordinates, int from, int end, CellCache cache) {
+    private int resolveRun3(int[][] coordinates, int from, int end, CellCache cache, int first) {
         long cellsOffset = plan.cellsOffset() + fieldOffset;
         int[] xs = coordinates[0];
         int[] ys = coordinates[1];
@@ -380,7 +406,7 @@ public final class BoxTransfer {
         long lastKey = cache.lastKey;
         int wordBase = cache.wordBase;
         long base = cache.base;
-        int limit = Math.min(end, from + offsets.length);
+        int limit = Math.min(end, first + offsets.length);
         int shift2 = grid.shift2();
         int mask2 = grid.mask2();
         long stride2 = grid.stride2();
@@ -421,7 +447,7 @@ public final class BoxTransfer {
                 wordBase = slot * maskWords;
                 base = containers[slot] + cellsOffset;
             }
-            offsets[n - from] = base + index * cellBytes;
+            offsets[n - first] = base + index * cellBytes;
             if (masked) {
                 int at = wordBase + (int) (index >>> 6);
                 if (at != word) {
@@ -442,11 +468,12 @@ public final class BoxTransfer {
     }
 
     /**
-     * The second half of a run: stores the {@code count} values of {@code buffer} from byte
-     * {@code at} at the offsets {@link #resolveRun3} put in {@code cache}, all in {@code segment}.
-     * The store loop has no exit and calls nothing. Their mask bits are already gathered (by
-     * {@link #resolveRun3}); nothing publishes them before the stores: only a flush of the slot
-     * does, and none comes between a run's two halves. The loop cannot fail halfway while the
+     * The second pass of {@link #writeBatch3}: stores the {@code count} values of {@code buffer}
+     * from byte {@code at} at the offsets {@link #resolveRun3} put in {@code cache}, all in
+     * {@code segment}. The store loop has no exit and calls nothing. Their mask bits are already
+     * gathered (by {@link #resolveRun3}); nothing publishes them before the stores: the containers
+     * forgotten between the passes keep theirs pending, and only a flush of a slot or of the
+     * pending bits publishes, after this pass. The loop cannot fail halfway while the
      * runtime is open (every offset lies in an activated container of the segment); once it is
      * closed, the flush at the end of the call fails on the freed memory too.
      */
@@ -528,8 +555,16 @@ public final class BoxTransfer {
         int wordBase;
         long base;
         MemorySegment segment;
-        /** One run's cells as {@link #resolveRun3} resolves them for {@link #storeRun}: offsets in the segment. */
+        /** One batch's cells as {@link #resolveRun3} resolves them for {@link #storeRun}: offsets in the segment. */
         final long[] offsets;
+        /**
+         * Forgotten containers whose gathered bits wait for their values' stores ({@link #defer}):
+         * their segments, offsets, and mask words ({@code maskWords} each).
+         */
+        private MemorySegment[] pendingSegments = new MemorySegment[16];
+        private long[] pendingContainers = new long[16];
+        private long[] pendingWords = new long[0];
+        private int pending;
 
         CellCache(int maskWords, int cells) {
             this.slotBits = Math.max(4, Math.min(12, Integer.SIZE - Integer.numberOfLeadingZeros(Math.max(1, cells) - 1)));
@@ -577,7 +612,37 @@ public final class BoxTransfer {
             }
         }
 
+        /** Forgets the gathered bits of {@code slot}'s container until {@link #publishPending}. */
+        void defer(int slot) {
+            if (!dirty[slot]) {
+                return;
+            }
+            if (pending == pendingContainers.length) {
+                pendingSegments = Arrays.copyOf(pendingSegments, pending * 2);
+                pendingContainers = Arrays.copyOf(pendingContainers, pending * 2);
+            }
+            if ((pending + 1) * maskWords > pendingWords.length) {
+                pendingWords = Arrays.copyOf(pendingWords, Math.max(16, pendingContainers.length) * maskWords);
+            }
+            pendingSegments[pending] = segments[slot];
+            pendingContainers[pending] = containers[slot];
+            System.arraycopy(words, slot * maskWords, pendingWords, pending * maskWords, maskWords);
+            pending++;
+            Arrays.fill(words, slot * maskWords, (slot + 1) * maskWords, 0);
+            dirty[slot] = false;
+        }
+
+        /** Sets the bits that {@link #defer} kept. */
+        void publishPending(BoxTransfer transfer) {
+            for (int p = 0; p < pending; p++) {
+                transfer.publishBits(pendingSegments[p], pendingContainers[p], pendingWords, p * maskWords, maskWords);
+                pendingSegments[p] = null;
+            }
+            pending = 0;
+        }
+
         void flushAll(BoxTransfer transfer) {
+            publishPending(transfer);
             for (int slot = 0; slot < keys.length; slot++) {
                 flush(slot, transfer);
             }
