@@ -534,7 +534,10 @@ public final class BoxTransfer {
      * reference shell cuts), fewer for short lists. Two containers of a slab that share a slot
      * take it from each other, so the sorted reference shell makes 79,268 walks for its 56,628
      * containers; 16,384 slots made 62,000 and 65,536 none extra, but neither was faster in a
-     * probe (the larger arrays, and their mask words on a bitmasked node, cost what the walks saved).
+     * probe (the larger arrays, and their mask words on a bitmasked node, cost what the walks saved),
+     * nor, once {@link #writeBatch3} resolved whole batches, were 16,384 slots or sets of two slots
+     * (the older container kept beside the newer): a walk again to a forgotten container costs
+     * little of the call (probes of 12-05 in the afternoon).
      */
     private static final class CellCache {
         final int slotBits;
