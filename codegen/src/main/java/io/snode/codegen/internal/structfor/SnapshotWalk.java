@@ -402,9 +402,10 @@ final class SnapshotWalk implements ActiveCellVisitor {
      * {@code firstBlock} on (clearing the bits for the next walk; the tasks' bitmaps of a split
      * first phase are merged in): memory and base coordinates, then, for a bitmasked target, in a
      * pass of their own over those blocks, their masks and counts (a loop of a few instructions a
-     * block, so that many blocks' mask lines, cache misses after a change, are read at once: the
-     * L2 walk of W3 took about 40 % less with it than with the copy inside this loop, in probes
-     * of 12-05). Inside one chunk,
+     * block, so that many blocks' mask lines are read at once where they are not in the cache: the
+     * walk of W3's L2 after a collection took about 40 % less with it than with the copy inside
+     * this loop, in probes of 12-05; after W3's deactivation of an idle cell, with the lines
+     * cached by the launch before, no difference showed). Inside one chunk,
      * cells lie at the manager's constant stride, so the chunk is looked up once per run of
      * cells. Returns the block after the last one written.
      */
