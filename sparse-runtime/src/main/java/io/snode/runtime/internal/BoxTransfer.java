@@ -568,6 +568,8 @@ public final class BoxTransfer {
         private long[] pendingContainers = new long[16];
         private long[] pendingWords = new long[0];
         private int pending;
+        /** What {@link #publishPending}'s first loop read, kept so that the loop is not dropped. */
+        private long maskWordsRead;
 
         CellCache(int maskWords, int cells) {
             this.slotBits = Math.max(4, Math.min(12, Integer.SIZE - Integer.numberOfLeadingZeros(Math.max(1, cells) - 1)));
@@ -637,6 +639,13 @@ public final class BoxTransfer {
 
         /** Sets the bits that {@link #defer} kept. */
         void publishPending(BoxTransfer transfer) {
+            // Each atomic OR waits for every load before it, so the mask words are read first,
+            // all at once (plain loads the processor overlaps), and the ORs then find them cached.
+            long read = 0;
+            for (int p = 0; p < pending; p++) {
+                read ^= pendingSegments[p].get(ValueLayout.JAVA_LONG, pendingContainers[p]);
+            }
+            maskWordsRead ^= read;
             for (int p = 0; p < pending; p++) {
                 transfer.publishBits(pendingSegments[p], pendingContainers[p], pendingWords, p * maskWords, maskWords);
                 pendingSegments[p] = null;
