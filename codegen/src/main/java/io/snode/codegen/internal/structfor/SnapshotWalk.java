@@ -400,12 +400,8 @@ final class SnapshotWalk implements ActiveCellVisitor {
     /**
      * Blocks in the order of the present bits of words {@code [fromWord, toWord)}, from block
      * {@code firstBlock} on (clearing the bits for the next walk; the tasks' bitmaps of a split
-     * first phase are merged in): memory and base coordinates, then, for a bitmasked target, in a
-     * pass of their own over those blocks, their masks and counts (a loop of a few instructions a
-     * block, so that many blocks' mask lines are read at once where they are not in the cache: the
-     * walk of W3's L2 after a collection took about 40 % less with it than with the copy inside
-     * this loop, in probes of 12-05; after W3's deactivation of an idle cell, with the lines
-     * cached by the launch before, no difference showed). Inside one chunk,
+     * first phase are merged in): memory, base coordinates, and for a bitmasked target its mask
+     * and count in the same pass (the block's memory is read in order, once). Inside one chunk,
      * cells lie at the manager's constant stride, so the chunk is looked up once per run of
      * cells. Returns the block after the last one written.
      */
@@ -462,15 +458,13 @@ final class SnapshotWalk implements ActiveCellVisitor {
                         bases[to + n] = byCell[from + slots[n]];
                     }
                 }
+                if (masked) {
+                    counts[b] = MaskCopy.copy(chunk, container, masks, b * words, words);
+                }
                 b++;
             } while (bits != 0);
         }
         if (masked) {
-            // A pass of its own, a few instructions a block, so that the processor has the mask
-            // lines of many blocks in flight at once (each is a cache miss after a change).
-            for (int k = firstBlock; k < b; k++) {
-                counts[k] = MaskCopy.copy(segments[k], containers[k], masks, k * words, words);
-            }
             VarHandle.acquireFence();
         }
         return b;
