@@ -568,7 +568,7 @@ public final class BoxTransfer {
         private long[] pendingContainers = new long[16];
         private long[] pendingWords = new long[0];
         private int pending;
-        /** What {@link #publishPending}'s first loop read, kept so that the loop is not dropped. */
+        /** What {@link #readFirstWords} read, kept so that its loads are not dropped. */
         private long maskWordsRead;
 
         CellCache(int maskWords, int cells) {
@@ -639,13 +639,7 @@ public final class BoxTransfer {
 
         /** Sets the bits that {@link #defer} kept. */
         void publishPending(BoxTransfer transfer) {
-            // Each atomic OR waits for every load before it, so the mask words are read first,
-            // all at once (plain loads the processor overlaps), and the ORs then find them cached.
-            long read = 0;
-            for (int p = 0; p < pending; p++) {
-                read ^= pendingSegments[p].get(ValueLayout.JAVA_LONG, pendingContainers[p]);
-            }
-            maskWordsRead ^= read;
+            readFirstWords(pendingSegments, pendingContainers, null, pending);
             for (int p = 0; p < pending; p++) {
                 transfer.publishBits(pendingSegments[p], pendingContainers[p], pendingWords, p * maskWords, maskWords);
                 pendingSegments[p] = null;
@@ -655,9 +649,27 @@ public final class BoxTransfer {
 
         void flushAll(BoxTransfer transfer) {
             publishPending(transfer);
+            readFirstWords(segments, containers, dirty, keys.length);
             for (int slot = 0; slot < keys.length; slot++) {
                 flush(slot, transfer);
             }
+        }
+
+        /**
+         * Reads the first mask word of the containers {@code [0, count)} of {@code segments} and
+         * {@code containers} (those marked in {@code only}, unless it is null) before a run of
+         * atomic ORs sets their bits: each OR waits for every load before it, so the words are
+         * read first, all at once (plain loads that the processor overlaps), and the ORs then find
+         * them cached.
+         */
+        private void readFirstWords(MemorySegment[] segments, long[] containers, boolean[] only, int count) {
+            long read = 0;
+            for (int c = 0; c < count; c++) {
+                if (only == null || only[c]) {
+                    read ^= segments[c].get(ValueLayout.JAVA_LONG, containers[c]);
+                }
+            }
+            maskWordsRead ^= read;
         }
     }
 
