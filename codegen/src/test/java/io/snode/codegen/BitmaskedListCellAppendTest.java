@@ -43,9 +43,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * first chunk and then sets the bit itself ({@code GeneratedCalls.activateListCell}) instead of
  * going to the runtime's append from the root (its coordinates' array, a {@code Location}, an
  * {@code Activation}), and a bulk append does the same before its runs
- * ({@code NodeTree.locateOrActivateListBlock}); a retired list (its cell deactivated before)
+ * ({@code NodeTree.locateOrActivateListBlock}); where the upper (pointer) cell above the bitmasked
+ * cell is inactive too, both publish its new block with the cell's bit set and the list's first
+ * chunk in it ({@code GeneratedCalls.activateListCellBlock}); a retired list (its cell deactivated before)
  * still goes there, to be reopened. Nothing is allocated on the Java heap; a refused first chunk (memory cap, allocator
- * fault) leaves the cell inactive and nothing in use; a lost race for the chunk hands it back;
+ * fault) leaves the cell (and a new upper cell) inactive and nothing in use; a lost race for the chunk (or the block) hands it back;
  * with threads, refusals and deactivations, the calls that returned are what the lists hold.
  */
 class BitmaskedListCellAppendTest {
@@ -53,14 +55,23 @@ class BitmaskedListCellAppendTest {
     static final Layout CELLS = Layout.parse("pointer(ijk,4).bitmasked(ijk,4).dynamic(l,40,8).place(i32 id)");
     /** 2^3 lists below a dense level in each bitmasked cell. */
     static final Layout DENSE = Layout.parse("pointer(ijk,4).bitmasked(ijk,2).dense(ijk,2).dynamic(l,40,8).place(i32 id)");
-
+    /** A dense level between the upper cells and the bitmasked ones: a list in each bitmasked cell. */
+    static final Layout ABOVE = Layout.parse("pointer(ijk,4).dense(ijk,2).bitmasked(ijk,2).dynamic(l,40,8).place(i32 id)");
 
     private static Layout layout(String name) {
-        return name.equals("cells") ? CELLS : DENSE;
+        return switch (name) {
+            case "cells" -> CELLS;
+            case "dense" -> DENSE;
+            default -> ABOVE;
+        };
     }
 
     private static SNode bitmasked(Layout layout) {
-        return layout.snode(2);
+        return layout == ABOVE ? layout.snode(3) : layout.snode(2);
+    }
+
+    private static SNode upper(Layout layout) {
+        return layout.snode(1);
     }
 
     private static SNode list(Layout layout) {
@@ -75,17 +86,18 @@ class BitmaskedListCellAppendTest {
 
     /** The bitmasked cell of list (i, j, k), in the bitmasked SNode's coordinates. */
     private static int[] cellOf(Layout layout, int i, int j, int k) {
-        int shift = layout == CELLS ? 0 : 1;
+        int shift = layout == DENSE ? 1 : 0;
         return new int[] {i >> shift, j >> shift, k >> shift};
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"cells", "dense"})
+    @ValueSource(strings = {"cells", "dense", "above"})
     void theGeneratedAppendActivatesTheBitmaskedCellItself(String name) {
         try (SNodeRuntime rt = SNodeRuntime.compile(layout(name))) {
             String code = rt.generatedCode().getFirst().disassembly();
             assertThat(method(code, "public static append_id(IIII)J")).containsSubsequence("GeneratedCalls.maskBit (",
-                    "GeneratedCalls.tryAppend (", "GeneratedCalls.activateListCell (", "GeneratedCalls.appendAt (");
+                    "GeneratedCalls.tryAppend (", "GeneratedCalls.activateListCellBlock (",
+                    "GeneratedCalls.activateListCell (", "GeneratedCalls.appendAt (");
         }
     }
 
@@ -96,7 +108,8 @@ class BitmaskedListCellAppendTest {
      * with an element are active, the chunks the lengths need are in use, a full list refuses.
      */
     @ParameterizedTest
-    @CsvSource({"cells, bind", "cells, accessor", "cells, bulk", "dense, bind", "dense, accessor", "dense, bulk"})
+    @CsvSource({"cells, bind", "cells, accessor", "cells, bulk", "dense, bind", "dense, accessor", "dense, bulk",
+            "above, bind", "above, bulk"})
     void appendsToInactiveCellsMatchTheModel(String name, String api) {
         Layout layout = layout(name);
         Random random = new Random(name.hashCode() * 31 + api.hashCode());
@@ -185,6 +198,139 @@ class BitmaskedListCellAppendTest {
             assertThat(rt.generic().length(list, 7, 7, 7)).isEqualTo(3);
             assertThat(lists.id(7, 7, 7, 2)).isEqualTo(511 * 10 + 2);
             assertThat(allocated).as("bytes allocated for appends to 512 inactive cells").isLessThan(4096);
+        }
+    }
+
+    /**
+     * Appends to 512 lists in 64 inactive upper cells (8 bitmasked cells in each), then more to the
+     * same lists, allocate nothing on the Java heap: the first append of each upper cell makes the
+     * new block with its cell active and the list's first chunk in it
+     * ({@code GeneratedCalls.activateListCellBlock}), the others activate their cells in the
+     * block. Counted with the thread's allocated bytes after two passes that compiled the code
+     * and filled the free lists. Each new upper cell took the runtime's append before.
+     */
+    @ParameterizedTest
+    @CsvSource({"cells, bind", "cells, accessor", "dense, bind", "above, bind", "above, accessor"})
+    void appendsInNewUpperCellsAllocateNothingOnTheJavaHeap(String name, String api) throws Throwable {
+        Layout layout = layout(name);
+        SNode list = list(layout);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            Lists lists = lists(rt, api);
+            long allocated = HeapAllocations.inLastOfThreePasses(rt, () -> { }, () -> {
+                for (int n = 0; n < 3; n++) {
+                    for (int c = 0; c < 512; c++) {
+                        lists.appendId(2 * (c & 7), 2 * ((c >> 3) & 7), 2 * (c >> 6), c * 10 + n);
+                    }
+                }
+            });
+            assertThat(cellsInUse(rt, upper(layout))).as("upper cells").isEqualTo(64);
+            assertThat(cellsInUse(rt, list)).as("one chunk for each list").isEqualTo(512);
+            assertThat(rt.generic().length(list, 14, 14, 14)).isEqualTo(3);
+            assertThat(lists.id(14, 14, 14, 2)).isEqualTo(511 * 10 + 2);
+            assertThat(lists.id(14, 14, 15, 0)).as("a list never appended to").isZero();
+            int[] cell = cellOf(layout, 14, 14, 14);
+            assertThat(rt.generic().isActive(bitmasked(layout), cell[0], cell[1], cell[2])).isTrue();
+            assertThat(rt.count("id")).isEqualTo(3 * 512);
+            assertThat(allocated).as("bytes allocated for appends in 64 new upper cells").isLessThan(4096);
+        }
+    }
+
+    /**
+     * A bulk append to lists in 64 inactive upper cells allocates what the same call to the same,
+     * existing lists allocates (its grouping's arrays), within 16 bytes a list.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cells", "above"})
+    void aBulkAppendMakesNewUpperCellsWithNothingAllocatedPerCell(String name) throws Throwable {
+        Layout layout = layout(name);
+        int cells = 512;
+        int[][] coordinates = new int[3][2 * cells];
+        int[] values = new int[2 * cells];
+        for (int n = 0; n < 2 * cells; n++) {
+            int c = n % cells;
+            coordinates[0][n] = 2 * (c & 7);
+            coordinates[1][n] = 2 * ((c >> 3) & 7);
+            coordinates[2][n] = 2 * (c >> 6);
+            values[n] = n;
+        }
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            long beyond = HeapAllocations.beyondARepeatInLastOfThreePasses(rt,
+                    () -> assertThat(Bulk.appendAll(rt, "id", coordinates, values)).isEqualTo(values.length));
+            assertThat(cellsInUse(rt, upper(layout))).isEqualTo(64);
+            assertThat(cellsInUse(rt, list(layout))).isEqualTo(cells);
+            assertThat(rt.generic().length(list(layout), 14, 14, 14)).isEqualTo(4);
+            assertThat(rt.generic().getInt("id", 14, 14, 14, 3)).isEqualTo(2 * cells - 1);
+            assertThat(beyond).as("bytes for 64 new upper cells beyond the same call to existing lists")
+                    .isLessThan(cells * 16L);
+        }
+    }
+
+    /**
+     * A refused new upper cell (its block's allocation, or its list's first chunk's) leaves the
+     * upper cell inactive, no cell in use and no activation counted; after the refusals end the
+     * same append succeeds with the cell active.
+     */
+    @ParameterizedTest
+    @CsvSource({"cap, bind", "fault, bind", "cap, accessor", "fault, accessor", "cap, bulk", "fault, bulk"})
+    void aRefusedNewUpperCellChangesNothing(String failure, String api) {
+        SNode list = list(CELLS);
+        SNode cell = bitmasked(CELLS);
+        try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
+            Lists lists = lists(rt, api);
+            assertThat(append(rt, lists, api, 0, 0, 0, 1)).isZero();
+            for (int nth = 1; nth <= 2; nth++) { // the block, then the list's first chunk
+                refusedAtAllocation(rt, failure, nth, () -> append(rt, lists, api, 13, 9, 5, 7));
+                assertThat(rt.generic().isActive(upper(CELLS), 3, 2, 1)).isFalse();
+                assertThat(cellsInUse(rt, upper(CELLS))).isEqualTo(1);
+                assertThat(cellsInUse(rt, list)).isEqualTo(1);
+                assertThat(rt.count("id")).isEqualTo(1);
+            }
+            assertThat(append(rt, lists, api, 13, 9, 5, 7)).isZero();
+            assertThat(append(rt, lists, api, 13, 9, 5, 8)).isEqualTo(1);
+            assertThat(rt.generic().isActive(cell, 13, 9, 5)).isTrue();
+            assertThat(rt.generic().isActive(cell, 13, 9, 4)).as("another cell of the new upper cell").isFalse();
+            assertThat(cellsInUse(rt, upper(CELLS))).isEqualTo(2);
+            assertThat(cellsInUse(rt, list)).isEqualTo(2);
+            assertThat(rt.bind(Lists.class).id(13, 9, 5, 1)).isEqualTo(8);
+        }
+    }
+
+    /**
+     * The race made deterministic: while an append to the list of a cell in an inactive upper
+     * cell allocates the new block, an append to another cell's list in the same upper cell (same
+     * thread, from the allocation probe) publishes the block; the first loses, hands its block and
+     * chunk back, and finds its own cell inactive in the winner's block: it activates it there
+     * with its list's first chunk, and takes index 0.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"bind", "accessor", "bulk"})
+    void aLostRaceForTheNewUpperCellAppendsInTheWinnersBlock(String api) {
+        SNode list = list(CELLS);
+        try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
+            Lists lists = lists(rt, api);
+            Lists other = rt.bind(Lists.class);
+            append(rt, lists, api, 0, 0, 0, 1);
+            AtomicBoolean inside = new AtomicBoolean();
+            AtomicLong winnersIndex = new AtomicLong(-1);
+            rt.generic().internalTree().probeAllocations(owner -> {
+                if (inside.compareAndSet(false, true)) {
+                    winnersIndex.set(other.appendId(13, 9, 6, 50));
+                }
+            });
+            try {
+                assertThat(append(rt, lists, api, 13, 9, 5, 51)).isZero();
+            } finally {
+                rt.generic().internalTree().probeAllocations(null);
+            }
+            assertThat(inside).isTrue();
+            assertThat(winnersIndex).hasValue(0);
+            assertThat(cellsInUse(rt, upper(CELLS))).as("the loser's block went back").isEqualTo(2);
+            assertThat(cellsInUse(rt, list)).as("one chunk per list: the loser's first went back").isEqualTo(3);
+            assertThat(other.id(13, 9, 6, 0)).isEqualTo(50);
+            assertThat(other.id(13, 9, 5, 0)).isEqualTo(51);
+            assertThat(rt.generic().length(list, 13, 9, 5)).isEqualTo(1);
+            assertThat(rt.generic().length(list, 13, 9, 6)).isEqualTo(1);
+            assertThat(rt.generic().isActive(bitmasked(CELLS), 13, 9, 5)).isTrue();
         }
     }
 
@@ -292,7 +438,7 @@ class BitmaskedListCellAppendTest {
      * everything and collecting no cell is in use.
      */
     @ParameterizedTest
-    @CsvSource({"cells, bind", "dense, bind", "cells, bulk", "dense, bulk"})
+    @CsvSource({"cells, bind", "dense, bind", "cells, bulk", "dense, bulk", "above, bind"})
     void threadsWithRefusalsAndDeactivationsKeepExactlyTheReturnedAppends(String name, String api) throws Exception {
         Layout layout = layout(name);
         SNode list = list(layout);
@@ -439,7 +585,7 @@ class BitmaskedListCellAppendTest {
     }
 
     @Test
-    void aListOfAnInactiveCellBelowAnInactiveUpperCellStillGoesThroughTheRuntime() {
+    void aListOfAnInactiveCellBelowAnInactiveUpperCellActivatesBoth() {
         try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
             Lists lists = rt.bind(Lists.class);
             assertThat(lists.appendId(15, 15, 15, 3)).isZero();

@@ -18,7 +18,10 @@ import org.openjdk.jcstress.infra.results.IIIIII_Result;
  * GeneratedCalls.activateListCell}: the list's first chunk published under its lock, then C's
  * bit set), racing the deactivation of C, the deactivation of the upper pointer cell U that
  * holds C's container (whose release retires the lists of its inactive cells too), or another
- * such append; and a bulk append, which takes the same way, against the deactivation of C.
+ * such append; and a bulk append, which takes the same way, against the deactivation of C. With
+ * U inactive too ({@code NewBlock...}: {@code GeneratedCalls.activateListCellBlock} publishes
+ * U's new block with C's bit set and the list's first chunk in it), two appends to C's list, two
+ * to the lists of two cells of U, and an append against the deactivation of U.
  * Layout {@code pointer(i,2).bitmasked(i,2).dynamic(j,64,4).place(i32 v)}; U (i=0) is active
  * and C (i=0) inactive, its list never used, before the race. Allowed: one of the two orders;
  * not allowed: a chunk in use under an inactive C or a released U, an element the list does
@@ -50,9 +53,15 @@ public final class GeneratedListCellTest {
         final V v;
 
         Race() {
+            this(true);
+        }
+
+        Race(boolean upperActive) {
             runtime = POOL.take();
             v = runtime.bind(V.class);
-            runtime.generic().activate(UPPER, 0);
+            if (upperActive) {
+                runtime.generic().activate(UPPER, 0);
+            }
         }
 
         int append(int value) {
@@ -167,6 +176,111 @@ public final class GeneratedListCellTest {
         @Arbiter
         public void check(IIIIII_Result r) {
             observe(r, CELL);
+        }
+    }
+
+    /**
+     * Two appends to the list of C with U inactive ({@code GeneratedCalls.activateListCellBlock}:
+     * U's new block, with C's bit set and the list's first chunk, published with one
+     * compare-and-exchange): one block, one chunk, indices 0 and 1.
+     */
+    @JCStressTest
+    @Outcome(id = "0, 1, 2, 1, 1, 0", expect = ACCEPTABLE, desc = "The first actor took index 0.")
+    @Outcome(id = "1, 0, 2, 1, 1, 0", expect = ACCEPTABLE, desc = "The second actor took index 0.")
+    @State
+    public static class NewBlockTwoAppends extends Race {
+        public NewBlockTwoAppends() {
+            super(false);
+        }
+
+        @Actor
+        public void first(IIIIII_Result r) {
+            r.r1 = append(7);
+        }
+
+        @Actor
+        public void second(IIIIII_Result r) {
+            r.r2 = append(8);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r, CELL);
+        }
+    }
+
+    /**
+     * Appends to the lists of C (i=0) and of C' (i=1), both in U, with U inactive: one publishes
+     * U's block with its own cell active; the other loses the exchange and activates its cell in
+     * the winner's block ({@code activateListCell}), or finds the block there already. r3 is C's
+     * length plus ten times C''s, r5 whether C' is active; both lists hold one element in one chunk each.
+     */
+    @JCStressTest
+    @Outcome(id = "0, 0, 11, 2, 1, 0", expect = ACCEPTABLE, desc = "Both lists hold their element, one block.")
+    @State
+    public static class NewBlockTwoCells extends Race {
+        public NewBlockTwoCells() {
+            super(false);
+        }
+
+        @Actor
+        public void first(IIIIII_Result r) {
+            r.r1 = append(7);
+        }
+
+        @Actor
+        public void second(IIIIII_Result r) {
+            try {
+                r.r2 = (int) v.appendV(1, 8);
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("append", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            try {
+                r.r3 = (int) (runtime.generic().length(LIST, 0) + 10 * runtime.generic().length(LIST, 1));
+                r.r4 = RuntimePool.cellsInUse(runtime.generic(), LIST);
+                r.r5 = runtime.generic().isActive(CELL, 1) ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            r.r6 = POOL.reset(runtime);
+        }
+    }
+
+    /**
+     * The append to the list of C with U inactive against the deactivation of U: U's block appears
+     * with C active and the list's chunk, or the deactivation comes first (nothing to do) or after.
+     */
+    @JCStressTest
+    @Outcome(id = "0, 0, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "The deactivation first (U inactive: nothing to do): the append makes U's block.")
+    @Outcome(id = "0, 1, 0, 0, 0, 0", expect = ACCEPTABLE,
+            desc = "The append first, then the deactivation: U and everything below it are gone with the element.")
+    @Outcome(id = "0, 1, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "The deactivation between the block's publication and the index: the append found its list"
+                    + " retired and made a new U through the runtime; the element stays.")
+    @State
+    public static class NewBlockAgainstUpperDeactivation extends Race {
+        public NewBlockAgainstUpperDeactivation() {
+            super(false);
+        }
+
+        @Actor
+        public void append(IIIIII_Result r) {
+            r.r1 = append(7);
+        }
+
+        @Actor
+        public void deactivate(IIIIII_Result r) {
+            r.r2 = deactivate(UPPER);
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(r, UPPER);
         }
     }
 

@@ -340,7 +340,8 @@ final class FieldBodies {
      * parent levels' coordinates), the walk to the list and the append run in the method and its
      * runtime calls ({@link PathWalk#walkToAppend}, {@link PathWalk#tryAppend}), a missing chunk
      * and a new block (where the list's block is a pointer's cell: its parent step is a pointer,
-     * or only dense steps lie between them) included; an inactive level
+     * or only dense steps lie between them) included, and an inactive bitmasked cell holding the
+     * list (in a new block too, where a pointer lies above it with only dense steps between); an inactive level
      * further up, a busy or retired word or list, and a full list go to the runtime's append.
      */
     void append(MethodEmitter mv, PlacedField field) {

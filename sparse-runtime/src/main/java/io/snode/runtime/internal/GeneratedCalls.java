@@ -110,6 +110,18 @@ public final class GeneratedCalls {
     }
 
     /**
+     * {@link #activateListBlock} where the append's list lies in a bitmasked cell of the new block
+     * (with only dense steps between the pointer and the bitmasked step, and between that and the
+     * list): {@link NodeTree#activateListCellBlock}, whose new block also has that cell's bit set
+     * (cell {@code index} of the mask word {@code maskWordOffset} bytes into the block) before it
+     * is published; allocates nothing on the Java heap, and returns the word to go on with.
+     */
+    public static long activateListCellBlock(NodeTree structure, SNode pointer, SNode list, MemorySegment segment,
+                                             long wordOffset, long headerOffset, long maskWordOffset, long index) {
+        return structure.activateListCellBlock(pointer, list, segment, wordOffset, headerOffset, maskWordOffset, index);
+    }
+
+    /**
      * The first try of an append whose walk found the bit of the bitmasked cell that holds its
      * list (just above it, or above only dense steps) clear: {@link NodeTree#activateListCell},
      * which publishes the list's first chunk where it is missing and then sets the bit; true when

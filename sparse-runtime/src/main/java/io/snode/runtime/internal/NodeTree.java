@@ -93,7 +93,9 @@ import java.util.concurrent.atomic.LongAdder;
  * bitmasked step), {@link #activateListCell} allocates the list's first chunk, publishes it
  * under the header lock and only then sets the cell's bit, so that a refusal leaves the cell
  * inactive and nothing published, and the cell never reads active with a list that has no
- * chunk. A lost race hands the cells back and goes on in the winner's block or chunk (where its list
+ * chunk; where the pointer word above that bitmasked cell (only dense steps between them) is
+ * {@link PointerWord#NULL} too, {@link #activateListCellBlock} builds the block with the cell's
+ * bit set and the list's first chunk and publishes it with the compare-and-set, as above. A lost race hands the cells back and goes on in the winner's block or chunk (where its list
  * may still need a first chunk: {@link #appendToNewChunk}); a retired list or word, a full list
  * or an inactive level above go to the protocol with nothing stored.
  *
@@ -454,7 +456,10 @@ public final class NodeTree {
      * nothing allocated on the Java heap (the memory cap or an allocator fault throw before
      * anything is published). Where the list lies in a bitmasked cell instead (the same shapes
      * with a bitmasked step) whose bit is clear, {@link #activateListCell} publishes the list's
-     * first chunk and sets the bit. The caller then appends as to any existing list.
+     * first chunk and sets the bit, and where the pointer word above that bitmasked step (only
+     * dense steps between them) is {@link PointerWord#NULL}, {@link #activateListCellBlock}
+     * publishes a new block with the cell active and the list's first chunk. The caller then
+     * appends as to any existing list.
      *
      * @return false, with nothing published, when a level further up is inactive, the word is
      *         busy or retired, or the bitmasked cell's list is retired: the caller goes to the
@@ -471,7 +476,9 @@ public final class NodeTree {
         if (kind != NodeKind.POINTER && kind != NodeKind.BITMASKED) {
             return locateContainer(list, coordinates, location);
         }
-        if (!walk(list.id(), block, coordinates, location)) {
+        if (!walk(list.id(), block, coordinates, location)
+                && (kind != NodeKind.BITMASKED || !activateListCellBlock(list, steps, block, coordinates, location)
+                || !walk(list.id(), block, coordinates, location))) {
             return false;
         }
         // Where the dense steps below the pointer (or the bitmasked step) put the list's header in its cell.
@@ -493,6 +500,42 @@ public final class NodeTree {
         long cell = PointerWord.cellIndex(word);
         location.set(manager.segment(cell), manager.offset(cell) + headerOffset);
         return true;
+    }
+
+    /**
+     * {@link #locateOrActivateListBlock} where the list lies in a cell of bitmasked step
+     * {@code cellStep} and the walk to that step found a level inactive: when the level is the
+     * pointer step above the bitmasked one (only dense steps between them) and its word is
+     * {@link PointerWord#NULL}, publishes a new block there whose bitmasked cell is active with
+     * the list's first chunk ({@link #activateListCellBlock}). True when the word is active now
+     * (published here or by another thread): the caller walks again. False, nothing published,
+     * when another level is inactive or the word is busy or retired.
+     */
+    private boolean activateListCellBlock(SNode list, PathStep[] steps, int cellStep, int[] coordinates,
+                                          Location location) {
+        int pointer = cellStep - 1;
+        while (pointer >= 0 && steps[pointer].node().kind() == NodeKind.DENSE) {
+            pointer--;
+        }
+        if (pointer < 0 || steps[pointer].node().kind() != NodeKind.POINTER || !walk(list.id(), pointer, coordinates, location)) {
+            return false;
+        }
+        // Offsets in the new block: the bitmasked step's container, then the list's header in its cell.
+        long container = steps[cellStep].containerOffset();
+        for (int s = pointer + 1; s < cellStep; s++) {
+            container += steps[s].containerOffset() + steps[s].cellIndex(coordinates) * steps[s].node().cellBytes();
+        }
+        SNodePlan cells = steps[cellStep].node();
+        long index = steps[cellStep].cellIndex(coordinates);
+        int last = steps.length - 1;
+        long header = container + cells.cellsOffset() + index * cells.cellBytes() + steps[last].containerOffset();
+        for (int s = cellStep + 1; s < last; s++) {
+            header += steps[s].containerOffset() + steps[s].cellIndex(coordinates) * steps[s].node().cellBytes();
+        }
+        long wordOffset = location.offset + steps[pointer].containerOffset()
+                + PointerWord.wordOffset(steps[pointer].cellIndex(coordinates));
+        return PointerWord.isActive(activateListCellBlock(steps[pointer].node().snode(), list, location.segment,
+                wordOffset, header, container + BitmaskWords.wordOffset(index), index));
     }
 
     /**
@@ -702,7 +745,7 @@ public final class NodeTree {
      * word again.
      */
     public long activatePointer(SNode pointer, MemorySegment segment, long wordOffset) {
-        return publishNewCell(pointer, null, segment, wordOffset, 0);
+        return publishNewCell(pointer, null, segment, wordOffset, 0, -1, 0);
     }
 
     /**
@@ -866,16 +909,35 @@ public final class NodeTree {
      */
     public long activateListBlock(SNode pointer, SNode list, MemorySegment segment, long wordOffset,
                                   long headerOffset) {
-        return publishNewCell(pointer, list, segment, wordOffset, headerOffset);
+        return publishNewCell(pointer, list, segment, wordOffset, headerOffset, -1, 0);
     }
 
     /**
-     * {@link #activatePointer} ({@code list} null) and {@link #activateListBlock}: where the word
-     * is {@link PointerWord#NULL}, a new cell of {@code pointer} (with {@code list}, a chunk for
-     * its list built in at {@code headerOffset}), published with one compare-and-exchange; else,
-     * or when the exchange loses, the word found, with every cell taken here handed back.
+     * {@link #activateListBlock} where the list lies in a cell of a bitmasked step inside the new
+     * block (the pointer's cell holds that step's container, with only dense steps between them,
+     * and only dense steps lie between the bitmasked cell and the list): the block is built with
+     * the list's first chunk and with that cell's bit (cell {@code index} of the mask word
+     * {@code maskWordOffset} bytes into the block) already set, and appears with the same one
+     * compare-and-exchange, so that the cell never reads active with a list that has no chunk
+     * and a refusal (memory cap, allocator fault, before anything is published) or a lost race
+     * leaves nothing. The returned word is as for {@link #activateListBlock}; in a winner's block
+     * the cell's bit may still be clear (its list then takes {@link #activateListCell}).
      */
-    private long publishNewCell(SNode pointer, SNode list, MemorySegment segment, long wordOffset, long headerOffset) {
+    public long activateListCellBlock(SNode pointer, SNode list, MemorySegment segment, long wordOffset,
+                                      long headerOffset, long maskWordOffset, long index) {
+        return publishNewCell(pointer, list, segment, wordOffset, headerOffset, maskWordOffset, index);
+    }
+
+    /**
+     * {@link #activatePointer} ({@code list} null), {@link #activateListBlock} and
+     * {@link #activateListCellBlock} ({@code maskWordOffset} at least 0): where the word is
+     * {@link PointerWord#NULL}, a new cell of {@code pointer} (with {@code list}, a chunk for its
+     * list built in at {@code headerOffset}, and with a mask word offset, bit {@code index} set in
+     * that word of the cell), published with one compare-and-exchange; else, or when the exchange
+     * loses, the word found, with every cell taken here handed back.
+     */
+    private long publishNewCell(SNode pointer, SNode list, MemorySegment segment, long wordOffset, long headerOffset,
+                                long maskWordOffset, long index) {
         long word = Atomics.getAcquire(segment, wordOffset);
         if (word != PointerWord.NULL) {
             return word;
@@ -893,6 +955,9 @@ public final class NodeTree {
             }
             Atomics.setRelease(manager.segment(cell), manager.offset(cell) + headerOffset
                     + DynamicHeader.inlineChunkOffset(0), PointerWord.encode(chunk));
+            if (maskWordOffset >= 0) { // the cell is zero and nobody else's: its bit is the whole word
+                Atomics.setRelease(manager.segment(cell), manager.offset(cell) + maskWordOffset, BitmaskWords.bit(index));
+            }
         }
         long published = PointerWord.encode(cell);
         long witness = Atomics.compareAndExchange(segment, wordOffset, PointerWord.NULL, published);

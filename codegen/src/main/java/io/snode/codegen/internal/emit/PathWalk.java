@@ -2,6 +2,7 @@ package io.snode.codegen.internal.emit;
 
 import static org.objectweb.asm.Opcodes.ALOAD;
 import static org.objectweb.asm.Opcodes.ASTORE;
+import static org.objectweb.asm.Opcodes.DUP2;
 import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.I2L;
 import static org.objectweb.asm.Opcodes.IFEQ;
@@ -44,6 +45,13 @@ public final class PathWalk {
     private int resumeStep = -1;
     private Label resume;
     private boolean resumed;
+    /**
+     * {@link #walkToAppend} to the list of a bitmasked cell: the pointer step above that step
+     * whose inactive word jumps to {@code blockResume} (-1: none), and whether one did.
+     */
+    private int blockResumeStep = -1;
+    private Label blockResume;
+    private boolean blockResumed;
 
     /** Allocates the walk's locals in {@code mv}. */
     public PathWalk(ClassEmitter owner, MethodEmitter mv) {
@@ -130,6 +138,8 @@ public final class PathWalk {
     private void stopResuming() {
         this.resumeStep = -1;
         this.resume = null;
+        this.blockResumeStep = -1;
+        this.blockResume = null;
     }
 
     /**
@@ -141,15 +151,19 @@ public final class PathWalk {
      * {@code if (word <= 0) goto inactive}; then the walk enters the word's cell, as
      * {@link #walk} does at an active word. {@code target} is the path's last SNode (for the cell
      * index, as {@link #walk} computes it). With {@code list} (the step of a list below this
-     * pointer, {@code dense} the dense steps between them, in order, possibly none), the call is
-     * {@code GeneratedCalls.activateListBlock(STRUCTURE, SNODE_<pointer>, SNODE_<list>, segment,
-     * <the word's offset>, <the list header's offset in the block>)}, whose new block holds the
-     * list's first chunk; the header's offset is the list's container offset plus, per dense
-     * step, its container offset and its cell index times its cell bytes (where the dense steps'
-     * walk will put it).
+     * pointer, {@code between} the steps between them, in order: dense steps, possibly none), the
+     * call is {@code GeneratedCalls.activateListBlock(STRUCTURE, SNODE_<pointer>, SNODE_<list>,
+     * segment, <the word's offset>, <the list header's offset in the block>)}, whose new block
+     * holds the list's first chunk; the header's offset is the list's container offset plus, per
+     * step between, its container offset and its cell index times its cell bytes (where the
+     * walk will put it), and for a bitmasked step between (at most one, with dense steps above
+     * and below it) its cells' offset as well. With such a step the call is
+     * {@code GeneratedCalls.activateListCellBlock(..., <the header's offset>, maskWord, bit)}:
+     * {@code maskWord} the offset in the block of the cell's mask word, {@code bit} its index,
+     * set in the block before it is published.
      */
     private void activatePointer(int level, PathStep step, SNode target, Label inactive, PathStep list,
-                                 List<PathStep> dense) {
+                                 List<PathStep> between) {
         mv.markLevel(level + 1);
         storeCellIndex(step, target);
         owner.getConstant(mv, "STRUCTURE");
@@ -158,18 +172,40 @@ public final class PathWalk {
             owner.getConstant(mv, "SNODE_" + list.node().snode().id());
         }
         pointerWordAddress(step);
+        int maskWord = -1;
+        int bit = -1;
         if (list != null) {
             mv.pushLong(list.containerOffset());
-            for (PathStep cell : dense) {
+            for (PathStep cell : between) {
                 // index is free again: the word's offset is on the stack
                 storeCellIndex(cell, target);
+                if (cell.node().kind() == NodeKind.BITMASKED) {
+                    // maskWord := <the offsets so far> + container offset + the index's mask word; bit := index
+                    maskWord = mv.newLocal("maskWord", Type.LONG_TYPE);
+                    bit = mv.newLocal("bit", Type.LONG_TYPE);
+                    mv.visitInsn(DUP2);
+                    mv.addLong(cell.containerOffset() - list.containerOffset());
+                    mv.visitVarInsn(LLOAD, index);
+                    CellArithmetic.maskWordOffsetOfCell(mv);
+                    mv.visitInsn(LADD);
+                    mv.visitVarInsn(LSTORE, maskWord);
+                    mv.visitVarInsn(LLOAD, index);
+                    mv.visitVarInsn(LSTORE, bit);
+                    mv.addLong(cell.node().cellsOffset());
+                }
                 mv.visitVarInsn(LLOAD, index);
                 mv.multiply(cell.node().cellBytes());
                 mv.visitInsn(LADD);
                 mv.addLong(cell.containerOffset());
             }
         }
-        mv.invoke(list != null ? RuntimeMethods.ACTIVATE_LIST_BLOCK : RuntimeMethods.ACTIVATE_POINTER);
+        if (maskWord >= 0) {
+            mv.visitVarInsn(LLOAD, maskWord);
+            mv.visitVarInsn(LLOAD, bit);
+            mv.invoke(RuntimeMethods.ACTIVATE_LIST_CELL_BLOCK);
+        } else {
+            mv.invoke(list != null ? RuntimeMethods.ACTIVATE_LIST_BLOCK : RuntimeMethods.ACTIVATE_POINTER);
+        }
         mv.visitVarInsn(LSTORE, word);
         jumpUnlessActiveWord(inactive);
         child(step.node());
@@ -217,23 +253,45 @@ public final class PathWalk {
      * publishes a new block whose list holds a first chunk, unless the word is no longer null,
      * allocating nothing on the Java heap, and returns the word published or found);
      * {@code if (word <= 0) goto inactive}; the walk enters the word's cell and the dense steps
-     * below it, and goes to {@code atList}, emitted once.
+     * below it, and goes to {@code atList}, emitted once. Where the list lies in a bitmasked cell
+     * instead ({@link #listCellStep}), its clear bit goes to {@link #activateListCell}, and, when
+     * a pointer lies above that step with only dense steps between ({@link #listCellBlockStep}),
+     * that pointer's inactive word to {@code GeneratedCalls.activateListCellBlock}, whose new
+     * block holds the cell with its bit set and its list's first chunk; the walk then goes on
+     * from the block as from an existing one (a winner's block whose cell is still inactive
+     * takes {@link #activateListCell}).
      */
     public void walkToAppend(List<PathStep> path, Label inactive, Runnable atList) {
         int list = path.size() - 1;
         int block = listBlockStep(path);
         int cell = listCellStep(path);
+        int cellBlock = listCellBlockStep(path);
+        blockResumed = false;
         Label resumed = new Label();
+        Label newBlock = new Label();
         if (block >= 0) {
             resumeFrom(path.subList(0, list), resumed); // only dense steps follow the block's pointer
         } else if (cell >= 0) {
             this.resumeStep = cell;
             this.resume = resumed;
+            if (cellBlock >= 0) {
+                this.blockResumeStep = cellBlock;
+                this.blockResume = newBlock;
+            }
         }
         walk(path, 0, list, inactive, false);
         Label inList = new Label();
         mv.visitLabel(inList);
         atList.run();
+        if (blockResumed) {
+            mv.visitLabel(newBlock);
+            this.blockResumeStep = -1;
+            this.blockResume = null;
+            activatePointer(cellBlock, path.get(cellBlock), path.getLast().node().snode(), inactive, path.get(list),
+                    path.subList(cellBlock + 1, list));
+            walk(path, cellBlock + 1, list, inactive, false); // a clear bit (a winner's block) still resumes
+            mv.visitJumpInsn(GOTO, inList);
+        }
         stopResuming();
         if (!resumes()) {
             return;
@@ -247,6 +305,21 @@ public final class PathWalk {
             activateListCell(path, cell, inactive);
         }
         mv.visitJumpInsn(GOTO, inList);
+    }
+
+    /**
+     * The pointer step above {@code path}'s {@link #listCellStep} with only dense steps between
+     * them, whose new cell holds the bitmasked cell of the list; -1 when there is none.
+     */
+    public static int listCellBlockStep(List<PathStep> path) {
+        int step = listCellStep(path) - 1;
+        if (step < 0) {
+            return -1;
+        }
+        while (step >= 0 && path.get(step).node().kind() == NodeKind.DENSE) {
+            step--;
+        }
+        return step >= 0 && path.get(step).node().kind() == NodeKind.POINTER ? step : -1;
     }
 
     /**
@@ -346,6 +419,8 @@ public final class PathWalk {
                 unit.activateInPlace(this, step);
             } else if (!ambient && level == resumeStep && resume != null) {
                 resumed |= unit.lookup(this, step, resume, false);
+            } else if (!ambient && level == blockResumeStep && blockResume != null) {
+                blockResumed |= unit.lookup(this, step, blockResume, false);
             } else {
                 jumps |= unit.lookup(this, step, inactive, ambient);
             }

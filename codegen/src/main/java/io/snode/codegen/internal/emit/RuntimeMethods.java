@@ -66,6 +66,8 @@ public final class RuntimeMethods {
             MemorySegment.class, long.class, int.class, int.class, CheckedCells.class, int.class);
     public static final RuntimeMethod ACTIVATE_LIST_BLOCK = of(GeneratedCalls.class, "activateListBlock",
             NodeTree.class, SNode.class, SNode.class, MemorySegment.class, long.class, long.class);
+    public static final RuntimeMethod ACTIVATE_LIST_CELL_BLOCK = of(GeneratedCalls.class, "activateListCellBlock",
+            NodeTree.class, SNode.class, SNode.class, MemorySegment.class, long.class, long.class, long.class, long.class);
     public static final RuntimeMethod ACTIVATE_LIST_CELL = of(GeneratedCalls.class, "activateListCell",
             NodeTree.class, SNode.class, MemorySegment.class, long.class, long.class, long.class);
     public static final RuntimeMethod LIST_LENGTH = of(GeneratedCalls.class, "listLength", MemorySegment.class, long.class);
