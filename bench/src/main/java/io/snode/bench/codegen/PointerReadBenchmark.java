@@ -37,6 +37,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * memory access moves across (no instruction on x86-64), so the caller's loads of the next
  * voxel's coordinates wait behind it. The score is nanoseconds per voxel.
  *
+ * <p>The {@code ...RandomReads} methods do the same for reads at random places, as W2's: as many
+ * reads as the shell has voxels, each of a voxel of the shell drawn at random (seed 17, with
+ * repeats), through the bound interface (generated {@code get_phi}) and the two copies of its
+ * walk; a random read's loads miss the caches, so there the acquire orders more than it does in a
+ * sorted pass. The score is nanoseconds per read.
+ *
  * <p>Run: {@code ./snode java --enable-native-access=ALL-UNNAMED -cp bench/target/snode-bench.jar
  * org.openjdk.jmh.Main '^io.snode.bench.codegen.PointerReadBenchmark'}
  */
@@ -59,12 +65,25 @@ public class PointerReadBenchmark {
         Bulk.writeCells(RUNTIME, "phi", SORTED.cells());
     }
 
+    /** Coordinates of voxels of the shell at random (with repeats), one per read of the random-read methods. */
+    static final int[][] RANDOM = randomVoxels();
     static final SNodeContender.Grid BOUND = RUNTIME.bind(SNodeContender.Grid.class);
     static final NodeTree TREE = RUNTIME.generic().internalTree();
     static final MemorySegment ROOT = TREE.root();
     /** The two pointer SNodes' regions (the JVM runs with native access, so each has one). */
     static final MemorySegment OUTER = region(1);
     static final MemorySegment INNER = region(2);
+
+    private static int[][] randomVoxels() {
+        int[] picks = new java.util.Random(17).ints(VOXELS, 0, VOXELS).toArray();
+        int[][] voxels = new int[3][VOXELS];
+        for (int n = 0; n < VOXELS; n++) {
+            voxels[0][n] = SORTED.i(picks[n]);
+            voxels[1][n] = SORTED.j(picks[n]);
+            voxels[2][n] = SORTED.k(picks[n]);
+        }
+        return voxels;
+    }
 
     private static MemorySegment region(int snode) {
         MemorySegment region = TREE.cells(TREE.plan().layout().snode(snode)).region();
@@ -99,20 +118,67 @@ public class PointerReadBenchmark {
         }
     }
 
+    @Benchmark
+    public double boundInterfaceRandomReads() {
+        SNodeContender.Grid grid = BOUND;
+        int[] is = RANDOM[0];
+        int[] js = RANDOM[1];
+        int[] ks = RANDOM[2];
+        double sum = 0;
+        for (int n = 0; n < VOXELS; n++) {
+            sum += grid.phi(is[n], js[n], ks[n]);
+        }
+        return sum;
+    }
+
+    @Benchmark
+    public double acquireRandomReads() {
+        int[] is = RANDOM[0];
+        int[] js = RANDOM[1];
+        int[] ks = RANDOM[2];
+        double sum = 0;
+        for (int n = 0; n < VOXELS; n++) {
+            sum += INNER.get(ValueLayout.JAVA_FLOAT_UNALIGNED, leafAcquire(is[n], js[n], ks[n]));
+        }
+        return sum;
+    }
+
+    @Benchmark
+    public double plainRandomReads() {
+        int[] is = RANDOM[0];
+        int[] js = RANDOM[1];
+        int[] ks = RANDOM[2];
+        double sum = 0;
+        for (int n = 0; n < VOXELS; n++) {
+            sum += INNER.get(ValueLayout.JAVA_FLOAT_UNALIGNED, leafPlain(is[n], js[n], ks[n]));
+        }
+        return sum;
+    }
+
     private static void setAcquire(int i, int j, int k, float value) {
+        INNER.set(ValueLayout.JAVA_FLOAT_UNALIGNED, leafAcquire(i, j, k), value);
+    }
+
+    private static void setPlain(int i, int j, int k, float value) {
+        INNER.set(ValueLayout.JAVA_FLOAT_UNALIGNED, leafPlain(i, j, k), value);
+    }
+
+    /** The offset of voxel (i, j, k) in the leaves' region, each pointer word read with acquire. */
+    private static long leafAcquire(int i, int j, int k) {
         checkInside(i, j, k);
         long word = GeneratedCalls.pointerWord(ROOT, outerIndex(i, j, k) << 3);
         long offset = active(word, 32768) + (innerIndex(i, j, k) << 3);
         word = GeneratedCalls.pointerWord(OUTER, offset);
-        INNER.set(ValueLayout.JAVA_FLOAT_UNALIGNED, active(word, 2048) + (leafIndex(i, j, k) << 2), value);
+        return active(word, 2048) + (leafIndex(i, j, k) << 2);
     }
 
-    private static void setPlain(int i, int j, int k, float value) {
+    /** {@link #leafAcquire} with plain reads of the pointer words. */
+    private static long leafPlain(int i, int j, int k) {
         checkInside(i, j, k);
         long word = ROOT.get(ValueLayout.JAVA_LONG, outerIndex(i, j, k) << 3);
         long offset = active(word, 32768) + (innerIndex(i, j, k) << 3);
         word = OUTER.get(ValueLayout.JAVA_LONG, offset);
-        INNER.set(ValueLayout.JAVA_FLOAT_UNALIGNED, active(word, 2048) + (leafIndex(i, j, k) << 2), value);
+        return active(word, 2048) + (leafIndex(i, j, k) << 2);
     }
 
     private static void checkInside(int i, int j, int k) {
