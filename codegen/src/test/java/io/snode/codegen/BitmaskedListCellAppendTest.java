@@ -172,96 +172,43 @@ class BitmaskedListCellAppendTest {
     }
 
     /**
-     * Appends to the lists of 512 inactive bitmasked cells (8 upper cells active), then more to
-     * the same lists, allocate nothing on the Java heap: counted with the thread's allocated
-     * bytes after two passes that compiled the code and filled the free lists. Each inactive
-     * cell took the runtime's append before.
+     * Appends to the lists of 512 inactive bitmasked cells, then more to the same lists, allocate
+     * nothing on the Java heap: with {@code spread} 1, cells (i, j, k) below 8 in 8 upper cells
+     * that the preparation activated (each cell took the runtime's append before
+     * {@code activateListCell}); with {@code spread} 2, cells (2i, 2j, 2k) in 64 inactive upper
+     * cells, whose first append makes the new block with its cell active and the list's first
+     * chunk in it ({@code activateListCellBlock}; each took the runtime's append before). Counted
+     * with the thread's allocated bytes after two passes that compiled the code and filled the
+     * free lists.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bind", "accessor"})
-    void appendsToInactiveCellsAllocateNothingOnTheJavaHeap(String api) throws Throwable {
-        SNode list = list(CELLS);
-        try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
+    @CsvSource({"cells, 1, bind", "cells, 1, accessor", "cells, 2, bind", "cells, 2, accessor", "dense, 2, bind",
+            "above, 2, bind", "above, 2, accessor"})
+    void appendsToInactiveCellsAllocateNothingOnTheJavaHeap(String name, int spread, String api) throws Throwable {
+        Layout layout = layout(name);
+        SNode list = list(layout);
+        int last = 7 * spread;
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             Lists lists = lists(rt, api);
             long allocated = HeapAllocations.inLastOfThreePasses(rt, () -> {
-                for (int u = 0; u < 8; u++) {
-                    rt.generic().activate(CELLS.snode(1), u & 1, (u >> 1) & 1, u >> 2);
+                for (int u = 0; spread == 1 && u < 8; u++) {
+                    rt.generic().activate(upper(layout), u & 1, (u >> 1) & 1, u >> 2);
                 }
             }, () -> {
                 for (int n = 0; n < 3; n++) {
                     for (int c = 0; c < 512; c++) {
-                        lists.appendId(c & 7, (c >> 3) & 7, c >> 6, c * 10 + n);
+                        lists.appendId(spread * (c & 7), spread * ((c >> 3) & 7), spread * (c >> 6), c * 10 + n);
                     }
                 }
             });
+            assertThat(cellsInUse(rt, upper(layout))).as("upper cells").isEqualTo(spread == 1 ? 8 : 64);
             assertThat(cellsInUse(rt, list)).as("one chunk for each list").isEqualTo(512);
-            assertThat(rt.generic().length(list, 7, 7, 7)).isEqualTo(3);
-            assertThat(lists.id(7, 7, 7, 2)).isEqualTo(511 * 10 + 2);
-            assertThat(allocated).as("bytes allocated for appends to 512 inactive cells").isLessThan(4096);
-        }
-    }
-
-    /**
-     * Appends to 512 lists in 64 inactive upper cells (8 bitmasked cells in each), then more to the
-     * same lists, allocate nothing on the Java heap: the first append of each upper cell makes the
-     * new block with its cell active and the list's first chunk in it
-     * ({@code GeneratedCalls.activateListCellBlock}), the others activate their cells in the
-     * block. Counted with the thread's allocated bytes after two passes that compiled the code
-     * and filled the free lists. Each new upper cell took the runtime's append before.
-     */
-    @ParameterizedTest
-    @CsvSource({"cells, bind", "cells, accessor", "dense, bind", "above, bind", "above, accessor"})
-    void appendsInNewUpperCellsAllocateNothingOnTheJavaHeap(String name, String api) throws Throwable {
-        Layout layout = layout(name);
-        SNode list = list(layout);
-        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            Lists lists = lists(rt, api);
-            long allocated = HeapAllocations.inLastOfThreePasses(rt, () -> { }, () -> {
-                for (int n = 0; n < 3; n++) {
-                    for (int c = 0; c < 512; c++) {
-                        lists.appendId(2 * (c & 7), 2 * ((c >> 3) & 7), 2 * (c >> 6), c * 10 + n);
-                    }
-                }
-            });
-            assertThat(cellsInUse(rt, upper(layout))).as("upper cells").isEqualTo(64);
-            assertThat(cellsInUse(rt, list)).as("one chunk for each list").isEqualTo(512);
-            assertThat(rt.generic().length(list, 14, 14, 14)).isEqualTo(3);
-            assertThat(lists.id(14, 14, 14, 2)).isEqualTo(511 * 10 + 2);
-            assertThat(lists.id(14, 14, 15, 0)).as("a list never appended to").isZero();
-            int[] cell = cellOf(layout, 14, 14, 14);
+            assertThat(rt.generic().length(list, last, last, last)).isEqualTo(3);
+            assertThat(lists.id(last, last, last, 2)).isEqualTo(511 * 10 + 2);
+            int[] cell = cellOf(layout, last, last, last);
             assertThat(rt.generic().isActive(bitmasked(layout), cell[0], cell[1], cell[2])).isTrue();
             assertThat(rt.count("id")).isEqualTo(3 * 512);
-            assertThat(allocated).as("bytes allocated for appends in 64 new upper cells").isLessThan(4096);
-        }
-    }
-
-    /**
-     * A bulk append to lists in 64 inactive upper cells allocates what the same call to the same,
-     * existing lists allocates (its grouping's arrays), within 16 bytes a list.
-     */
-    @ParameterizedTest
-    @ValueSource(strings = {"cells", "above"})
-    void aBulkAppendMakesNewUpperCellsWithNothingAllocatedPerCell(String name) throws Throwable {
-        Layout layout = layout(name);
-        int cells = 512;
-        int[][] coordinates = new int[3][2 * cells];
-        int[] values = new int[2 * cells];
-        for (int n = 0; n < 2 * cells; n++) {
-            int c = n % cells;
-            coordinates[0][n] = 2 * (c & 7);
-            coordinates[1][n] = 2 * ((c >> 3) & 7);
-            coordinates[2][n] = 2 * (c >> 6);
-            values[n] = n;
-        }
-        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            long beyond = HeapAllocations.beyondARepeatInLastOfThreePasses(rt,
-                    () -> assertThat(Bulk.appendAll(rt, "id", coordinates, values)).isEqualTo(values.length));
-            assertThat(cellsInUse(rt, upper(layout))).isEqualTo(64);
-            assertThat(cellsInUse(rt, list(layout))).isEqualTo(cells);
-            assertThat(rt.generic().length(list(layout), 14, 14, 14)).isEqualTo(4);
-            assertThat(rt.generic().getInt("id", 14, 14, 14, 3)).isEqualTo(2 * cells - 1);
-            assertThat(beyond).as("bytes for 64 new upper cells beyond the same call to existing lists")
-                    .isLessThan(cells * 16L);
+            assertThat(allocated).as("bytes allocated for appends to 512 inactive cells").isLessThan(4096);
         }
     }
 
@@ -337,27 +284,33 @@ class BitmaskedListCellAppendTest {
     /**
      * A bulk append to the 512 lists of 512 inactive bitmasked cells allocates what the same call
      * to the same, existing lists allocates (its grouping's arrays), within 16 bytes a list,
-     * after two passes that compiled the code and filled the free lists; before, each inactive
-     * cell's first element went through the runtime's protocol.
+     * after two passes that compiled the code and filled the free lists: the cells as in
+     * {@link #appendsToInactiveCellsAllocateNothingOnTheJavaHeap} (with {@code spread} 1, 8 new
+     * upper cells; with 2, 64). Before, each inactive cell's first element (and then each new
+     * upper cell's) went through the runtime's protocol.
      */
-    @Test
-    void aBulkAppendActivatesInactiveCellsWithNothingAllocatedPerCell() throws Throwable {
+    @ParameterizedTest
+    @CsvSource({"cells, 1", "cells, 2", "above, 2"})
+    void aBulkAppendActivatesInactiveCellsWithNothingAllocatedPerCell(String name, int spread) throws Throwable {
+        Layout layout = layout(name);
         int cells = 512;
+        int last = 7 * spread;
         int[][] coordinates = new int[3][2 * cells];
         int[] values = new int[2 * cells];
         for (int n = 0; n < 2 * cells; n++) {
             int c = n % cells;
-            coordinates[0][n] = c & 7;
-            coordinates[1][n] = (c >> 3) & 7;
-            coordinates[2][n] = c >> 6;
+            coordinates[0][n] = spread * (c & 7);
+            coordinates[1][n] = spread * ((c >> 3) & 7);
+            coordinates[2][n] = spread * (c >> 6);
             values[n] = n;
         }
-        try (SNodeRuntime rt = SNodeRuntime.compile(CELLS)) {
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
             long beyond = HeapAllocations.beyondARepeatInLastOfThreePasses(rt,
                     () -> assertThat(Bulk.appendAll(rt, "id", coordinates, values)).isEqualTo(values.length));
-            assertThat(cellsInUse(rt, list(CELLS))).isEqualTo(cells);
-            assertThat(rt.generic().length(list(CELLS), 7, 7, 7)).isEqualTo(4);
-            assertThat(rt.generic().getInt("id", 7, 7, 7, 3)).isEqualTo(2 * cells - 1);
+            assertThat(cellsInUse(rt, upper(layout))).isEqualTo(spread == 1 ? 8 : 64);
+            assertThat(cellsInUse(rt, list(layout))).isEqualTo(cells);
+            assertThat(rt.generic().length(list(layout), last, last, last)).isEqualTo(4);
+            assertThat(rt.generic().getInt("id", last, last, last, 3)).isEqualTo(2 * cells - 1);
             assertThat(beyond).as("bytes for 512 inactive cells beyond the same call to existing lists")
                     .isLessThan(cells * 16L);
         }
