@@ -76,8 +76,10 @@ public final class SparseRuntime implements AutoCloseable {
                             node.cellBytes() * node.chunkSize(), times(containers(node), node.maxChunks()));
                     if (node.directoryLeafFanout() > 0) {
                         int blockWords = Math.max(node.directoryLeafFanout(), node.directoryTopFanout());
+                        // At most a top block and its leaf blocks per list: their region (where the
+                        // pool has regions) spares a chunk lookup at each step of a directory read.
                         directories[node.id()] = new CheckedCells(pool, node.snode().path() + " directory",
-                                (long) blockWords * Long.BYTES);
+                                (long) blockWords * Long.BYTES, times(containers(node), 1 + node.directoryTopFanout()));
                     }
                 }
             }

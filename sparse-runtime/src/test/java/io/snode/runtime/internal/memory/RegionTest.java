@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
+import io.snode.api.SNode;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
 import java.lang.foreign.MemorySegment;
@@ -175,6 +176,29 @@ class RegionTest {
              NodeManager cells = new NodeManager(pool, "chunks", 256, 8, -1, vast)) {
             assertThat(cells.region()).as("in chunks under no cap").isNull();
             assertThat(cells.allocate()).isZero();
+        }
+    }
+
+    /**
+     * A dynamic SNode's directory blocks (the chunk references of lists longer than their inline
+     * references) lie in a region as its chunks do, so a directory read takes no chunk lookup:
+     * lists that need them are read back whole.
+     */
+    @Test
+    void aListsDirectoryBlocksLieInARegion() {
+        Layout layout = Layout.parse("pointer(ij,4).dynamic(k,65536,16).place(i32 p)");
+        try (SparseRuntime rt = SparseRuntime.create(layout)) {
+            SNode list = layout.field("p").snode();
+            assertThat(rt.internalTree().cells(list).region()).as("chunks").isNotNull();
+            assertThat(rt.internalTree().directories(list).region()).as("directory blocks").isNotNull();
+            for (int n = 0; n < 3000; n++) {
+                rt.appendInt("p", n * 7, n % 4, n % 3);
+            }
+            for (int n = 0; n < 3000; n++) {
+                assertThat(rt.getInt("p", n % 4, n % 3, n / 12)).as("element %d", n).isEqualTo(n * 7);
+            }
+            assertThat(rt.memoryStats().of(list).cells().cellsInUse()).as("chunks of 16 for 12 lists of 250")
+                    .isEqualTo(12 * 16);
         }
     }
 
