@@ -95,9 +95,11 @@ import java.util.concurrent.atomic.LongAdder;
  * inactive and nothing published, and the cell never reads active with a list that has no
  * chunk; where the pointer word above that bitmasked cell (only dense steps between them) is
  * {@link PointerWord#NULL} too, {@link #activateListCellBlock} builds the block with the cell's
- * bit set and the list's first chunk and publishes it with the compare-and-set, as above. A lost race hands the cells back and goes on in the winner's block or chunk (where its list
- * may still need a first chunk: {@link #appendToNewChunk}); a retired list or word, a full list
- * or an inactive level above go to the protocol with nothing stored.
+ * bit set and the list's first chunk and publishes it with the compare-and-set, as above. A lost
+ * race hands the cells back and goes on in the winner's block or chunk (where its list may still
+ * need a first chunk: {@link #appendToNewChunk}, or, in a winner's block, its cell's bit:
+ * {@link #activateListCell}); a retired list or word, a full list or an inactive level above go
+ * to the protocol with nothing stored.
  *
  * <p><b>Assumptions:</b> no collection runs while any method here runs (the runtime's phase
  * lock or the caller guarantee it). <b>Guarantees:</b>
