@@ -478,15 +478,13 @@ public final class NodeTree {
         if (kind != NodeKind.POINTER && kind != NodeKind.BITMASKED) {
             return locateContainer(list, coordinates, location);
         }
+        // Where the dense steps below the pointer (or the bitmasked step) put the list's header in its cell.
+        long headerOffset = steps[last].containerOffset() + denseOffset(steps, block + 1, last, coordinates);
         if (!walk(list.id(), block, coordinates, location)
-                && (kind != NodeKind.BITMASKED || !activateListCellBlock(list, steps, block, coordinates, location)
+                && (kind != NodeKind.BITMASKED
+                || !activateListCellBlock(list, steps, block, coordinates, location, headerOffset)
                 || !walk(list.id(), block, coordinates, location))) {
             return false;
-        }
-        // Where the dense steps below the pointer (or the bitmasked step) put the list's header in its cell.
-        long headerOffset = steps[last].containerOffset();
-        for (int s = block + 1; s < last; s++) {
-            headerOffset += steps[s].containerOffset() + steps[s].cellIndex(coordinates) * steps[s].node().cellBytes();
         }
         if (kind == NodeKind.BITMASKED) {
             return locateOrActivateListCell(list, steps[block], coordinates, location, headerOffset);
@@ -511,10 +509,11 @@ public final class NodeTree {
      * {@link PointerWord#NULL}, publishes a new block there whose bitmasked cell is active with
      * the list's first chunk ({@link #activateListCellBlock}). True when the word is active now
      * (published here or by another thread): the caller walks again. False, nothing published,
-     * when another level is inactive or the word is busy or retired.
+     * when another level is inactive or the word is busy or retired. {@code headerOffset}: where
+     * the list's header lies in its bitmasked cell.
      */
     private boolean activateListCellBlock(SNode list, PathStep[] steps, int cellStep, int[] coordinates,
-                                          Location location) {
+                                          Location location, long headerOffset) {
         int pointer = cellStep - 1;
         while (pointer >= 0 && steps[pointer].node().kind() == NodeKind.DENSE) {
             pointer--;
@@ -523,21 +522,27 @@ public final class NodeTree {
             return false;
         }
         // Offsets in the new block: the bitmasked step's container, then the list's header in its cell.
-        long container = steps[cellStep].containerOffset();
-        for (int s = pointer + 1; s < cellStep; s++) {
-            container += steps[s].containerOffset() + steps[s].cellIndex(coordinates) * steps[s].node().cellBytes();
-        }
+        long container = steps[cellStep].containerOffset() + denseOffset(steps, pointer + 1, cellStep, coordinates);
         SNodePlan cells = steps[cellStep].node();
         long index = steps[cellStep].cellIndex(coordinates);
-        int last = steps.length - 1;
-        long header = container + cells.cellsOffset() + index * cells.cellBytes() + steps[last].containerOffset();
-        for (int s = cellStep + 1; s < last; s++) {
-            header += steps[s].containerOffset() + steps[s].cellIndex(coordinates) * steps[s].node().cellBytes();
-        }
+        long header = container + cells.cellsOffset() + index * cells.cellBytes() + headerOffset;
         long wordOffset = location.offset + steps[pointer].containerOffset()
                 + PointerWord.wordOffset(steps[pointer].cellIndex(coordinates));
         return PointerWord.isActive(activateListCellBlock(steps[pointer].node().snode(), list, location.segment,
                 wordOffset, header, container + BitmaskWords.wordOffset(index), index));
+    }
+
+    /**
+     * Where dense steps {@code [from, to)} of {@code steps} put the cell for {@code coordinates},
+     * in bytes from the start of the cell holding step {@code from}'s container: per step, its
+     * container's offset and its cell index times its cell bytes.
+     */
+    private static long denseOffset(PathStep[] steps, int from, int to, int[] coordinates) {
+        long offset = 0;
+        for (int s = from; s < to; s++) {
+            offset += steps[s].containerOffset() + steps[s].cellIndex(coordinates) * steps[s].node().cellBytes();
+        }
+        return offset;
     }
 
     /**
