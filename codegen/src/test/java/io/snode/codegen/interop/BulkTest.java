@@ -321,11 +321,20 @@ class BulkTest {
         return prefixes;
     }
 
-    /** Scattered lists of 30,000 cells per thread over 16,384 blocks each: most of each goes container by container. */
+    /**
+     * Scattered lists of 30,000 cells per thread over 11,264 blocks each (about 10,500 of them
+     * reached, about 3,450 by the first 4,096 cells): most of each goes container by container.
+     * Together they reach about 21,000 blocks, past the about 15,360 blocks that the cap and the
+     * fault below allow (the refusal comes with the chunk of node memory past them), and one list
+     * alone stays far enough below that, so whichever list is refused has by then gone past its
+     * first 4,096 cells and on grouped, however the two threads are scheduled. (With 16,384
+     * blocks per list, about 13,000 reached, a thread that ran far ahead could make the other
+     * meet the refusal within its first cells: a prefix of 2,883 once in CI.)
+     */
     private static int[][][] scatteredLists() {
         int[][][] lists = new int[2][][];
         for (int t = 0; t < lists.length; t++) {
-            lists[t] = scatteredCells(new java.util.Random(10 + t), 30_000, t, 256);
+            lists[t] = scatteredCells(new java.util.Random(10 + t), 30_000, t, 176);
         }
         return lists;
     }
@@ -471,7 +480,7 @@ class BulkTest {
     void whenTheCapRefusesAScatteredCellListAPrefixOfItIsWrittenAndActiveAndNothingAfter() throws Exception {
         Layout layout = Layout.parse("pointer(ijk,32).bitmasked(ijk,8).place(f32 phi)");
         RuntimeOptions options = RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
-        // Both lists reach about 27,500 blocks; the cap holds at least 9,000 and fewer than 18,000.
+        // Both lists reach about 21,000 blocks; the cap holds at least 9,000 and fewer than 18,000.
         try (SNodeRuntime rt = SNodeRuntime.compile(layout, options.withMemoryCap(reservedAfterSpread(layout, 9000)))) {
             int[] prefixes = racingCellLists(rt, MemoryCapExceededException.class, scatteredLists());
             assertThat(java.util.Arrays.stream(prefixes).filter(p -> p >= 0).count()).as("lists the cap refused").isPositive();
