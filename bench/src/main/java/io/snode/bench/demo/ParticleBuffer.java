@@ -1,7 +1,13 @@
 package io.snode.bench.demo;
 
+import io.snode.api.Layout;
+import io.snode.api.PlacedField;
 import io.snode.api.SNode;
+import io.snode.codegen.kernel.LeafBlock;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.Arrays;
 
 /**
  * One of the two particle buffers of {@link ParticleInCell}: per-block dynamic lists whose
@@ -12,10 +18,69 @@ import java.lang.invoke.MethodHandle;
 abstract sealed class ParticleBuffer {
     private final SNode snode;
     private final MethodHandle length;
+    /** The fields x, y, z, u, v, w of an element, in that order. */
+    private final PlacedField[] fields;
 
-    ParticleBuffer(SNode snode, MethodHandle length) {
-        this.snode = snode;
+    ParticleBuffer(Layout layout, String prefix, MethodHandle length) {
+        this.fields = Arrays.stream(new String[] {"x", "y", "z", "u", "v", "w"})
+                .map(name -> layout.field(prefix + name)).toArray(PlacedField[]::new);
+        this.snode = fields[0].snode();
         this.length = length;
+    }
+
+    /**
+     * Copies the particles of {@code list} (a block of this buffer's dynamic node, handed to a
+     * block kernel) into {@code into}, chunk by chunk: contiguous memory read in a plain loop,
+     * instead of a lookup of each element's chunk per field and particle.
+     */
+    final void load(LeafBlock list, Particles into) {
+        int count = Math.toIntExact(list.cellCount());
+        into.ensure(count);
+        long stride = list.cellBytes();
+        long x = list.fieldOffset(fields[0]);
+        long y = list.fieldOffset(fields[1]);
+        long z = list.fieldOffset(fields[2]);
+        long u = list.fieldOffset(fields[3]);
+        long v = list.fieldOffset(fields[4]);
+        long w = list.fieldOffset(fields[5]);
+        int p = 0;
+        for (int c = 0; c < list.chunkCount(); c++) {
+            MemorySegment chunk = list.chunk(c);
+            long cells = list.chunkCells(c);
+            for (long e = 0; e < cells; e++, p++) {
+                long at = e * stride;
+                into.x[p] = chunk.get(ValueLayout.JAVA_FLOAT, at + x);
+                into.y[p] = chunk.get(ValueLayout.JAVA_FLOAT, at + y);
+                into.z[p] = chunk.get(ValueLayout.JAVA_FLOAT, at + z);
+                into.u[p] = chunk.get(ValueLayout.JAVA_FLOAT, at + u);
+                into.v[p] = chunk.get(ValueLayout.JAVA_FLOAT, at + v);
+                into.w[p] = chunk.get(ValueLayout.JAVA_FLOAT, at + w);
+            }
+        }
+        into.count = count;
+    }
+
+    /** One list's particles as arrays: per-thread scratch that {@link #load} fills. */
+    static final class Particles {
+        float[] x = new float[0];
+        float[] y = x;
+        float[] z = x;
+        float[] u = x;
+        float[] v = x;
+        float[] w = x;
+        int count;
+
+        void ensure(int capacity) {
+            if (x.length < capacity) {
+                int size = Math.max(capacity, 2 * x.length);
+                x = new float[size];
+                y = new float[size];
+                z = new float[size];
+                u = new float[size];
+                v = new float[size];
+                w = new float[size];
+            }
+        }
     }
 
     /** The length of block (bi, bj, bk)'s list. */
@@ -53,8 +118,8 @@ abstract sealed class ParticleBuffer {
     abstract void append(PicFields fields, int bi, int bj, int bk, float x, float y, float z, float u, float v, float w);
 
     static final class A extends ParticleBuffer {
-        A(SNode snode, MethodHandle length) {
-            super(snode, length);
+        A(Layout layout, MethodHandle length) {
+            super(layout, "a", length);
         }
 
         @Override
@@ -104,8 +169,8 @@ abstract sealed class ParticleBuffer {
     }
 
     static final class B extends ParticleBuffer {
-        B(SNode snode, MethodHandle length) {
-            super(snode, length);
+        B(Layout layout, MethodHandle length) {
+            super(layout, "b", length);
         }
 
         @Override
