@@ -181,12 +181,6 @@ public final class SNodeContender implements Contender, AutoCloseable {
         target.gc();
     }
 
-    private static void write(Grid grid, NarrowBand list, int from, int to) {
-        for (int n = from; n < to; n++) {
-            grid.phi(list.i(n), list.j(n), list.k(n), list.value(n));
-        }
-    }
-
     private static double readBack(Grid grid, NarrowBand sorted) {
         double sum = 0;
         for (int n = 0; n < sorted.size(); n++) {
@@ -197,10 +191,11 @@ public final class SNodeContender implements Contender, AutoCloseable {
 
     private Result build(Workload workload, Context context, NarrowBand list, String api) {
         Grid grid = grid(api);
+        GridLoop loop = GridLoop.fresh();
         Trials.Timed<Grid> timed = context.trials().time(workload.id() + " " + name + " " + api, () -> {
             empty(runtime);
             return grid;
-        }, g -> write(g, list, 0, list.size()));
+        }, g -> loop.write(g, list, 0, list.size()));
         MemoryStats stats = runtime.memoryStats();
         return Row.of(workload, this, 1, api, timed, list.size())
                 .checksums((long) list.size(), readBack(grid, context.data().sorted()), runtime.count("phi"))
@@ -231,7 +226,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
     private void buildSorted(SNodeRuntime target, Context context) {
         empty(target);
         NarrowBand sorted = context.data().sorted();
-        write(target.accessor(Grid.class), sorted, 0, sorted.size());
+        GridLoop.fresh().write(target.accessor(Grid.class), sorted, 0, sorted.size());
     }
 
     private Result read(Context context, SNodeRuntime target, String api, String way) {
@@ -241,13 +236,9 @@ public final class SNodeContender implements Contender, AutoCloseable {
         int[] js = context.data().readJ();
         int[] ks = context.data().readK();
         double[] sum = new double[1];
-        Trials.Timed<Grid> timed = context.trials().time("W2 " + name + " " + way, () -> grid, g -> {
-            double s = 0;
-            for (int q = 0; q < is.length; q++) {
-                s += g.phi(is[q], js[q], ks[q]);
-            }
-            sum[0] = s;
-        });
+        GridLoop loop = GridLoop.fresh();
+        Trials.Timed<Grid> timed = context.trials().time("W2 " + name + " " + way, () -> grid,
+                g -> sum[0] = loop.read(g, is, js, ks));
         return Row.of(Workload.W2, this, 1, way, timed, is.length)
                 .checksums((long) is.length, sum[0], null)
                 .check(context.data().references(), activity);
@@ -481,6 +472,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
         NarrowBand sorted = context.data().sorted();
         Grid grid = target.accessor(Grid.class);
         CellArrays part = bulk ? firstCells(sorted, rewrite) : null;
+        GridLoop loop = GridLoop.fresh();
         long[] held = new long[3];
         Trials.Timed<SNodeRuntime> timed = context.trials().timeSelf("W4 " + name + " " + label + " + rewrite",
                 () -> target, rt -> {
@@ -493,7 +485,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     if (bulk) {
                         Bulk.writeCells(rt, "phi", part);
                     } else {
-                        write(grid, sorted, 0, rewrite);
+                        loop.write(grid, sorted, 0, rewrite);
                     }
                     long end = System.nanoTime();
                     held[2] = rt.memoryStats().bytesCommitted();
@@ -551,6 +543,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
         Thread[] workers = new Thread[threads];
         Throwable[] failures = new Throwable[threads];
         Grid shared = rt.bind(Grid.class);
+        GridLoop loop = GridLoop.fresh();
         for (int t = 0; t < threads; t++) {
             int part = t;
             Grid grid = api.equals(BIND) || api.equals(BULK_PART) ? shared : rt.accessor(Grid.class);
@@ -560,9 +553,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     if (api.equals(BULK_PART)) {
                         importPart(rt, list, part, threads);
                     } else {
-                        for (int n = part; n < list.size(); n += threads) {
-                            grid.phi(list.i(n), list.j(n), list.k(n), list.value(n));
-                        }
+                        loop.writeEvery(grid, list, part, threads);
                     }
                 } catch (Throwable e) {
                     failures[part] = e;
