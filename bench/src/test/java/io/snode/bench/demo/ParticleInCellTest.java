@@ -95,6 +95,23 @@ class ParticleInCellTest {
         }
     }
 
+    /**
+     * A fixed run's checksum, as the demo computed it before its particle phases became block
+     * kernels over the lists (a105a9a: per-element reads, halo read row by row): a change of how
+     * the demo reads and writes must leave the simulation as it was.
+     */
+    @Test
+    void aFixedRunEndsWithTheChecksumThePerElementDemoGave() {
+        for (int threads : new int[] {1, 2}) {
+            try (ParticleInCell run = new ParticleInCell(new ParticleInCell.Config(40, 30_000, 11, threads))) {
+                for (int n = 0; n < 40; n++) {
+                    run.step();
+                }
+                assertThat(run.checksum()).as("threads=" + threads).isEqualTo(0x04ee7dceae333c0aL);
+            }
+        }
+    }
+
     @Test
     void configurationsOutsideTheLimitsAreRejected() {
         assertThatThrownBy(() -> new ParticleInCell.Config(0, 10, 1, 1)).hasMessageContaining("steps=0");
