@@ -5,6 +5,7 @@ import static org.objectweb.asm.Opcodes.ASTORE;
 import static org.objectweb.asm.Opcodes.ATHROW;
 import static org.objectweb.asm.Opcodes.CHECKCAST;
 import static org.objectweb.asm.Opcodes.DUP;
+import static org.objectweb.asm.Opcodes.DUP2;
 import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.I2L;
 import static org.objectweb.asm.Opcodes.IADD;
@@ -12,6 +13,7 @@ import static org.objectweb.asm.Opcodes.IALOAD;
 import static org.objectweb.asm.Opcodes.IASTORE;
 import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.IFGE;
+import static org.objectweb.asm.Opcodes.IFLE;
 import static org.objectweb.asm.Opcodes.IF_ICMPGE;
 import static org.objectweb.asm.Opcodes.IF_ICMPLT;
 import static org.objectweb.asm.Opcodes.ILOAD;
@@ -311,6 +313,7 @@ public final class DriverEmitter {
         private final int index;
         private final int word;
         private final int bits;
+        private final int left;
         private final int length;
         private final int maskAt;
         private final int failure;
@@ -341,6 +344,7 @@ public final class DriverEmitter {
             index = mv.newLocal("index", Type.LONG_TYPE);
             word = mv.newLocal("word", Type.INT_TYPE);
             bits = mv.newLocal("bits", Type.LONG_TYPE);
+            left = mv.newLocal("left", Type.INT_TYPE);
             length = mv.newLocal("length", Type.LONG_TYPE);
             maskAt = mv.newLocal("maskAt", Type.INT_TYPE);
             failure = mv.newLocal("failure", Type.getType(Throwable.class));
@@ -437,7 +441,13 @@ public final class DriverEmitter {
         /**
          * maskAt = block * WORDS;
          * for (word = maskAt; word < maskAt + WORDS; word++)
-         *   for (bits = masks[word]; bits != 0; bits &= bits - 1) call((word - maskAt) * 64 + tz(bits))
+         *   for (bits = masks[word], left = bitCount(bits); left > 0; left--) {
+         *     index = (word - maskAt) * 64 + tz(bits); bits &= bits - 1; call(index) }
+         *
+         * The inner loop counts down the word's set bits instead of testing {@code bits != 0}:
+         * the same cells in the same order, and C2 compiles the counted form far better (W3's
+         * per-cell launch over L2's 8.05 M active cells through a view reading the visited cell:
+         * 34.4-34.6 -> 20.6-20.9 ms in a probe, one thread, both forms alternating).
          */
         @Override
         public void byMask() {
@@ -458,7 +468,10 @@ public final class DriverEmitter {
             mv.visitVarInsn(ALOAD, masks);
             mv.visitVarInsn(ILOAD, word);
             mv.visitInsn(LALOAD);
+            mv.visitInsn(DUP2);
             mv.visitVarInsn(LSTORE, bits);
+            mv.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "bitCount", "(J)I", false);
+            mv.visitVarInsn(ISTORE, left);
             mv.visitJumpInsn(GOTO, bitsTest);
             mv.visitLabel(bitsBody);
             // index = (word - maskAt) << 6 + numberOfTrailingZeros(bits)
@@ -474,9 +487,11 @@ public final class DriverEmitter {
             mv.visitVarInsn(LSTORE, index);
             CellArithmetic.clearLowestBit(mv, bits); // bits &= bits - 1
             call();
+            mv.visitIincInsn(left, -1);
             mv.visitLabel(bitsTest);
             Label nextWord = new Label();
-            CellArithmetic.ifNoBits(mv, bits, nextWord);
+            mv.visitVarInsn(ILOAD, left);
+            mv.visitJumpInsn(IFLE, nextWord);
             mv.visitJumpInsn(GOTO, bitsBody);
             mv.visitLabel(nextWord);
             mv.visitIincInsn(word, 1);
