@@ -470,7 +470,7 @@ public final class DriverEmitter {
             mv.visitInsn(LALOAD);
             mv.visitInsn(DUP2);
             mv.visitVarInsn(LSTORE, bits);
-            mv.visitMethodInsn(INVOKESTATIC, "java/lang/Long", "bitCount", "(J)I", false);
+            mv.invoke(RuntimeMethods.BIT_COUNT);
             mv.visitVarInsn(ISTORE, left);
             mv.visitJumpInsn(GOTO, bitsTest);
             mv.visitLabel(bitsBody);

@@ -167,6 +167,7 @@ public final class RuntimeMethods {
     public static final RuntimeMethod COMPARE_UNSIGNED = of(Integer.class, "compareUnsigned", int.class, int.class);
     public static final RuntimeMethod MIN_INT = of(Math.class, "min", int.class, int.class);
     public static final RuntimeMethod TRAILING_ZEROS = of(Long.class, "numberOfTrailingZeros", long.class);
+    public static final RuntimeMethod BIT_COUNT = of(Long.class, "bitCount", long.class);
     public static final RuntimeMethod LOOKUP = of(MethodHandles.class, "lookup");
     public static final RuntimeMethod CLASS_DATA = of(MethodHandles.class, "classData", MethodHandles.Lookup.class,
             String.class, Class.class);
