@@ -13,6 +13,7 @@ import io.snode.runtime.testing.LayoutModel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -151,6 +152,53 @@ class BulkProperties {
             assertThat(Bulk.writeCells(bulk, field.name(), cells(field, coordinates, bits))).isEqualTo(count);
             assertSameStructureAndValues(bulk, model, layout);
         });
+    }
+
+    /**
+     * A list sorted by coordinates (rows of cells along the last axis, as the reference shell
+     * lists its voxels), some cells in runs and some listed twice, writes what per-cell writes
+     * write, on bitmasked layouts whose containers' rows lie in one mask word (the write gathers
+     * a row's bits in a register) and on ones whose rows span several words.
+     */
+    @Property(tries = 24)
+    void sortedListsAgreeWithPerCellWritesWhereRowsSpanOneOrSeveralMaskWords(
+            @ForAll("rowLayouts") Layout layout, @ForAll("seeds") long seed) {
+        twins(layout, seed, (bulk, model, fields, random) -> {
+            PlacedField field = fields.getFirst();
+            int[] shape = field.snode().indexShape();
+            List<int[]> chosen = new ArrayList<>();
+            double density = 0.05 + random.nextDouble() * 0.5;
+            box(new int[shape.length], shape, at -> {
+                if (random.nextDouble() < density) {
+                    chosen.add(at);
+                    if (random.nextInt(20) == 0) {
+                        chosen.add(at);
+                    }
+                }
+            });
+            int count = chosen.size();
+            int[][] coordinates = new int[shape.length][count];
+            long[] bits = new long[count];
+            for (int n = 0; n < count; n++) {
+                for (int c = 0; c < shape.length; c++) {
+                    coordinates[c][n] = chosen.get(n)[c];
+                }
+                bits[n] = LayoutModel.randomBits(field.type(), random);
+                model.generic().writeBits(field, bits[n], chosen.get(n));
+            }
+            assertThat(Bulk.writeCells(bulk, field.name(), cells(field, coordinates, bits))).isEqualTo(count);
+            assertSameStructureAndValues(bulk, model, layout);
+        });
+    }
+
+    @Provide
+    Arbitrary<Layout> rowLayouts() {
+        return Arbitraries.of(
+                "pointer(ijk,4).bitmasked(ijk,8).place(f32 phi)",
+                "pointer(ijk,2).bitmasked(ijk,[4,4,32]).place(i64 v)",
+                "pointer(ijk,2).bitmasked(ijk,[2,2,128]).place(f32 phi)",
+                "pointer(ijk,[2,2,1]).bitmasked(ijk,[2,1,512]).place(i32 n)",
+                "dense(ijk,2).pointer(ijk,2).bitmasked(ijk,[2,8,16]).place(f64 d)").map(Layout::parse);
     }
 
     @Provide
