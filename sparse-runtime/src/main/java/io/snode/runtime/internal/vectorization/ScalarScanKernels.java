@@ -1,9 +1,7 @@
 package io.snode.runtime.internal.vectorization;
 
-import io.snode.runtime.BitmaskWords;
 import io.snode.runtime.internal.node.PointerUnit;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * The portable scans, a word at a time. The provider's instance has one lane, so that the
@@ -45,17 +43,6 @@ public final class ScalarScanKernels implements ScanKernels {
     @Override
     public long activeWords(MemorySegment segment, long offset) {
         return PointerUnit.activeMask(segment, offset, lanes);
-    }
-
-    @Override
-    public int copyMasks(MemorySegment segment, long offset, long[] masks, int at, int words) {
-        int count = 0;
-        for (int w = 0; w < words; w++) {
-            long mask = segment.get(ValueLayout.JAVA_LONG, offset + BitmaskWords.offsetOfWord(w));
-            masks[at + w] = mask;
-            count += Long.bitCount(mask);
-        }
-        return count;
     }
 
     @Override
