@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  * (Lucene's {@code VectorizationProvider}, which serves all of Lucene the same way). Every SIMD
  * user of the project gets its kernels here: the collector's zeroing and copying
  * ({@link #gcKernels()}), the generated walks' pointer scans and the snapshots' mask copies
- * ({@link #scanKernels()}), the built-in reductions' loops ({@link #reductionKernels()}). Each
+ * (a word at a time in both families: {@code ScanKernels.copyMasks}) ({@link #scanKernels()}), the built-in reductions' loops ({@link #reductionKernels()}). Each
  * family has a scalar twin with the same contract.
  *
  * <p>Detection: if {@code ModuleLayer.boot().findModule("jdk.incubator.vector")} is present, the
@@ -65,7 +65,7 @@ public abstract class VectorizationProvider {
 
     /** The warning a user sees when the vector kernels cannot be used for {@code reason}. */
     public static String warning(String reason) {
-        return "SNode runs without the Vector API (scalar pointer scans, mask copies, reductions and GC zeroing): " + reason
+        return "SNode runs without the Vector API (scalar pointer scans, reductions and GC zeroing): " + reason
                 + ". Add '" + ENABLE_FLAG + "' to the java command line to use it.";
     }
 

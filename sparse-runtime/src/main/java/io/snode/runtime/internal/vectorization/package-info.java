@@ -8,8 +8,9 @@
  *   <li>{@link io.snode.runtime.internal.vectorization.GcKernels}: zeroing recycled cells and
  *       copying index runs (gc's collection phases);</li>
  *   <li>{@link io.snode.runtime.internal.vectorization.ScanKernels}: the active words of a
- *       pointer container and bitmask copies with bit counts (codegen's generated walks and
- *       snapshots, through {@code PointerScan} and {@code MaskCopy});</li>
+ *       pointer container and bitmask copies with bit counts, the copies a word at a time in
+ *       both (codegen's generated walks and snapshots, through {@code PointerScan} and
+ *       {@code MaskCopy});</li>
  *   <li>{@link io.snode.runtime.internal.vectorization.ReductionKernels}: the loops of the built-in
  *       {@code sum}, {@code min} and {@code max} over a block's cells, with the one order of
  *       additions that both implementations follow (codegen's {@code Reductions}).</li>
