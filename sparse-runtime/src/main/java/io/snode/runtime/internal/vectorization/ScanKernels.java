@@ -7,11 +7,11 @@ import java.lang.foreign.ValueLayout;
 /**
  * The scans of node memory that struct-for's walks and snapshots make: finding the active words
  * of a pointer container, and copying a bitmask out while counting its bits (one loop for both,
- * {@link #copyMasks}). Two implementations share this interface: {@link ScalarScanKernels}, a word at a time, always available; and
- * {@code PanamaScanKernels}, {@code LongVector} loads and compares, loaded by
- * {@link VectorizationProvider} only when {@code jdk.incubator.vector} is in the module graph
- * ({@link VectorizationProvider#scanKernels()}). Both compute the same results; tests run them
- * against each other.
+ * {@link #copyMasks}). Two implementations share this interface: {@link ScalarScanKernels}, a
+ * word at a time, always available; and {@code PanamaScanKernels}, {@code LongVector} loads and
+ * compares, loaded by {@link VectorizationProvider} only when {@code jdk.incubator.vector} is in
+ * the module graph ({@link VectorizationProvider#scanKernels()}). Both compute the same results;
+ * tests run them against each other.
  *
  * <p>Reads are plain: the caller re-reads a word it follows, and fences before it reads what the
  * word leads to or what a copied mask describes. Implementations are stateless and thread-safe;
