@@ -99,24 +99,71 @@ class GeneratedAppendTest {
                     return returned;
                 }));
             }
-            int[] lengths = new int[4];
-            Set<List<Long>> places = new HashSet<>();
-            for (Future<List<long[]>> result : results) {
-                for (long[] append : result.get(60, TimeUnit.SECONDS)) {
-                    int target = (int) append[0];
-                    assertThat(append[1]).isBetween(0L, 39L);
-                    assertThat(places.add(List.of(append[0], append[1]))).as("index %s of list %s taken twice", append[1],
-                            append[0]).isTrue();
-                    assertThat(lists.id(target, 0, 0, (int) append[1])).isEqualTo((int) append[2]);
-                    lengths[target]++;
-                }
-            }
-            SNode list = LISTS.field("id").snode();
-            for (int target = 0; target < 4; target++) {
-                assertThat(lengths[target]).as("appends that returned to list %d", target).isEqualTo(40);
-                assertThat(rt.generic().length(list, target, 0, 0)).isEqualTo(40);
-            }
-            assertThat(rt.count("id")).isEqualTo(160);
+            checkFull(rt, lists, results);
         }
+    }
+
+    /**
+     * As above through caching accessors, one per thread, each appending runs of five elements to
+     * one list (so that its appends go to the block it remembers, without the walk, and find the
+     * chunk it remembers) and reading each element back through its accessor at once: each read
+     * gives the thread's own value, even while the other threads' appends move the list's length
+     * and publish its next chunks; nothing is lost, nothing overfills.
+     */
+    @Test
+    void threadsAppendingThroughCachingAccessorsLoseNothingAndReadTheirOwnElements() throws Exception {
+        int threads = 3;
+        int perThread = 80;
+        try (SNodeRuntime rt = SNodeRuntime.compile(LISTS); ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            CyclicBarrier start = new CyclicBarrier(threads);
+            List<Future<List<long[]>>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                results.add(pool.submit(() -> {
+                    Lists lists = rt.accessor(Lists.class);
+                    List<long[]> returned = new ArrayList<>(); // {list, index, id}
+                    start.await(10, TimeUnit.SECONDS);
+                    for (int n = 0; n < perThread; n++) {
+                        int target = (n / 5 + thread) % 4;
+                        int id = thread * 1000 + n;
+                        try {
+                            long index = lists.appendId(target, 0, 0, id);
+                            assertThat(lists.id(target, 0, 0, (int) index)).as("thread %d's element %d of list %d",
+                                    thread, index, target).isEqualTo(id);
+                            returned.add(new long[] {target, index, id});
+                        } catch (DynamicListFullException full) {
+                            assertThat(full.getMessage()).contains("40");
+                        }
+                    }
+                    return returned;
+                }));
+            }
+            checkFull(rt, rt.accessor(Lists.class), results);
+        }
+    }
+
+    /**
+     * The appends that returned ({list, index, id} each) have indices of their own below the
+     * capacity and their values there (read through {@code lists}); they filled the 4 lists.
+     */
+    private static void checkFull(SNodeRuntime rt, Lists lists, List<Future<List<long[]>>> results) throws Exception {
+        int[] lengths = new int[4];
+        Set<List<Long>> places = new HashSet<>();
+        for (Future<List<long[]>> result : results) {
+            for (long[] append : result.get(60, TimeUnit.SECONDS)) {
+                int target = (int) append[0];
+                assertThat(append[1]).isBetween(0L, 39L);
+                assertThat(places.add(List.of(append[0], append[1]))).as("index %s of list %s taken twice", append[1],
+                        append[0]).isTrue();
+                assertThat(lists.id(target, 0, 0, (int) append[1])).isEqualTo((int) append[2]);
+                lengths[target]++;
+            }
+        }
+        SNode list = LISTS.field("id").snode();
+        for (int target = 0; target < 4; target++) {
+            assertThat(lengths[target]).as("appends that returned to list %d", target).isEqualTo(40);
+            assertThat(rt.generic().length(list, target, 0, 0)).isEqualTo(40);
+        }
+        assertThat(rt.count("id")).isEqualTo(160);
     }
 }

@@ -20,12 +20,14 @@ import static org.objectweb.asm.Opcodes.ISHL;
 import static org.objectweb.asm.Opcodes.ISTORE;
 import static org.objectweb.asm.Opcodes.LADD;
 import static org.objectweb.asm.Opcodes.LCMP;
+import static org.objectweb.asm.Opcodes.LCONST_0;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSTORE;
 import static org.objectweb.asm.Opcodes.PUTFIELD;
 import static org.objectweb.asm.Opcodes.RETURN;
 
 import io.snode.api.Axis;
+import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.codegen.internal.LayoutEmitter.Binding;
@@ -61,6 +63,21 @@ import org.objectweb.asm.Type;
  * and {@code f$offset}. Where the interface reads {@code f}, a private method {@code f$fill}
  * walks to the cached level and remembers what it found; writes and adds do the same walk in
  * their own method. One instance serves one thread.
+ *
+ * <p>Where {@code f} lies in a dynamic node right below the cached level (its lists are in the
+ * remembered cell: particles in blocks), the instance also remembers, for the list of that
+ * cell, a length it had ({@code f$listLength}: an element below it is active without reading
+ * the length again) and one chunk ({@code f$chunk}, its number, -1 for none, and
+ * {@code f$chunkOffset}, with {@code f$chunkSegment} where the chunks lie in chunks of memory
+ * of their own), which an element's access uses instead of the chunk lookup when the element
+ * lies in it; the accessor's appends to such a list test the remembered cell as a read does and
+ * go to the list without the walk when it is the list's, and the walk of a miss remembers the
+ * cell it reaches. Whatever remembers another cell (a walk, a view's block entry) forgets the
+ * list's length and chunk. They hold while the cell does: a list only grows, and its chunks stay
+ * where they are, until a deactivation, which starts a new epoch. A racing deactivation is the
+ * caller's race, as for the remembered cell: an append then stores into the chunk it
+ * remembers, memory the deactivation recycled and the next collection zeroes, where the walk
+ * would have found no chunk; either way the element went with the list.
  */
 final class AccessorEmitter {
     /**
@@ -68,7 +85,7 @@ final class AccessorEmitter {
      * (the deepest pointer or hash node on the path), keyed by the coordinates divided by
      * {@code divisors} (the sizes below that level), and the epoch in which it was found.
      */
-    private record Cache(String prefix, int level, long[] divisors, String region, int[] keyShifts) {
+    private record Cache(String prefix, int level, long[] divisors, String region, int[] keyShifts, ListKind list) {
         /** Whether the cached cell's segment is a constant (the region of the level's cells), not a field. */
         boolean inRegion() {
             return region != null;
@@ -82,6 +99,24 @@ final class AccessorEmitter {
         boolean packed() {
             return keyShifts != null;
         }
+
+        /**
+         * What the accessor remembers of the list in the remembered cell (see
+         * {@link PathWalk.ListMemo}), or null where the field's SNode is not a dynamic node
+         * whose lists lie right in that cell.
+         */
+        PathWalk.ListMemo listMemo(String owner) {
+            if (list == ListKind.NONE) {
+                return null;
+            }
+            return new PathWalk.ListMemo(owner, prefix + "listLength", prefix + "chunk", prefix + "chunkOffset",
+                    list == ListKind.IN_CHUNKS ? prefix + "chunkSegment" : null);
+        }
+    }
+
+    /** Whether a cache's field lies in a list right in the remembered cell, and whether the list's chunks lie in a region. */
+    private enum ListKind {
+        NONE, IN_REGION, IN_CHUNKS
     }
 
     private final Plan plan;
@@ -127,6 +162,16 @@ final class AccessorEmitter {
                 init.visitVarInsn(ALOAD, 0);
                 init.pushLong(-1);
                 init.visitFieldInsn(PUTFIELD, owner.className(), cache.prefix() + "epoch", "J");
+                PathWalk.ListMemo list = cache.listMemo(owner.className());
+                if (list != null) {
+                    field(list.length(), "J");
+                    field(list.chunk(), "J");
+                    field(list.chunkOffset(), "J");
+                    if (list.chunkSegment() != null) {
+                        field(list.chunkSegment(), segmentDescriptor);
+                    }
+                    forgetList(init, list);
+                }
             }
         }
         init.visitInsn(RETURN);
@@ -388,6 +433,10 @@ final class AccessorEmitter {
                 storeBlockSegment(mv, blocks, block, prefix + "segment");
             }
             storeBlockContainer(mv, blocks, block, -place, prefix + "offset");
+            PathWalk.ListMemo list = cache.listMemo(self);
+            if (list != null) {
+                forgetList(mv, list);
+            }
         }
     }
 
@@ -406,7 +455,7 @@ final class AccessorEmitter {
             case GET -> bodies.get(mv, field, cached);
             case SET -> bodies.store(mv, field, false, cached);
             case ADD -> bodies.store(mv, field, true, cached);
-            case APPEND -> bodies.append(mv, field);
+            case APPEND -> bodies.append(mv, field, listBlock(field));
             case CELL_GET, CELL_SET -> emitVisitedCell(mv, binding);
         }
     }
@@ -434,8 +483,11 @@ final class AccessorEmitter {
             divisors[n] = divisor;
         }
         String region = "REGION_" + path.get(level).node().id();
+        SNodePlan last = path.getLast().node();
+        ListKind list = last.kind() != NodeKind.DYNAMIC || level != path.size() - 2 ? ListKind.NONE
+                : owner.hasConstant("REGION_" + last.id()) ? ListKind.IN_REGION : ListKind.IN_CHUNKS;
         return new Cache(field.name() + "$", level, divisors, owner.hasConstant(region) ? region : null,
-                keyShifts(field.snode().indexShape(), divisors));
+                keyShifts(field.snode().indexShape(), divisors), list);
     }
 
     /**
@@ -465,7 +517,6 @@ final class AccessorEmitter {
         List<PathStep> path = plan.path(field);
         int dims = field.dimensionality();
         String self = owner.className();
-        String prefix = cache.prefix();
         Label miss = new Label();
         Label load = new Label();
         // A write's miss walks here and remembers the epoch and the key read for the test (the
@@ -476,33 +527,7 @@ final class AccessorEmitter {
             emitPackedKey(mv, cache);
             mv.visitVarInsn(ISTORE, key);
         }
-        owner.getConstant(mv, "STRUCTURE");
-        mv.invoke(epochRead);
-        if (write) {
-            mv.visitInsn(DUP2);
-            mv.visitVarInsn(LSTORE, epoch);
-        }
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitFieldInsn(GETFIELD, self, prefix + "epoch", "J");
-        mv.visitInsn(LCMP);
-        mv.visitJumpInsn(IFNE, miss);
-        if (cache.packed()) {
-            if (key >= 0) {
-                mv.visitVarInsn(ILOAD, key);
-            } else {
-                emitPackedKey(mv, cache);
-            }
-            mv.visitVarInsn(ALOAD, 0);
-            mv.visitFieldInsn(GETFIELD, self, prefix + "key", "I");
-            mv.visitJumpInsn(IF_ICMPNE, miss);
-        } else {
-            for (int n = 0; n < dims; n++) {
-                mv.visitVarInsn(ALOAD, 0);
-                mv.visitFieldInsn(GETFIELD, self, prefix + "key" + n, "I");
-                emitKey(mv, n, cache.divisors()[n]);
-                mv.visitJumpInsn(IF_ICMPNE, miss);
-            }
-        }
+        testRemembered(mv, cache, dims, epoch, key, miss);
         mv.visitJumpInsn(GOTO, load);
 
         mv.visitLabel(miss); // if (!fill(coordinates)) goto inactive
@@ -525,16 +550,8 @@ final class AccessorEmitter {
         }
 
         mv.visitLabel(load);
-        if (cache.inRegion()) {
-            owner.getConstant(mv, cache.region());
-        } else {
-            mv.visitVarInsn(ALOAD, 0);
-            mv.visitFieldInsn(GETFIELD, self, prefix + "segment", segmentDescriptor);
-        }
-        mv.visitVarInsn(ASTORE, walk.segment());
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitFieldInsn(GETFIELD, self, prefix + "offset", "J");
-        mv.visitVarInsn(LSTORE, walk.offset());
+        loadRemembered(walk, cache);
+        walk.rememberList(cache.listMemo(self));
         if (write) {
             walk.walkToWrite(path, cache.level() + 1, path.size(), inactive);
         } else {
@@ -542,6 +559,7 @@ final class AccessorEmitter {
             // bitmasked cell is entered without its bit's test (BitmaskedEmitUnit).
             walk.walk(path, cache.level() + 1, path.size(), inactive, true);
         }
+        walk.rememberList(null);
         return true;
     }
 
@@ -571,9 +589,6 @@ final class AccessorEmitter {
      */
     private void fillBody(PathWalk walk, PlacedField field, Cache cache, Label inactive, int epoch, int key) {
         MethodEmitter mv = walk.mv();
-        int dims = field.dimensionality();
-        String self = owner.className();
-        String prefix = cache.prefix();
         if (epoch < 0) {
             epoch = mv.newLocal("epoch", Type.LONG_TYPE);
             owner.getConstant(mv, "STRUCTURE");
@@ -581,6 +596,18 @@ final class AccessorEmitter {
             mv.visitVarInsn(LSTORE, epoch);
         }
         walk.walk(plan.path(field), 0, cache.level() + 1, inactive, false);
+        remember(walk, field.dimensionality(), cache, epoch, key);
+    }
+
+    /**
+     * Remembers the cell in the walk's locals, with the epoch in local {@code epoch} and the key
+     * in local {@code key} (or, at -1, computed from the first {@code dims} coordinates), and
+     * forgets the list memo.
+     */
+    private void remember(PathWalk walk, int dims, Cache cache, int epoch, int key) {
+        MethodEmitter mv = walk.mv();
+        String self = owner.className();
+        String prefix = cache.prefix();
         mv.visitVarInsn(ALOAD, 0);
         mv.visitVarInsn(LLOAD, epoch);
         mv.visitFieldInsn(PUTFIELD, self, prefix + "epoch", "J");
@@ -607,6 +634,119 @@ final class AccessorEmitter {
         mv.visitVarInsn(ALOAD, 0);
         mv.visitVarInsn(LLOAD, walk.offset());
         mv.visitFieldInsn(PUTFIELD, self, prefix + "offset", "J");
+        PathWalk.ListMemo list = cache.listMemo(self);
+        if (list != null) {
+            forgetList(mv, list);
+        }
+    }
+
+    /**
+     * Jumps to {@code miss} unless the remembered cell is the one of the coordinates: reads the
+     * epoch (into local {@code epoch} too, unless it is -1) and compares it, then the key (in
+     * local {@code key}, or computed from the first {@code dims} coordinates where it is -1).
+     */
+    private void testRemembered(MethodEmitter mv, Cache cache, int dims, int epoch, int key, Label miss) {
+        String self = owner.className();
+        String prefix = cache.prefix();
+        owner.getConstant(mv, "STRUCTURE");
+        mv.invoke(epochRead);
+        if (epoch >= 0) {
+            mv.visitInsn(DUP2);
+            mv.visitVarInsn(LSTORE, epoch);
+        }
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, self, prefix + "epoch", "J");
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFNE, miss);
+        if (cache.packed()) {
+            if (key >= 0) {
+                mv.visitVarInsn(ILOAD, key);
+            } else {
+                emitPackedKey(mv, cache);
+            }
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitFieldInsn(GETFIELD, self, prefix + "key", "I");
+            mv.visitJumpInsn(IF_ICMPNE, miss);
+        } else {
+            for (int n = 0; n < dims; n++) {
+                mv.visitVarInsn(ALOAD, 0);
+                mv.visitFieldInsn(GETFIELD, self, prefix + "key" + n, "I");
+                emitKey(mv, n, cache.divisors()[n]);
+                mv.visitJumpInsn(IF_ICMPNE, miss);
+            }
+        }
+    }
+
+    /** segment, offset := the remembered cell (the region constant or {@code <field>$segment}, and {@code <field>$offset}). */
+    private void loadRemembered(PathWalk walk, Cache cache) {
+        MethodEmitter mv = walk.mv();
+        if (cache.inRegion()) {
+            owner.getConstant(mv, cache.region());
+        } else {
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitFieldInsn(GETFIELD, owner.className(), cache.prefix() + "segment", segmentDescriptor);
+        }
+        mv.visitVarInsn(ASTORE, walk.segment());
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, owner.className(), cache.prefix() + "offset", "J");
+        mv.visitVarInsn(LSTORE, walk.offset());
+    }
+
+    /**
+     * {@code this.<length> = 0; this.<chunk> = -1}: the remembered cell changed (or is new), so
+     * nothing of its list is known.
+     */
+    private static void forgetList(MethodEmitter mv, PathWalk.ListMemo list) {
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitInsn(LCONST_0);
+        mv.visitFieldInsn(PUTFIELD, list.owner(), list.length(), "J");
+        mv.visitVarInsn(ALOAD, 0);
+        mv.pushLong(-1);
+        mv.visitFieldInsn(PUTFIELD, list.owner(), list.chunk(), "J");
+    }
+
+    /**
+     * How an append to a list of {@code field}'s SNode uses the cache of its fields, where the
+     * list lies right in the remembered cell and the key is packed; null elsewhere. The test
+     * reads the epoch and computes the key as a read does, without the list's own axis (the
+     * last: its key is 0, every index of a list divided by its capacity); the walk from the root
+     * remembers the cell it reaches with that epoch and key, and forgets the list memo.
+     */
+    private FieldBodies.ListBlock listBlock(PlacedField field) {
+        Cache cache = cacheFor(field);
+        PathWalk.ListMemo list = cache == null ? null : cache.listMemo(owner.className());
+        if (list == null || !cache.packed()) {
+            return null;
+        }
+        int listAxis = field.snode().indexAxes().size() - 1;
+        return new FieldBodies.ListBlock() {
+            private int epoch = -1;
+            private int key = -1;
+
+            @Override
+            public void test(PathWalk walk, Label remembered) {
+                MethodEmitter mv = walk.mv();
+                Label miss = new Label();
+                epoch = mv.newLocal("epoch", Type.LONG_TYPE);
+                key = mv.newLocal("key", Type.INT_TYPE);
+                emitPackedKey(mv, cache, listAxis, n -> emitKey(mv, n, cache.divisors()[n]));
+                mv.visitVarInsn(ISTORE, key);
+                testRemembered(mv, cache, listAxis, epoch, key, miss);
+                loadRemembered(walk, cache);
+                mv.visitJumpInsn(GOTO, remembered);
+                mv.visitLabel(miss);
+            }
+
+            @Override
+            public void remember(PathWalk walk) {
+                AccessorEmitter.this.remember(walk, listAxis, cache, epoch, key);
+            }
+
+            @Override
+            public PathWalk.ListMemo list() {
+                return list;
+            }
+        };
     }
 
     private static String fillName(Cache cache) {
@@ -624,8 +764,13 @@ final class AccessorEmitter {
 
     /** Pushes the packed key of the keys {@code pushKey} pushes (key {@code n} for its argument {@code n}). */
     private static void emitPackedKey(MethodEmitter mv, Cache cache, IntConsumer pushKey) {
+        emitPackedKey(mv, cache, cache.keyShifts().length, pushKey);
+    }
+
+    /** As above, of the first {@code keys} keys only: the others are 0. */
+    private static void emitPackedKey(MethodEmitter mv, Cache cache, int keys, IntConsumer pushKey) {
         int[] shifts = cache.keyShifts();
-        for (int n = 0; n < shifts.length; n++) {
+        for (int n = 0; n < keys; n++) {
             pushKey.accept(n);
             if (shifts[n] > 0) {
                 mv.pushInt(shifts[n]);

@@ -18,10 +18,12 @@ import static org.objectweb.asm.Opcodes.IOR;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.INVOKESTATIC;
 import static org.objectweb.asm.Opcodes.LADD;
+import static org.objectweb.asm.Opcodes.LCONST_1;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LRETURN;
 import static org.objectweb.asm.Opcodes.LSTORE;
 import static org.objectweb.asm.Opcodes.NEWARRAY;
+import static org.objectweb.asm.Opcodes.PUTFIELD;
 import static org.objectweb.asm.Opcodes.ARETURN;
 import static org.objectweb.asm.Opcodes.RETURN;
 import static org.objectweb.asm.Opcodes.T_INT;
@@ -62,6 +64,21 @@ final class FieldBodies {
          * whether it can. A {@code write} activates in place where {@link PathWalk#walkToWrite} does.
          */
         boolean emit(PathWalk walk, Label inactive, boolean write);
+    }
+
+    /** How an append uses the block a caching accessor remembers: the list's parent cell. */
+    interface ListBlock {
+        /**
+         * Jumps to {@code remembered} with the remembered block in the walk's locals when it is
+         * the list's (the epoch and the key match); falls through otherwise.
+         */
+        void test(PathWalk walk, Label remembered);
+
+        /** Remembers the cell in the walk's locals (the list's parent cell, which the walk reached). */
+        void remember(PathWalk walk);
+
+        /** What the accessor remembers of the list in that cell (see {@link PathWalk#rememberList}). */
+        PathWalk.ListMemo list();
     }
 
     private final Plan plan;
@@ -345,6 +362,16 @@ final class FieldBodies {
      * further up, a busy or retired word or list, and a full list go to the runtime's append.
      */
     void append(MethodEmitter mv, PlacedField field) {
+        append(mv, field, null);
+    }
+
+    /**
+     * As {@link #append(MethodEmitter, PlacedField)}; with {@code block} (a caching accessor's,
+     * where the list lies right in the cell it remembers), an append to the list of the
+     * remembered block goes to the list without the walk, and the walk remembers the block it
+     * reaches; the list's chunk is remembered too, and the length the append made known.
+     */
+    void append(MethodEmitter mv, PlacedField field, ListBlock block) {
         ValueType value = ValueType.of(field.type());
         SNode list = field.snode();
         int dims = list.parent().indexAxes().size();
@@ -354,9 +381,27 @@ final class FieldBodies {
             List<PathStep> path = plan.path(field);
             PathWalk walk = new PathWalk(owner, mv);
             Label slow = new Label();
+            Label remembered = new Label();
+            if (block != null) {
+                block.test(walk, remembered);
+            }
             walk.walkToAppend(path, slow, () -> {
+                if (block != null) {
+                    block.remember(walk);
+                    mv.visitLabel(remembered);
+                    walk.rememberList(block.list());
+                }
                 Label emptied = new Label();
                 walk.tryAppend(path.getLast(), slow, emptied);
+                walk.rememberList(null);
+                if (block != null) {
+                    // this.<length> = index + 1: the list holds at least that many elements now
+                    mv.visitVarInsn(ALOAD, 0);
+                    mv.visitVarInsn(LLOAD, walk.index());
+                    mv.visitInsn(LCONST_1);
+                    mv.visitInsn(LADD);
+                    mv.visitFieldInsn(PUTFIELD, block.list().owner(), block.list().length(), "J");
+                }
                 fieldAddress(walk, field, value);
                 mv.visitVarInsn(value.load(), mv.parameter(dims));
                 mv.invoke(value.set);

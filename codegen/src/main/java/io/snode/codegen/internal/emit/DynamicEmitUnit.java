@@ -2,6 +2,9 @@ package io.snode.codegen.internal.emit;
 
 import static org.objectweb.asm.Opcodes.ACONST_NULL;
 import static org.objectweb.asm.Opcodes.ALOAD;
+import static org.objectweb.asm.Opcodes.ASTORE;
+import static org.objectweb.asm.Opcodes.GETFIELD;
+import static org.objectweb.asm.Opcodes.GOTO;
 import static org.objectweb.asm.Opcodes.IFEQ;
 import static org.objectweb.asm.Opcodes.IFGE;
 import static org.objectweb.asm.Opcodes.IFLT;
@@ -10,10 +13,13 @@ import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LCONST_0;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSTORE;
+import static org.objectweb.asm.Opcodes.PUTFIELD;
 
 import io.snode.runtime.PathStep;
 import io.snode.runtime.SNodePlan;
+import java.lang.foreign.MemorySegment;
 import org.objectweb.asm.Label;
+import org.objectweb.asm.Type;
 
 /**
  * Dynamic nodes: the container is a list header (its length, then the chunk directory);
@@ -26,13 +32,40 @@ final class DynamicEmitUnit implements NodeEmitUnit {
     private DynamicEmitUnit() {
     }
 
-    /** {@code if (index >= listLength(header)) goto inactive} */
+    /**
+     * {@code if (index >= listLength(header)) goto inactive}; where the walk's object remembers
+     * the list ({@link PathWalk#rememberList}), {@code if (index >= this.<length>) { length =
+     * listLength(header); this.<length> = length; if (index >= length) goto inactive; }}: an index
+     * below a length read before is active without reading the length again.
+     */
     @Override
     public boolean emitActiveTest(PathWalk walk, PathStep step, Label inactive) {
-        walk.mv().visitVarInsn(LLOAD, walk.index());
+        MethodEmitter mv = walk.mv();
+        PathWalk.ListMemo memo = walk.listMemo();
+        if (memo == null) {
+            mv.visitVarInsn(LLOAD, walk.index());
+            walk.listLength(step);
+            mv.visitInsn(LCMP);
+            mv.visitJumpInsn(IFGE, inactive);
+            return true;
+        }
+        Label known = new Label();
+        mv.visitVarInsn(LLOAD, walk.index());
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, memo.owner(), memo.length(), "J");
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFLT, known);
+        int length = mv.newLocal("length", Type.LONG_TYPE);
         walk.listLength(step);
-        walk.mv().visitInsn(LCMP);
-        walk.mv().visitJumpInsn(IFGE, inactive);
+        mv.visitVarInsn(LSTORE, length);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(LLOAD, length);
+        mv.visitFieldInsn(PUTFIELD, memo.owner(), memo.length(), "J");
+        mv.visitVarInsn(LLOAD, walk.index());
+        mv.visitVarInsn(LLOAD, length);
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFGE, inactive);
+        mv.visitLabel(known);
         return true;
     }
 
@@ -44,10 +77,30 @@ final class DynamicEmitUnit implements NodeEmitUnit {
     public void emitEnter(PathWalk walk, PathStep step, Label inactive) {
         MethodEmitter mv = walk.mv();
         SNodePlan node = step.node();
-        mv.visitVarInsn(ALOAD, walk.segment());
-        walk.containerOffset(step);
+        PathWalk.ListMemo memo = walk.listMemo();
+        if (memo == null) {
+            mv.visitVarInsn(ALOAD, walk.segment());
+            walk.containerOffset(step);
+            mv.visitVarInsn(LLOAD, walk.index());
+            mv.divide(node.chunkSize());
+            enterChunk(walk, node, inactive);
+        } else {
+            enterRememberedChunk(walk, step, memo, inactive);
+        }
+        mv.visitVarInsn(LLOAD, walk.offset());
         mv.visitVarInsn(LLOAD, walk.index());
-        mv.divide(node.chunkSize());
+        mv.remainder(node.chunkSize());
+        mv.multiply(node.cellBytes());
+        mv.visitInsn(LADD);
+        mv.visitVarInsn(LSTORE, walk.offset());
+    }
+
+    /**
+     * With the list's header and the chunk's number on the stack: word = chunkReference(header,
+     * chunk, directory, fanout); if (word == 0) goto inactive; segment, offset := the chunk's cell.
+     */
+    private static void enterChunk(PathWalk walk, SNodePlan node, Label inactive) {
+        MethodEmitter mv = walk.mv();
         pushDirectory(walk, node);
         mv.invoke(RuntimeMethods.CHUNK_REFERENCE);
         mv.visitVarInsn(LSTORE, walk.word());
@@ -56,13 +109,59 @@ final class DynamicEmitUnit implements NodeEmitUnit {
         mv.visitInsn(LCMP);
         mv.visitJumpInsn(IFEQ, inactive);
         walk.child(node);
-        mv.visitVarInsn(LLOAD, walk.offset());
-        mv.visitVarInsn(LLOAD, walk.index());
-        mv.remainder(node.chunkSize());
-        mv.multiply(node.cellBytes());
-        mv.visitInsn(LADD);
-        mv.visitVarInsn(LSTORE, walk.offset());
     }
+
+    /**
+     * segment, offset := chunk {@code index / chunk}'s cell, remembered in the walk's object:
+     * {@code chunk = index / CHUNK; if (chunk == this.<chunk>) { segment = REGION_<node> (or
+     * this.<chunkSegment>); offset = this.<chunkOffset>; } else { as without memo, from chunk;
+     * this.<chunk> = chunk; this.<chunkOffset> = offset; (this.<chunkSegment> = segment;) }}.
+     */
+    private static void enterRememberedChunk(PathWalk walk, PathStep step, PathWalk.ListMemo memo, Label inactive) {
+        MethodEmitter mv = walk.mv();
+        SNodePlan node = step.node();
+        int chunk = mv.newLocal("chunk", Type.LONG_TYPE);
+        Label found = new Label();
+        Label entered = new Label();
+        mv.visitVarInsn(LLOAD, walk.index());
+        mv.divide(node.chunkSize());
+        mv.visitVarInsn(LSTORE, chunk);
+        mv.visitVarInsn(LLOAD, chunk);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, memo.owner(), memo.chunk(), "J");
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFEQ, found);
+        mv.visitVarInsn(ALOAD, walk.segment());
+        walk.containerOffset(step);
+        mv.visitVarInsn(LLOAD, chunk);
+        enterChunk(walk, node, inactive);
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(LLOAD, chunk);
+        mv.visitFieldInsn(PUTFIELD, memo.owner(), memo.chunk(), "J");
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitVarInsn(LLOAD, walk.offset());
+        mv.visitFieldInsn(PUTFIELD, memo.owner(), memo.chunkOffset(), "J");
+        if (memo.chunkSegment() != null) {
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitVarInsn(ALOAD, walk.segment());
+            mv.visitFieldInsn(PUTFIELD, memo.owner(), memo.chunkSegment(), SEGMENT);
+        }
+        mv.visitJumpInsn(GOTO, entered);
+        mv.visitLabel(found);
+        if (memo.chunkSegment() != null) {
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitFieldInsn(GETFIELD, memo.owner(), memo.chunkSegment(), SEGMENT);
+        } else {
+            walk.owner().getConstant(mv, "REGION_" + node.id());
+        }
+        mv.visitVarInsn(ASTORE, walk.segment());
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitFieldInsn(GETFIELD, memo.owner(), memo.chunkOffset(), "J");
+        mv.visitVarInsn(LSTORE, walk.offset());
+        mv.visitLabel(entered);
+    }
+
+    private static final String SEGMENT = Type.getDescriptor(MemorySegment.class);
 
     /**
      * index := tryAppend(STRUCTURE, SNODE_<list>, segment, header, chunk, capacity, directory,

@@ -53,6 +53,36 @@ public final class PathWalk {
     private Label blockResume;
     private boolean blockResumed;
 
+    /** What the method's object remembers of the list a dynamic step enters ({@link #rememberList}), or null. */
+    private ListMemo listMemo;
+
+    /**
+     * Fields of the generated object (in {@code owner}, of type long, and of type
+     * {@code MemorySegment} for {@code chunkSegment}) that remember, for the list of the block a
+     * caching accessor remembers, a length it had ({@code length}: elements below it are
+     * active), the number of a chunk ({@code chunk}, -1: none) and where that chunk lies
+     * ({@code chunkOffset}, and {@code chunkSegment} where the node's chunks do not lie in a
+     * region: null then). The accessor forgets them whenever it remembers another block: they
+     * hold while the block does, since a list only grows and its chunks stay where they are
+     * until a deactivation, which starts a new epoch.
+     */
+    public record ListMemo(String owner, String length, String chunk, String chunkOffset, String chunkSegment) {
+    }
+
+    /**
+     * Makes the dynamic steps of later walks of this method use (and update) what {@code memo}
+     * remembers instead of reading the list's length and finding its chunk each time; null
+     * stops it.
+     */
+    public void rememberList(ListMemo memo) {
+        this.listMemo = memo;
+    }
+
+    /** What {@link #rememberList} set, or null. */
+    ListMemo listMemo() {
+        return listMemo;
+    }
+
     /** Allocates the walk's locals in {@code mv}. */
     public PathWalk(ClassEmitter owner, MethodEmitter mv) {
         this.owner = owner;

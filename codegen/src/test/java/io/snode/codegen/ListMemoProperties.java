@@ -1,0 +1,123 @@
+package io.snode.codegen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snode.api.Layout;
+import io.snode.api.NodeKind;
+import io.snode.api.PlacedField;
+import io.snode.api.SNode;
+import io.snode.api.testing.RandomLayouts;
+import io.snode.runtime.RuntimeOptions;
+import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.internal.memory.MemoryAllocator;
+import io.snode.runtime.testing.LayoutModel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * A caching accessor over a dynamic node whose lists lie right in the cell it remembers (a
+ * pointer's or hash node's cell) remembers the list's length and a chunk, and its appends go
+ * to the remembered block without a walk: on random layouts with such a node, an accessor that
+ * keeps going back to three lists (appends, reads and writes up to past the length, through
+ * every field of the node, with deactivations of a list or of its block and collections between)
+ * answers as the generic path does, with each SNode's cells in a region and in chunks of their own.
+ */
+class ListMemoProperties {
+    @Property(tries = 200)
+    void accessorsGoingBackToFewListsAgreeWithTheGenericPath(@ForAll("layouts") Layout layout,
+                                                             @ForAll("seeds") long seed) throws Exception {
+        Random random = new Random(seed);
+        List<SNode> lists = layout.snodes().stream().filter(ListMemoProperties::listInRememberedCell).toList();
+        SNode node = lists.get(random.nextInt(lists.size()));
+        List<PlacedField> fields = node.fields();
+        Class<?> api = AccessorDifferentialProperties.interfaceFor(layout);
+        RuntimeOptions options = random.nextBoolean() ? RuntimeOptions.DEFAULT
+                : RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
+        List<int[]> blocks = new ArrayList<>();
+        for (int n = 0; n < 3; n++) {
+            blocks.add(LayoutModel.listCoordinates(node, LayoutModel.coordinates(node, random)));
+        }
+        try (SNodeRuntime compiled = SNodeRuntime.compile(layout, options);
+             SparseRuntime generic = SparseRuntime.create(layout)) {
+            Object accessor = compiled.accessor(api);
+            int current = 0;
+            for (int op = 0; op < 200; op++) {
+                // mostly the list of the operation before, as a loop over particles goes on
+                if (random.nextInt(4) == 0) {
+                    current = random.nextInt(blocks.size());
+                }
+                int[] list = blocks.get(current);
+                PlacedField field = fields.get(random.nextInt(fields.size()));
+                String capital = AccessorDifferentialProperties.capital(field.name());
+                long length = generic.length(node, list);
+                int index = (int) Math.min(node.capacity() - 1, random.nextInt((int) length + 3));
+                int[] at = LayoutModel.withListIndex(node, list, index);
+                String where = field.name() + " at " + Arrays.toString(at) + " (op " + op + ", length " + length
+                        + ") in " + layout;
+                int choice = random.nextInt(20);
+                if (choice < 8) {
+                    if (length < node.capacity()) {
+                        long bits = LayoutModel.randomBits(field.type(), random);
+                        Object appended = AccessorDifferentialProperties.invoke(api, accessor, "append" + capital, list,
+                                LayoutModel.box(field.type(), bits));
+                        assertThat(appended).as(where).isEqualTo(generic.appendBits(field, bits, list));
+                    }
+                } else if (choice < 14) {
+                    Object value = AccessorDifferentialProperties.invoke(api, accessor, "get" + capital, at, null);
+                    assertThat(LayoutModel.unbox(field.type(), value)).as(where).isEqualTo(generic.readBits(field, at));
+                } else if (choice < 17) {
+                    // also past the length: the element stays inactive (reads give zero) both ways
+                    long bits = LayoutModel.randomBits(field.type(), random);
+                    AccessorDifferentialProperties.invoke(api, accessor, "set" + capital, at,
+                            LayoutModel.box(field.type(), bits));
+                    generic.writeBits(field, bits, at);
+                } else if (choice < 18) {
+                    compiled.generic().deactivate(node.parent(), list);
+                    generic.deactivate(node.parent(), list);
+                } else if (choice < 19) {
+                    int[] cell = LayoutModel.deactivationCoordinates(node, random);
+                    compiled.generic().deactivate(node, cell);
+                    generic.deactivate(node, cell);
+                } else {
+                    compiled.gc();
+                    generic.collect();
+                }
+            }
+            for (int[] list : blocks) {
+                long length = generic.length(node, list);
+                for (int index = 0; index < length; index++) {
+                    int[] at = LayoutModel.withListIndex(node, list, index);
+                    for (PlacedField field : fields) {
+                        Object value = AccessorDifferentialProperties.invoke(api, accessor,
+                                "get" + AccessorDifferentialProperties.capital(field.name()), at, null);
+                        assertThat(LayoutModel.unbox(field.type(), value)).as("%s at %s at the end in %s", field.name(),
+                                Arrays.toString(at), layout).isEqualTo(generic.readBits(field, at));
+                    }
+                }
+            }
+        }
+    }
+
+    /** A dynamic node with fields, right below a pointer or hash node (whose cell an accessor remembers). */
+    private static boolean listInRememberedCell(SNode node) {
+        return node.kind() == NodeKind.DYNAMIC && !node.fields().isEmpty()
+                && (node.parent().kind() == NodeKind.POINTER || node.parent().kind() == NodeKind.HASH);
+    }
+
+    @Provide
+    Arbitrary<Layout> layouts() {
+        return RandomLayouts.layouts().filter(layout -> layout.snodes().stream().anyMatch(ListMemoProperties::listInRememberedCell));
+    }
+
+    @Provide
+    Arbitrary<Long> seeds() {
+        return Arbitraries.longs();
+    }
+}
