@@ -9,6 +9,7 @@ import io.snode.codegen.interop.CellArrays;
 import io.snode.codegen.kernel.Kernel3;
 import io.snode.codegen.kernel.Kernel4;
 import io.snode.codegen.kernel.ViewKernel3;
+import io.snode.codegen.kernel.ViewKernel4;
 import io.snode.codegen.samples.NarrowBand;
 import io.snode.runtime.MemoryStats;
 import io.snode.runtime.RuntimeOptions;
@@ -622,10 +623,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     l.appendParticle(bi[p], bj[p], bk[p], p);
                 }
             });
-            long appended = 0;
-            for (ListVisit part : visit()) {
-                appended += part.n;
-            }
+            long appended = visit().n;
             Result perParticle = Row.of(Workload.W6, this, 1, "bound appender", timed, voxel.length)
                     .checksums(appended, null, null)
                     .note("layout " + Layouts.PARTICLES)
@@ -639,12 +637,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 empty(particles);
                 return particles;
             }, rt -> Bulk.appendAll(rt, "particle", blocksOf, ids));
-            ListVisit sum = new ListVisit(null);
-            for (ListVisit part : visit()) {
-                sum.n += part.n;
-                sum.ids += part.ids;
-                sum.nonEmpty += part.nonEmpty;
-            }
+            ListTotal sum = visit();
             Result bulkRow = Row.of(Workload.W6, this, 1, "bulk append (Bulk.appendAll of the particle array)",
                             bulk, voxel.length)
                     .checksums(sum.n, (double) sum.ids, sum.nonEmpty)
@@ -667,21 +660,10 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 .checksums(blocks[0].n(), (double) blocks[0].ids(), blocks[0].nonEmpty())
                 .note("layout " + Layouts.PARTICLES)
                 .check(context.data().references(), activity);
-        ListVisit[] total = new ListVisit[1];
-        Trials.Timed<SNodeRuntime> timed = context.trials().time("W6v " + name + " visit", () -> particles, rt -> {
-            ListVisit sum = new ListVisit(null);
-            for (ListVisit part : visit()) {
-                sum.n += part.n;
-                sum.ids += part.ids;
-                sum.nonEmpty += part.nonEmpty;
-            }
-            total[0] = sum;
-        });
-        Result perElement = Row.of(Workload.W6V, this, 1, "struct-for per element + caching accessor",
-                        timed, total[0].n)
-                .checksums(total[0].n, (double) total[0].ids, total[0].nonEmpty)
-                .note("layout " + Layouts.PARTICLES)
-                .check(context.data().references(), activity);
+        Result perElement = perElement(context, "visit", "struct-for per element + caching accessor",
+                () -> particles.forEachPerTask(listNode, () -> new ListVisit(particles.accessor(Lists.class))));
+        Result perElementView = perElement(context, "visit, view", "struct-for per element + view (accessor primed per block)",
+                () -> particles.forEachPerTask(listNode, Lists.class, ListView::new));
         // The same visit over the lists as the bulk append leaves them (as OpenVDB's visit runs
         // over the index lists its bulk build made): each list's chunks filled one after another.
         empty(particles);
@@ -697,7 +679,19 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 .checksums(bulkBuilt[0].n(), (double) bulkBuilt[0].ids(), bulkBuilt[0].nonEmpty())
                 .note("layout " + Layouts.PARTICLES + "; the lists built by Bulk.appendAll, not by one call per particle")
                 .check(context.data().references(), activity);
-        return List.of(blockRow, perElement, bulkRow);
+        return List.of(blockRow, perElement, perElementView, bulkRow);
+    }
+
+    /** One W6v per-element row: times {@code launch} (a per-task launch over the lists) with the totals of its tasks' kernels. */
+    private Result perElement(Context context, String timer, String way,
+                              java.util.function.Supplier<List<? extends ListTotal>> launch) {
+        ListTotal[] total = new ListTotal[1];
+        Trials.Timed<SNodeRuntime> timed = context.trials().time("W6v " + name + " " + timer, () -> particles,
+                rt -> total[0] = ListTotal.of(launch.get()));
+        return Row.of(Workload.W6V, this, 1, way, timed, total[0].n)
+                .checksums(total[0].n, (double) total[0].ids, total[0].nonEmpty)
+                .note("layout " + Layouts.PARTICLES)
+                .check(context.data().references(), activity);
     }
 
     /** Closes the runtimes this contender compiled. */
@@ -720,17 +714,42 @@ public final class SNodeContender implements Contender, AutoCloseable {
         }
     }
 
-    private List<ListVisit> visit() {
-        return particles.forEachPerTask(particles.layout().snode(3),
-                () -> new ListVisit(particles.accessor(Lists.class)));
+    /** The totals of every list's elements, visited per element through the task's accessor (untimed checks of W6). */
+    private ListTotal visit() {
+        return ListTotal.of(particles.forEachPerTask(particles.layout().snode(3),
+                () -> new ListVisit(particles.accessor(Lists.class))));
     }
 
-    /** W6v's kernel: per element of every list; a list's first element counts the list. */
-    static final class ListVisit implements Kernel4 {
-        private final Lists lists;
+    /** What a W6v per-element kernel gathers over the elements its task visits: their count, the sum of the ids, the lists. */
+    static class ListTotal {
         long n;
         long ids;
         long nonEmpty;
+
+        /** The totals of {@code parts} (the tasks' kernels) together. */
+        static ListTotal of(List<? extends ListTotal> parts) {
+            ListTotal sum = new ListTotal();
+            for (ListTotal part : parts) {
+                sum.n += part.n;
+                sum.ids += part.ids;
+                sum.nonEmpty += part.nonEmpty;
+            }
+            return sum;
+        }
+
+        /** Counts element {@code l} holding {@code id}; a list's first element counts the list. */
+        final void add(int id, int l) {
+            ids += id;
+            n++;
+            if (l == 0) {
+                nonEmpty++;
+            }
+        }
+    }
+
+    /** W6v's kernel: per element of every list, read through the task's accessor. */
+    static final class ListVisit extends ListTotal implements Kernel4 {
+        private final Lists lists;
 
         ListVisit(Lists lists) {
             this.lists = lists;
@@ -738,11 +757,15 @@ public final class SNodeContender implements Contender, AutoCloseable {
 
         @Override
         public void apply(int i, int j, int k, int l) {
-            ids += lists.particle(i, j, k, l);
-            n++;
-            if (l == 0) {
-                nonEmpty++;
-            }
+            add(lists.particle(i, j, k, l), l);
+        }
+    }
+
+    /** W6v's kernel with a view: per element of every list, read through the view the driver hands it. */
+    static final class ListView extends ListTotal implements ViewKernel4<Lists> {
+        @Override
+        public void apply(Lists view, int i, int j, int k, int l) {
+            add(view.particle(i, j, k, l), l);
         }
     }
 }
