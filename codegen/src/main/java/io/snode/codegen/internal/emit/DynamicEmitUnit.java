@@ -71,7 +71,9 @@ final class DynamicEmitUnit implements NodeEmitUnit {
 
     /**
      * word = chunkReference(header, index / chunk, directory, fanout); if (word == 0) goto
-     * inactive; segment, offset := the chunk's cell; offset += (index % chunk) * cellBytes
+     * inactive; segment, offset := the chunk's cell; offset += (index % chunk) * cellBytes. Where
+     * the walk's object remembers the list ({@link PathWalk#rememberList}), a chunk it remembers
+     * is entered without the lookup ({@link #enterRememberedChunk}).
      */
     @Override
     public void emitEnter(PathWalk walk, PathStep step, Label inactive) {
