@@ -83,9 +83,12 @@ final class AccessorEmitter {
     /**
      * What an accessor remembers for one field: the cell reached after path step {@code level}
      * (the deepest pointer or hash node on the path), keyed by the coordinates divided by
-     * {@code divisors} (the sizes below that level), and the epoch in which it was found.
+     * {@code divisors} (the sizes below that level), and the epoch in which it was found; with
+     * {@code listMemo} (null where the field's SNode is not a dynamic node whose lists lie right
+     * in that cell), what it remembers of that cell's list.
      */
-    private record Cache(String prefix, int level, long[] divisors, String region, int[] keyShifts, ListKind list) {
+    private record Cache(String prefix, int level, long[] divisors, String region, int[] keyShifts,
+                         PathWalk.ListMemo listMemo) {
         /** Whether the cached cell's segment is a constant (the region of the level's cells), not a field. */
         boolean inRegion() {
             return region != null;
@@ -99,24 +102,6 @@ final class AccessorEmitter {
         boolean packed() {
             return keyShifts != null;
         }
-
-        /**
-         * What the accessor remembers of the list in the remembered cell (see
-         * {@link PathWalk.ListMemo}), or null where the field's SNode is not a dynamic node
-         * whose lists lie right in that cell.
-         */
-        PathWalk.ListMemo listMemo(String owner) {
-            if (list == ListKind.NONE) {
-                return null;
-            }
-            return new PathWalk.ListMemo(owner, prefix + "listLength", prefix + "chunk", prefix + "chunkOffset",
-                    list == ListKind.IN_CHUNKS ? prefix + "chunkSegment" : null);
-        }
-    }
-
-    /** Whether a cache's field lies in a list right in the remembered cell, and whether the list's chunks lie in a region. */
-    private enum ListKind {
-        NONE, IN_REGION, IN_CHUNKS
     }
 
     private final Plan plan;
@@ -162,7 +147,7 @@ final class AccessorEmitter {
                 init.visitVarInsn(ALOAD, 0);
                 init.pushLong(-1);
                 init.visitFieldInsn(PUTFIELD, owner.className(), cache.prefix() + "epoch", "J");
-                PathWalk.ListMemo list = cache.listMemo(owner.className());
+                PathWalk.ListMemo list = cache.listMemo();
                 if (list != null) {
                     field(list.length(), "J");
                     field(list.chunk(), "J");
@@ -433,7 +418,7 @@ final class AccessorEmitter {
                 storeBlockSegment(mv, blocks, block, prefix + "segment");
             }
             storeBlockContainer(mv, blocks, block, -place, prefix + "offset");
-            PathWalk.ListMemo list = cache.listMemo(self);
+            PathWalk.ListMemo list = cache.listMemo();
             if (list != null) {
                 forgetList(mv, list);
             }
@@ -483,10 +468,12 @@ final class AccessorEmitter {
             divisors[n] = divisor;
         }
         String region = "REGION_" + path.get(level).node().id();
+        String prefix = field.name() + "$";
         SNodePlan last = path.getLast().node();
-        ListKind list = last.kind() != NodeKind.DYNAMIC || level != path.size() - 2 ? ListKind.NONE
-                : owner.hasConstant("REGION_" + last.id()) ? ListKind.IN_REGION : ListKind.IN_CHUNKS;
-        return new Cache(field.name() + "$", level, divisors, owner.hasConstant(region) ? region : null,
+        PathWalk.ListMemo list = last.kind() != NodeKind.DYNAMIC || level != path.size() - 2 ? null
+                : new PathWalk.ListMemo(owner.className(), prefix + "listLength", prefix + "chunk", prefix + "chunkOffset",
+                        owner.hasConstant("REGION_" + last.id()) ? null : prefix + "chunkSegment");
+        return new Cache(prefix, level, divisors, owner.hasConstant(region) ? region : null,
                 keyShifts(field.snode().indexShape(), divisors), list);
     }
 
@@ -551,7 +538,7 @@ final class AccessorEmitter {
 
         mv.visitLabel(load);
         loadRemembered(walk, cache);
-        walk.rememberList(cache.listMemo(self));
+        walk.rememberList(cache.listMemo());
         if (write) {
             walk.walkToWrite(path, cache.level() + 1, path.size(), inactive);
         } else {
@@ -634,7 +621,7 @@ final class AccessorEmitter {
         mv.visitVarInsn(ALOAD, 0);
         mv.visitVarInsn(LLOAD, walk.offset());
         mv.visitFieldInsn(PUTFIELD, self, prefix + "offset", "J");
-        PathWalk.ListMemo list = cache.listMemo(self);
+        PathWalk.ListMemo list = cache.listMemo();
         if (list != null) {
             forgetList(mv, list);
         }
@@ -714,7 +701,7 @@ final class AccessorEmitter {
      */
     private FieldBodies.ListBlock listBlock(PlacedField field) {
         Cache cache = cacheFor(field);
-        PathWalk.ListMemo list = cache == null ? null : cache.listMemo(owner.className());
+        PathWalk.ListMemo list = cache == null ? null : cache.listMemo();
         if (list == null || !cache.packed()) {
             return null;
         }

@@ -10,7 +10,8 @@ import java.util.function.Consumer;
  * (Lucene's {@code VectorizationProvider}, which serves all of Lucene the same way). Every SIMD
  * user of the project gets its kernels here: the collector's zeroing and copying
  * ({@link #gcKernels()}), the generated walks' pointer scans and the snapshots' mask copies
- * (a word at a time in both families: {@code ScanKernels.copyMasks}) ({@link #scanKernels()}), the built-in reductions' loops ({@link #reductionKernels()}). Each
+ * ({@link #scanKernels()}; the copies a word at a time in both families), the built-in
+ * reductions' loops ({@link #reductionKernels()}). Each
  * family has a scalar twin with the same contract.
  *
  * <p>Detection: if {@code ModuleLayer.boot().findModule("jdk.incubator.vector")} is present, the
