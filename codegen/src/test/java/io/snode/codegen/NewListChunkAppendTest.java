@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
+import io.snode.codegen.testing.AllocationRefusals;
 import io.snode.codegen.testing.HeapAllocations;
 import io.snode.codegen.testing.ListAppends.Lists;
 import io.snode.runtime.DynamicListFullException;
@@ -321,7 +322,7 @@ class NewListChunkAppendTest {
             long refusedByProbe = 0;
             long full = 0;
             for (int round = 0; round < rounds; round++) {
-                refuse(rt, failure, n -> n % 3 == 0);
+                refuse(rt, failure, AllocationRefusals::aThird);
                 CyclicBarrier start = new CyclicBarrier(threads);
                 List<Future<List<long[]>>> results = new ArrayList<>();
                 int[] fullCounts = new int[threads];

@@ -31,6 +31,19 @@ public final class AllocationRefusals {
         });
     }
 
+    /**
+     * A third of the allocation numbers, scattered: those whose splitmix64 hash is a multiple of
+     * 3. Not {@code n % 3 == 0}: an append that takes three allocations (a new block, its list's
+     * first chunk, or a chunk and two directory blocks) would meet a refused number at every try
+     * when nothing else allocates between its tries, and its list would never grow.
+     */
+    public static boolean aThird(int n) {
+        long z = n * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return Long.remainderUnsigned(z ^ (z >>> 31), 3) == 0;
+    }
+
     /** Ends {@link #refuse}: every allocation goes through again. */
     public static void stop(SNodeRuntime rt) {
         rt.generic().internalTree().probeAllocations(null);
