@@ -293,8 +293,10 @@ class NewListChunkAppendTest {
 
     /**
      * Four threads append to the same 16 lists (new blocks under two upper cells, each list
-     * filled past its 40 places) while the allocation probe refuses every third allocation
-     * (memory cap or allocator fault), round after round. Against the model of the appends that
+     * filled past its 40 places) while the allocation probe refuses a third of the allocations
+     * (memory cap or allocator fault), round after round; each thread moves to the next list after
+     * {@code run} appends (runs of 5 keep a caching accessor on one list's block, so that its
+     * appends skip the walk and use the chunk it remembers). Against the model of the appends that
      * returned: each has its own index, below the capacity, and its value there; every refusal is
      * a full list or the probe's; each list's length is the number of appends that returned to
      * it; exactly the blocks of those lists, the chunks their lengths need and their directory
@@ -304,10 +306,10 @@ class NewListChunkAppendTest {
      * ({@link DenseListBlockAppendTest}).
      */
     @ParameterizedTest
-    @CsvSource({"cap, bind, lists", "fault, bind, lists", "cap, accessor, lists", "cap, bind, dense",
-            "fault, accessor, dense"})
-    void refusalsAndFullListsAmongThreadsLeaveExactlyTheAppendsThatReturned(String failure, String api, String shape)
-            throws Exception {
+    @CsvSource({"cap, bind, lists, 1", "fault, bind, lists, 1", "cap, accessor, lists, 1", "cap, bind, dense, 1",
+            "fault, accessor, dense, 1", "cap, accessor, lists, 5", "fault, accessor, lists, 5"})
+    void refusalsAndFullListsAmongThreadsLeaveExactlyTheAppendsThatReturned(String failure, String api, String shape,
+                                                                            int run) throws Exception {
         Layout layout = shape.equals("dense") ? DenseListBlockAppendTest.LISTS : LISTS;
         int denseShift = shape.equals("dense") ? 1 : 0; // a list's block: its coordinates >> denseShift
         int threads = 4;
@@ -334,7 +336,7 @@ class NewListChunkAppendTest {
                         List<long[]> returned = new ArrayList<>(); // {list, index, id}
                         start.await(30, TimeUnit.SECONDS);
                         for (int n = 0; n < perThread; n++) {
-                            int target = (n + thread) % lists;
+                            int target = (n / run + thread) % lists;
                             int id = thread * 100_000 + n + 1;
                             try {
                                 returned.add(new long[] {target, appender.appendId(x(target), y(target), 0, id), id});
