@@ -382,12 +382,14 @@ public final class SNodeRuntime implements AutoCloseable {
      * inlines the kernel into the driver. Each task of the launch gets a view of its own; the
      * kernel is shared, as with {@link #forEach(SNode, Kernel)}. Coordinates outside the visited
      * block (neighbours) work as through any accessor, and a view stays correct after a
-     * deactivation inside the launch (it walks again). Over a dense or bitmasked {@code snode},
-     * {@code api} may also declare, for a field of {@code snode}, {@code T phi()} and
-     * {@code void phi(T value)} without coordinates: they read and write the cell being visited
-     * (at the block and cell index the driver keeps, after one test that nothing was deactivated
-     * or collected since the launch's walk; else as an accessor would, the write activating
-     * again); {@link #bind} and {@link #accessor} refuse such methods. Launch rules as for
+     * deactivation inside the launch (it walks again). Over a dense, bitmasked or dynamic
+     * {@code snode}, {@code api} may also declare, for a field of {@code snode}, {@code T phi()}
+     * and {@code void phi(T value)} without coordinates: they read and write the cell (a list's
+     * element) being visited (at the block, or the list's chunk, and the index the driver keeps,
+     * after one test that nothing was deactivated or collected since the launch's walk; else as
+     * an accessor would, the write activating again; an element whose chunk had no memory when
+     * the launch resolved the list's chunks goes the accessor's way too); {@link #bind} and
+     * {@link #accessor} refuse such methods. Launch rules as for
      * {@link #forEach(SNode, Kernel)}.
      *
      * @throws IllegalArgumentException when {@code api} does not bind to this layout (or its

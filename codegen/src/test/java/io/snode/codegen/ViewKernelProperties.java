@@ -33,8 +33,8 @@ import net.jqwik.api.Provide;
  * layout at run time: in a per-cell launch over every SNode that holds fields, with one thread
  * and with two, each read through the view of a visited cell's fields and of a random cell of
  * another field equals the generic path's, and each write through the view of a visited cell is
- * what the generic path reads after the launch; over dense and bitmasked nodes the view's read of
- * the visited cell without coordinates gives the same, before and after that write (half of which
+ * what the generic path reads after the launch; over dense, bitmasked and dynamic nodes the view's
+ * read of the visited cell (a list's element) without coordinates gives the same, before and after that write (half of which
  * are writes of the visited cell without coordinates). Where the
  * driver primes the view (a leaf under a pointer or hash node) and where it cannot, the answers
  * are the same.
@@ -51,8 +51,9 @@ class ViewKernelProperties {
                 if (node.fields().isEmpty()) {
                     continue;
                 }
-                // Dense and bitmasked nodes' views also read the visited cell without coordinates.
-                boolean cellReads = node.kind() == NodeKind.DENSE || node.kind() == NodeKind.BITMASKED;
+                // Dense, bitmasked and dynamic nodes' views also read the visited cell (element) without coordinates.
+                boolean cellReads = node.kind() == NodeKind.DENSE || node.kind() == NodeKind.BITMASKED
+                        || node.kind() == NodeKind.DYNAMIC;
                 Class<Object> api = (Class<Object>) AccessorDifferentialProperties.interfaceFor(layout,
                         cellReads ? node : null);
                 for (int threads : new int[] {1, 2}) {

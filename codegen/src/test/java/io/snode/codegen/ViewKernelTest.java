@@ -371,6 +371,95 @@ class ViewKernelTest {
         return 1 + i * 1024 + j * 32 + k;
     }
 
+    /** A view of a list's elements that also reads and writes the visited element without coordinates. */
+    public interface IdElement {
+        int id();
+
+        void id(int value);
+
+        int id(int i, int j, int k, int l);
+
+        void id(int i, int j, int k, int l, int value);
+    }
+
+    /**
+     * Per element of lists of 0 to 40 elements in chunks of 4 or 3 (so that a visit crosses chunk
+     * boundaries, at powers of two and not): each read without coordinates is the element's value
+     * (as read with coordinates and by the generic path), each write without coordinates lands in
+     * the element, and the first element visited deactivates the last list visited, whose
+     * elements then read zero without coordinates as with them.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"4 regions 1", "3 regions 2", "4 chunks 2", "3 chunks 1"})
+    void aListsVisitedElementsAreReadAndWrittenWithoutCoordinates(String setup) {
+        String[] words = setup.split(" ");
+        Layout layout = Layout.parse("pointer(ijk,8).dynamic(l,64," + words[0] + ").place(i32 id)");
+        SNode lists = layout.field("id").snode();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout, options(words[1].equals("chunks")))) {
+            int threads = Integer.parseInt(words[2]);
+            rt.parallelism(threads);
+            Random random = new Random(41);
+            Map<List<Integer>, Integer> model = new HashMap<>();
+            for (int b = 0; b < 24; b++) {
+                int i = b % 8;
+                int j = b / 8;
+                int k = random.nextInt(8);
+                for (int l = random.nextInt(41); l > 0; l--) {
+                    int value = 1 + random.nextInt(1 << 20);
+                    long index = rt.generic().appendInt("id", value, i, j, k);
+                    model.put(List.of(i, j, k, (int) index), value);
+                }
+            }
+            int[] last = null;
+            if (threads == 1) {
+                List<int[]> order = new ArrayList<>();
+                rt.forEach(lists, (io.snode.codegen.kernel.Kernel4) (i, j, k, l) -> order.add(new int[] {i, j, k, l}));
+                last = order.getLast();
+            }
+            int[] deactivated = last;
+            AtomicInteger visits = new AtomicInteger();
+            AtomicInteger zeros = new AtomicInteger();
+            List<String> wrong = java.util.Collections.synchronizedList(new ArrayList<>());
+            rt.forEach(lists, IdElement.class, (io.snode.codegen.kernel.ViewKernel4<IdElement>) (view, i, j, k, l) -> {
+                if (deactivated != null && visits.getAndIncrement() == 0) {
+                    assertThat(rt.deactivate(lists.parent(), deactivated[0], deactivated[1], deactivated[2])).isTrue();
+                }
+                int value = view.id();
+                if (deactivated != null && i == deactivated[0] && j == deactivated[1] && k == deactivated[2]) {
+                    if (value != 0 || view.id(i, j, k, l) != 0) {
+                        wrong.add("deactivated " + List.of(i, j, k, l) + ": " + value);
+                    }
+                    zeros.incrementAndGet();
+                    return;
+                }
+                Integer expected = model.get(List.of(i, j, k, l));
+                if (expected == null || value != expected || value != view.id(i, j, k, l)) {
+                    wrong.add(List.of(i, j, k, l) + ": " + value + " != " + expected);
+                }
+                if (l % 2 == 0) {
+                    view.id(value * 2);
+                } else {
+                    view.id(i, j, k, l, value * 2);
+                }
+                if (view.id() != value * 2) {
+                    wrong.add(List.of(i, j, k, l) + " after the write");
+                }
+            });
+            assertThat(wrong).isEmpty();
+            for (var entry : model.entrySet()) {
+                List<Integer> c = entry.getKey();
+                boolean gone = deactivated != null && c.get(0) == deactivated[0] && c.get(1) == deactivated[1]
+                        && c.get(2) == deactivated[2];
+                assertThat(rt.generic().getInt("id", c.get(0), c.get(1), c.get(2), c.get(3))).as("%s", c)
+                        .isEqualTo(gone ? 0 : entry.getValue() * 2);
+                if (gone) {
+                    zeros.decrementAndGet();
+                }
+            }
+            assertThat(zeros).as("elements of the deactivated list visited, less those it held").hasValue(0);
+        }
+    }
+
     @Test
     void accessesWithoutCoordinatesAreOnlyForTheViewOfTheFieldsNode() {
         Layout layout = Layout.parse("pointer(ijk,16){ bitmasked(ijk,8).place(f32 phi); dense(ijk,4).place(f32 rho) }");

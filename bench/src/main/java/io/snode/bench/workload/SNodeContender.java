@@ -664,6 +664,9 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 () -> particles.forEachPerTask(listNode, () -> new ListVisit(particles.accessor(Lists.class))));
         Result perElementView = perElement(context, "visit, view", "struct-for per element + view (accessor primed per block)",
                 () -> particles.forEachPerTask(listNode, Lists.class, ListView::new));
+        Result perElementRead = perElement(context, "visit, visited element",
+                "struct-for per element + view, read of the visited element (particle())",
+                () -> particles.forEachPerTask(listNode, VisitedParticle.class, ListRead::new));
         // The same visit over the lists as the bulk append leaves them (as OpenVDB's visit runs
         // over the index lists its bulk build made): each list's chunks filled one after another.
         empty(particles);
@@ -679,7 +682,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                 .checksums(bulkBuilt[0].n(), (double) bulkBuilt[0].ids(), bulkBuilt[0].nonEmpty())
                 .note("layout " + Layouts.PARTICLES + "; the lists built by Bulk.appendAll, not by one call per particle")
                 .check(context.data().references(), activity);
-        return List.of(blockRow, perElement, perElementView, bulkRow);
+        return List.of(blockRow, perElement, perElementView, perElementRead, bulkRow);
     }
 
     /** One W6v per-element row: times {@code launch} (a per-task launch over the lists) with the totals of its tasks' kernels. */
@@ -758,6 +761,19 @@ public final class SNodeContender implements Contender, AutoCloseable {
         @Override
         public void apply(int i, int j, int k, int l) {
             add(lists.particle(i, j, k, l), l);
+        }
+    }
+
+    /** A view's read of the list element being visited, without coordinates. */
+    public interface VisitedParticle {
+        int particle();
+    }
+
+    /** W6v's kernel reading the visited element through its view. */
+    static final class ListRead extends ListTotal implements ViewKernel4<VisitedParticle> {
+        @Override
+        public void apply(VisitedParticle view, int i, int j, int k, int l) {
+            add(view.particle(), l);
         }
     }
 

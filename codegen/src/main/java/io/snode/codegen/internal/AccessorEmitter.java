@@ -11,6 +11,7 @@ import static org.objectweb.asm.Opcodes.ICONST_0;
 import static org.objectweb.asm.Opcodes.ICONST_1;
 import static org.objectweb.asm.Opcodes.IFEQ;
 import static org.objectweb.asm.Opcodes.IFNE;
+import static org.objectweb.asm.Opcodes.IFNULL;
 import static org.objectweb.asm.Opcodes.IF_ICMPNE;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.INVOKEVIRTUAL;
@@ -23,6 +24,7 @@ import static org.objectweb.asm.Opcodes.LCMP;
 import static org.objectweb.asm.Opcodes.LCONST_0;
 import static org.objectweb.asm.Opcodes.LLOAD;
 import static org.objectweb.asm.Opcodes.LSTORE;
+import static org.objectweb.asm.Opcodes.LSUB;
 import static org.objectweb.asm.Opcodes.PUTFIELD;
 import static org.objectweb.asm.Opcodes.RETURN;
 
@@ -244,7 +246,11 @@ final class AccessorEmitter {
      * needs no activation), and an inactive cell in it is zero. After one (a kernel of this
      * launch deactivated something), the access takes the accessor's way from the coordinates,
      * which sees what the deactivation did (a write activates again). A write racing another
-     * thread's deactivation of the same cell is the caller's race, as through an accessor.
+     * thread's deactivation of the same cell is the caller's race, as through an accessor. Over
+     * a dynamic node the visited cell is a list's element, at {@code $cell$base} of its chunk
+     * ({@link #enterChunk}); where the chunk had no memory when the launch resolved the lists'
+     * chunks, {@code $cell$segment} is null and the access takes the accessor's way as well
+     * (which sees memory a later write gave the chunk).
      */
     private void emitVisitedCell(MethodEmitter mv, Binding binding) {
         PlacedField field = binding.field();
@@ -253,6 +259,12 @@ final class AccessorEmitter {
         SNodePlan visited = plan.node(field.snode());
         ValueType value = ValueType.of(field.type());
         Label moved = new Label();
+        if (visited.kind() == NodeKind.DYNAMIC) {
+            // a chunk without memory when the snapshot's chunks were resolved (see enterChunk)
+            mv.visitVarInsn(ALOAD, 0);
+            mv.visitFieldInsn(GETFIELD, self, VISITED + "segment", segmentDescriptor);
+            mv.visitJumpInsn(IFNULL, moved);
+        }
         owner.getConstant(mv, "STRUCTURE");
         mv.invoke(epochRead);
         mv.visitVarInsn(ALOAD, 0);
@@ -309,7 +321,8 @@ final class AccessorEmitter {
      * deactivated something): the epoch then differs, and the first access walks as any
      * accessor's miss does. With accesses of the visited cell ({@code CELL_GET}, {@code CELL_SET}), it also keeps
      * the block's epoch, segment, cells' base and origin per block and the cell's index per
-     * cell ({@link #emitVisitedCell}). Null when there is nothing to prime.
+     * cell ({@link #emitVisitedCell}; over a dynamic node the segment and base per chunk of the
+     * list, {@link #enterChunk}). Null when there is nothing to prime.
      */
     DriverEmitter.BlockEntry primer(List<Binding> bindings, SNodePlan target) {
         List<Cache> primed = new ArrayList<>();
@@ -340,10 +353,13 @@ final class AccessorEmitter {
                 }
             }
 
-            /** this.$cell$index = index */
+            /** this.$cell$index = index (after entering the element's chunk, in a list: {@link #enterChunk}) */
             @Override
-            public void cell(MethodEmitter mv, int index) {
+            public void cell(MethodEmitter mv, int blocks, int block, int index) {
                 if (visitedCell) {
+                    if (target.kind() == NodeKind.DYNAMIC) {
+                        enterChunk(mv, target, blocks, block, index);
+                    }
                     mv.visitVarInsn(ALOAD, 0);
                     mv.visitVarInsn(LLOAD, index);
                     mv.visitFieldInsn(PUTFIELD, self, VISITED + "index", "J");
@@ -363,13 +379,54 @@ final class AccessorEmitter {
         mv.visitVarInsn(ALOAD, blocks);
         mv.invoke(RuntimeMethods.BLOCK_EPOCH_STAMP);
         mv.visitFieldInsn(PUTFIELD, self, VISITED + "epoch", "J");
-        storeBlockSegment(mv, blocks, block, VISITED + "segment");
-        storeBlockContainer(mv, blocks, block, target.cellsOffset(), VISITED + "base");
+        if (target.kind() != NodeKind.DYNAMIC) { // a list's elements lie in chunks: see enterChunk
+            storeBlockSegment(mv, blocks, block, VISITED + "segment");
+            storeBlockContainer(mv, blocks, block, target.cellsOffset(), VISITED + "base");
+        }
         for (int n = 0; n < target.snode().indexAxes().size(); n++) {
             mv.visitVarInsn(ALOAD, 0);
             DriverEmitter.pushOrigin(mv, target, bases, baseAt, n);
             mv.visitFieldInsn(PUTFIELD, self, VISITED + "origin" + n, "I");
         }
+    }
+
+    /**
+     * For reads of a list's visited element, at the first element of each chunk:
+     * {@code if (index % CHUNK_SIZE == 0) { $cell$segment = blocks.chunkSegment(block, index /
+     * CHUNK_SIZE); $cell$base = blocks.chunkOffset(block, index / CHUNK_SIZE) - index *
+     * CELL_BYTES; }}, so that {@code $cell$base + index * CELL_BYTES} is the element's place in
+     * its chunk, as for a cell of a block. The segment is null where the chunk had no memory when
+     * the snapshot's chunks were resolved: the element is then read and written through its
+     * coordinates ({@link #emitVisitedCell}).
+     */
+    private void enterChunk(MethodEmitter mv, SNodePlan target, int blocks, int block, int index) {
+        String self = owner.className();
+        Label same = new Label();
+        mv.visitVarInsn(LLOAD, index);
+        mv.remainder(target.chunkSize());
+        mv.visitInsn(LCONST_0);
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFNE, same);
+        mv.visitVarInsn(ALOAD, 0);
+        pushChunk(mv, target, blocks, block, index);
+        mv.invoke(RuntimeMethods.BLOCK_CHUNK_SEGMENT);
+        mv.visitFieldInsn(PUTFIELD, self, VISITED + "segment", segmentDescriptor);
+        mv.visitVarInsn(ALOAD, 0);
+        pushChunk(mv, target, blocks, block, index);
+        mv.invoke(RuntimeMethods.BLOCK_CHUNK_OFFSET);
+        mv.visitVarInsn(LLOAD, index);
+        mv.multiply(target.cellBytes());
+        mv.visitInsn(LSUB);
+        mv.visitFieldInsn(PUTFIELD, self, VISITED + "base", "J");
+        mv.visitLabel(same);
+    }
+
+    /** Pushes {@code blocks, block, index / CHUNK_SIZE}. */
+    private static void pushChunk(MethodEmitter mv, SNodePlan target, int blocks, int block, int index) {
+        mv.visitVarInsn(ALOAD, blocks);
+        mv.visitVarInsn(ILOAD, block);
+        mv.visitVarInsn(LLOAD, index);
+        mv.divide(target.chunkSize());
     }
 
     /** {@code this.<field> = blocks.segment(block)} */

@@ -112,8 +112,11 @@ public final class DriverEmitter {
     public interface BlockEntry {
         void enter(MethodEmitter mv, int blocks, int block, int bases, int baseAt);
 
-        /** What the driver emits before each call of the kernel, with the cell's index in the block in local {@code index}. */
-        default void cell(MethodEmitter mv, int index) {
+        /**
+         * What the driver emits before each call of the kernel, with the cell's index in the block
+         * (a list's element index) in local {@code index} and the block in {@code block} of {@code blocks}.
+         */
+        default void cell(MethodEmitter mv, int blocks, int block, int index) {
         }
     }
 
@@ -515,7 +518,7 @@ public final class DriverEmitter {
         /** kernel.apply(coordinates of index), or with a view kernel.apply(this, coordinates of index) */
         private void call() {
             if (entry != null) {
-                entry.cell(mv, index);
+                entry.cell(mv, blocks, block, index);
             }
             mv.visitVarInsn(ALOAD, kernel);
             if (entry != null) {

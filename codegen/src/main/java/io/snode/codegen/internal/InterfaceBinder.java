@@ -138,7 +138,7 @@ public final class InterfaceBinder {
      * Throws IllegalArgumentException for a read or write of the visited cell ({@code CELL_GET},
      * {@code CELL_SET}) unless
      * {@code visited} is that field's SNode and a dense or bitmasked node (a container of cells
-     * in one piece of memory): {@code visited} null, for a bound interface or an accessor, which
+     * in one piece of memory) or a dynamic node (a list's elements, in chunks): {@code visited} null, for a bound interface or an accessor, which
      * visit nothing, refuses every such read.
      */
     public static void checkVisitedCell(List<LayoutEmitter.Binding> bindings, SNode visited) {
@@ -156,9 +156,10 @@ public final class InterfaceBinder {
                 throw mismatch(binding.method(), "it accesses the visited cell's " + field.name() + ", which is placed on "
                         + field.snode().path() + ", but this launch visits " + visited.path());
             }
-            if (visited.kind() != NodeKind.DENSE && visited.kind() != NodeKind.BITMASKED) {
-                throw mismatch(binding.method(), "an access of the visited cell needs a dense or bitmasked SNode; "
-                        + visited.path() + " is " + visited.kind().text() + " (access it with coordinates)");
+            if (visited.kind() != NodeKind.DENSE && visited.kind() != NodeKind.BITMASKED
+                    && visited.kind() != NodeKind.DYNAMIC) {
+                throw mismatch(binding.method(), "an access of the visited cell needs a dense, bitmasked or dynamic"
+                        + " SNode; " + visited.path() + " is " + visited.kind().text() + " (access it with coordinates)");
             }
         }
     }

@@ -9,8 +9,8 @@ package io.snode.codegen.kernel;
  * so that once the kernel is inlined into the driver its calls on the view are direct calls the
  * JIT inlines too. Each task of a launch (a range of blocks) has its own view; coordinates outside
  * the visited block work as through any accessor (a walk, then that block is remembered). Over a
- * dense or bitmasked SNode the interface may also read and write the visited cell without
- * coordinates ({@code float phi()}, {@code void phi(float)}).
+ * dense, bitmasked or dynamic SNode the interface may also read and write the visited cell (a
+ * list's element) without coordinates ({@code float phi()}, {@code void phi(float)}).
  *
  * @param <T> the application interface the view implements
  */

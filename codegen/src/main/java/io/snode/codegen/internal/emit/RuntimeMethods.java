@@ -142,6 +142,8 @@ public final class RuntimeMethods {
     public static final RuntimeMethod BLOCK_SEGMENT = of(ActiveBlocks.class, "segment", int.class);
     public static final RuntimeMethod BLOCK_CONTAINER = of(ActiveBlocks.class, "container", int.class);
     public static final RuntimeMethod BLOCK_EPOCH_STAMP = of(ActiveBlocks.class, "epochStamp");
+    public static final RuntimeMethod BLOCK_CHUNK_SEGMENT = of(ActiveBlocks.class, "chunkSegment", int.class, long.class);
+    public static final RuntimeMethod BLOCK_CHUNK_OFFSET = of(ActiveBlocks.class, "chunkOffset", int.class, long.class);
     public static final RuntimeMethod BLOCK_KERNEL_APPLY = of(BlockKernel.class, "apply", LeafBlock.class);
     public static final RuntimeMethod BLOCK_REDUCER_ACCUMULATE = of(BlockReducer.class, "accumulate", Object.class,
             LeafBlock.class);

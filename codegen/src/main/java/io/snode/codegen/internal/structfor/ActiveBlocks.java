@@ -312,6 +312,23 @@ public final class ActiveBlocks {
     }
 
     /**
+     * Memory of chunk {@code c} of list {@code b} (a dynamic target's), as the block forms find it
+     * ({@link ListChunks}), for the per-element drivers of views that read the visited element;
+     * null where the chunk had no memory when the chunks were resolved (the view then reads and
+     * writes that chunk's elements through their coordinates, which see memory a later write
+     * gave it). {@code c} lies below {@code ceil(length(b) / chunkSize)}.
+     */
+    public MemorySegment chunkSegment(int b, long c) {
+        return listChunks().memory(b, c);
+    }
+
+    /** Byte offset of chunk {@code c} of list {@code b} in {@link #chunkSegment}. */
+    public long chunkOffset(int b, long c) {
+        ListChunks chunks = listChunks();
+        return chunks.offsets[chunks.first[b] + (int) c];
+    }
+
+    /**
      * Where the chunks of every list lie, resolved on first use and kept with this snapshot.
      * Dynamic targets only. Launches racing here (over a kept set, or a snapshot reused by two
      * threads' launches) resolve once, under the lock: the spare's arrays are refilled by one.

@@ -43,6 +43,12 @@ final class ListChunks {
         this.zeros = zeros;
     }
 
+    /** Chunk {@code c} of block {@code b}'s memory, or null where it resolved to the zeros (no memory then). */
+    MemorySegment memory(int b, long c) {
+        MemorySegment segment = segments[first[b] + (int) c];
+        return segment == zeros ? null : segment;
+    }
+
     /**
      * The chunks of every block of {@code blocks} (a dynamic target's), read now; the arrays of
      * {@code spare} (those of an earlier snapshot of the same target that nobody reads any more,
