@@ -61,7 +61,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * chunks of a region always form one prefix of it (they are handed out and freed at its end), so
  * the chunks and the envelope cover every huge page a handed-out cell lies in. A chunk whose
  * envelope the cap refuses is refused whole, with nothing changed. Freeing the last chunk gives
- * back its pages and those of the envelope, and the envelope moves to the new end.
+ * back its pages and those of the envelope, and the envelope moves to the new end. The regions of
+ * a pool without huge pages stay on base pages, where the allocator can say so
+ * ({@code NativeRegions} advises every region it maps {@code MADV_NOHUGEPAGE} until asked for
+ * huge pages), so that a system that gives huge pages unasked commits nothing uncounted.
  *
  * <p>Thread safety: every method may be called from any thread.
  */

@@ -11,7 +11,8 @@ import java.util.Locale;
 
 /**
  * The one class that makes restricted FFM calls: reserving address space with {@code mmap},
- * giving pages back with {@code madvise(MADV_DONTNEED)}, asking for huge pages with
+ * giving pages back with {@code madvise(MADV_DONTNEED)}, keeping a region on base pages with
+ * {@code madvise(MADV_NOHUGEPAGE)} or asking for huge pages with
  * {@code madvise(MADV_HUGEPAGE)}, counting resident pages with
  * {@code mincore} and unmapping with {@code munmap}, on
  * Linux on x86-64 and AArch64 (where those constants hold), and only where native access is
@@ -27,7 +28,12 @@ import java.util.Locale;
  * close throws {@link IllegalStateException} as for any closed segment; FFM's bounds
  * checks stay on for every access. The kernel cannot refuse a page at first touch with an
  * exception (it would end the process), which is why the pool counts every byte of a region it
- * hands out against the cap <em>before</em> any of it is touched.
+ * hands out against the cap <em>before</em> any of it is touched. For the same reason a region
+ * is advised {@code MADV_NOHUGEPAGE} as it is reserved: where transparent huge pages are at
+ * {@code always}, the kernel would otherwise back it with huge pages on first touch (or
+ * {@code khugepaged} later), committing up to 2 MiB around a touched byte that the pool has not
+ * counted; {@link #adviseHugePages} lifts that for the regions that ask for huge pages, whose
+ * pool counts them ({@link MemoryPool}).
  */
 final class NativeRegions {
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
@@ -36,6 +42,7 @@ final class NativeRegions {
     private static final int MAP_NORESERVE = 0x4000;
     private static final int MADV_DONTNEED = 4;
     private static final int MADV_HUGEPAGE = 14;
+    private static final int MADV_NOHUGEPAGE = 15;
     private static final long MAP_FAILED = -1L;
     /** The {@link System.Logger} of the one warning when native access is not enabled. */
     static final String LOGGER = "io.snode.runtime.internal.memory.regions";
@@ -140,6 +147,9 @@ final class NativeRegions {
         if (tail > 0) {
             unmap(address + byteSize, tail);
         }
+        // Base pages until the pool asks for huge pages (see the class comment). A kernel without
+        // transparent huge pages answers EINVAL: it has none to give, so the answer is not checked.
+        madvise(address, byteSize, MADV_NOHUGEPAGE);
         Arena arena = Arena.ofShared();
         return new Mapping(MemorySegment.ofAddress(address).reinterpret(byteSize, arena, segment -> unmap(address, byteSize)),
                 arena);
@@ -151,12 +161,7 @@ final class NativeRegions {
             return;
         }
         MemorySegment range = region.asSlice(offset, byteSize); // bounds- and liveness-checked
-        int result;
-        try {
-            result = (int) MADVISE.invokeExact(range.address(), byteSize, MADV_DONTNEED);
-        } catch (Throwable t) {
-            throw new IllegalStateException("madvise of " + byteSize + " bytes failed", t);
-        }
+        int result = madvise(range.address(), byteSize, MADV_DONTNEED);
         if (result != 0) {
             // Only with an invalid range, which the slice above rules out; the pages stay
             // committed and read what they held, which the zeroing of recycled cells covers.
@@ -174,13 +179,16 @@ final class NativeRegions {
         if (!AVAILABLE) {
             return false;
         }
-        int result;
+        return madvise(region.address(), region.byteSize(), MADV_HUGEPAGE) == 0;
+    }
+
+    /** {@code madvise(address, byteSize, advice)}: 0 when the kernel took the advice. */
+    private static int madvise(long address, long byteSize, int advice) {
         try {
-            result = (int) MADVISE.invokeExact(region.address(), region.byteSize(), MADV_HUGEPAGE);
+            return (int) MADVISE.invokeExact(address, byteSize, advice);
         } catch (Throwable t) {
-            throw new IllegalStateException("madvise(MADV_HUGEPAGE) of " + region.byteSize() + " bytes failed", t);
+            throw new IllegalStateException("madvise(" + advice + ") of " + byteSize + " bytes failed", t);
         }
-        return result == 0;
     }
 
     /**

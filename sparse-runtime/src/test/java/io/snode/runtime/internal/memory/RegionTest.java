@@ -2,14 +2,18 @@ package io.snode.runtime.internal.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -242,6 +246,47 @@ class RegionTest {
             int cell = cells.allocate(); // the next commit works
             assertThat(cells.cellOffset(cell)).isEqualTo(cell * CELL);
         }
+    }
+
+    /**
+     * A region stays on base pages unless its pool asks for huge pages: it is advised
+     * {@code MADV_NOHUGEPAGE} as it is reserved ({@code nh} among its mapping's {@code VmFlags} in
+     * {@code /proc/self/smaps}), so that transparent huge pages at {@code always} commit nothing
+     * around a touched byte that the cap has not counted; a pool with huge pages advises
+     * {@code MADV_HUGEPAGE} instead ({@code hg}, and no {@code nh}).
+     */
+    @Test
+    void aRegionStaysOnBasePagesUnlessItsPoolAsksForHugePages() throws IOException {
+        assumeThat(Path.of("/sys/kernel/mm/transparent_hugepage")).as("a kernel with transparent huge pages").exists();
+        try (MemoryPool pool = new MemoryPool(MemoryAllocator.regionsWherePossible(), MemoryPool.UNLIMITED);
+             MemoryPool huge = new MemoryPool(MemoryAllocator.regionsWherePossible(), MemoryPool.UNLIMITED, false, true)) {
+            MemoryPool.Region base = pool.reserveRegion(pool.owner("base"), 16L << 20);
+            MemoryPool.Region advised = huge.reserveRegion(huge.owner("huge"), 16L << 20);
+            assertThat(base.hugePages()).isFalse();
+            assertThat(vmFlags(base.segment())).as("flags of the base-page region's mapping").contains("nh")
+                    .doesNotContain("hg");
+            assertThat(advised.hugePages()).isTrue();
+            assertThat(vmFlags(advised.segment())).as("flags of the huge-page region's mapping").contains("hg")
+                    .doesNotContain("nh");
+        }
+    }
+
+    /** The {@code VmFlags} of the mapping in {@code /proc/self/smaps} that holds {@code region}'s first byte. */
+    private static List<String> vmFlags(MemorySegment region) throws IOException {
+        long address = region.address();
+        boolean inside = false;
+        for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
+            int dash = line.indexOf('-');
+            int space = line.indexOf(' ');
+            if (dash > 0 && space > dash && line.substring(0, dash).matches("[0-9a-f]+")) {
+                long start = Long.parseUnsignedLong(line.substring(0, dash), 16);
+                long end = Long.parseUnsignedLong(line.substring(dash + 1, space), 16);
+                inside = start <= address && address < end;
+            } else if (inside && line.startsWith("VmFlags:")) {
+                return List.of(line.substring("VmFlags:".length()).trim().split("\\s+"));
+            }
+        }
+        throw new IllegalStateException("no mapping in /proc/self/smaps holds " + Long.toHexString(address));
     }
 
     @Test
