@@ -500,6 +500,33 @@ class ViewKernelTest {
     }
 
     /**
+     * Over a list, the driver enters each chunk once (at its first element: the chunk's memory and
+     * base from the launch's resolved chunks) and stores each element's index; the read without
+     * coordinates tests the chunk's memory and the epoch, then reads at the stored place.
+     */
+    @Test
+    void aListsDriverEntersEachChunkOnceAndTheReadTestsItsMemoryAndTheEpoch() {
+        Layout layout = Layout.parse("pointer(ijk,8).dynamic(l,64,4).place(i32 id)");
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            rt.generic().appendInt("id", 5, 1, 2, 3);
+            rt.forEach(layout.field("id").snode(), IdElement.class,
+                    (io.snode.codegen.kernel.ViewKernel4<IdElement>) (view, i, j, k, l) -> view.id());
+            GeneratedClass driver = rt.generatedCode().stream().filter(c -> c.name().contains("ViewDriver"))
+                    .findFirst().orElseThrow();
+            String run = Disassembly.method(driver.disassembly(), "run(");
+            assertThat(run).contains("ActiveBlocks.chunkSegment (IJ)Ljava/lang/foreign/MemorySegment;")
+                    .contains("ActiveBlocks.chunkOffset (IJ)J")
+                    .contains("PUTFIELD " + driver.name() + ".$cell$base : J")
+                    .contains("PUTFIELD " + driver.name() + ".$cell$index : J");
+            assertThat(Disassembly.method(driver.disassembly(), "id()I"))
+                    .contains("GETFIELD " + driver.name() + ".$cell$segment : Ljava/lang/foreign/MemorySegment;")
+                    .contains("IFNULL")
+                    .contains("GETFIELD " + driver.name() + ".$cell$epoch : J")
+                    .contains("INVOKEVIRTUAL " + driver.name() + ".id$at (IIII)I");
+        }
+    }
+
+    /**
      * A view driver reads the epoch plainly ({@code epochInLaunch}), in every method, since it is
      * used only inside a launch; an accessor of the same interface keeps the volatile read
      * ({@code epoch}), since it lives across collections.

@@ -391,7 +391,7 @@ final class AccessorEmitter {
     }
 
     /**
-     * For reads of a list's visited element, at the first element of each chunk:
+     * For accesses of a list's visited element, at the first element of each chunk:
      * {@code if (index % CHUNK_SIZE == 0) { $cell$segment = blocks.chunkSegment(block, index /
      * CHUNK_SIZE); $cell$base = blocks.chunkOffset(block, index / CHUNK_SIZE) - index *
      * CELL_BYTES; }}, so that {@code $cell$base + index * CELL_BYTES} is the element's place in

@@ -136,10 +136,10 @@ public final class InterfaceBinder {
 
     /**
      * Throws IllegalArgumentException for a read or write of the visited cell ({@code CELL_GET},
-     * {@code CELL_SET}) unless
-     * {@code visited} is that field's SNode and a dense or bitmasked node (a container of cells
-     * in one piece of memory) or a dynamic node (a list's elements, in chunks): {@code visited} null, for a bound interface or an accessor, which
-     * visit nothing, refuses every such read.
+     * {@code CELL_SET}) unless {@code visited} is that field's SNode and a dense or bitmasked node
+     * (a container of cells in one piece of memory) or a dynamic node (a list's elements, in
+     * chunks): {@code visited} null, for a bound interface or an accessor, which visit nothing,
+     * refuses every such read.
      */
     public static void checkVisitedCell(List<LayoutEmitter.Binding> bindings, SNode visited) {
         for (LayoutEmitter.Binding binding : bindings) {
