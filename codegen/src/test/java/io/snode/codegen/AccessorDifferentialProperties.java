@@ -137,6 +137,22 @@ class AccessorDifferentialProperties {
                 ClassLoadingStrategy.UsingLookup.of(MethodHandles.lookup())).getLoaded();
     }
 
+    /** An interface with only the {@code appendX} method of every field of a dynamic node (an appender). */
+    static Class<?> appenderFor(Layout layout) {
+        DynamicType.Builder<?> builder = new ByteBuddy().makeInterface()
+                .name(AccessorDifferentialProperties.class.getPackageName() + ".RandomAppender" + SEQUENCE.incrementAndGet());
+        for (PlacedField field : layout.fields()) {
+            if (field.snode().kind() == NodeKind.DYNAMIC) {
+                List<Class<?>> list = new ArrayList<>(Collections.nCopies(field.dimensionality() - 1, int.class));
+                list.add(field.type().javaType());
+                builder = builder.defineMethod("append" + capital(field.name()), long.class, Visibility.PUBLIC)
+                        .withParameters(list).withoutCode();
+            }
+        }
+        return builder.make().load(AccessorDifferentialProperties.class.getClassLoader(),
+                ClassLoadingStrategy.UsingLookup.of(MethodHandles.lookup())).getLoaded();
+    }
+
     static String capital(String name) {
         return name.substring(0, 1).toUpperCase(Locale.ROOT) + name.substring(1);
     }

@@ -69,6 +69,49 @@ class GeneratedAppendTest {
         }
     }
 
+    /** An interface that only appends (an appender, as a particle source holds one). */
+    public interface Appender {
+        long appendId(int i, int j, int k, int value);
+    }
+
+    /**
+     * A caching accessor (and a view) of an interface that only appends keeps the list memo its
+     * appends use: runs of appends to three lists, each index the next one, then a full list
+     * refused, and every value where the generic path reads it (on the tenth session's code the
+     * accessor's first append failed with a NoSuchFieldError: the memo's fields were declared only
+     * for reads and writes).
+     */
+    @Test
+    void anAccessorThatOnlyAppendsKeepsItsListMemo() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(LISTS)) {
+            Appender appender = rt.accessor(Appender.class);
+            int[][] lists = {{1, 2, 3}, {0, 0, 0}, {3, 1, 2}};
+            for (int run = 0; run < 8; run++) {
+                for (int[] at : lists) {
+                    for (int n = 0; n < 5; n++) {
+                        assertThat(appender.appendId(at[0], at[1], at[2], at[0] * 1000 + run * 5 + n))
+                                .isEqualTo(run * 5 + n);
+                    }
+                }
+            }
+            assertThatThrownBy(() -> appender.appendId(1, 2, 3, 0)).isInstanceOf(DynamicListFullException.class);
+            for (int[] at : lists) {
+                for (int l = 0; l < 40; l++) {
+                    assertThat(rt.generic().getInt("id", at[0], at[1], at[2], l)).isEqualTo(at[0] * 1000 + l);
+                }
+            }
+            // A view of the same interface, visiting the three lists' blocks, appends to a fourth list.
+            SNode list = LISTS.field("id").snode();
+            rt.parallelism(1);
+            rt.forEach(list.parent(), Appender.class,
+                    (io.snode.codegen.kernel.ViewKernel3<Appender>) (view, i, j, k) -> view.appendId(2, 2, 2, 7));
+            assertThat(rt.generic().length(list, 2, 2, 2)).as("appends through a view").isEqualTo(3);
+            for (int l = 0; l < 3; l++) {
+                assertThat(rt.generic().getInt("id", 2, 2, 2, l)).isEqualTo(7);
+            }
+        }
+    }
+
     /**
      * Three threads append to the same 4 lists, more than they hold: every append that returned
      * has its own index below the capacity and its value there, every refusal is a full list, and

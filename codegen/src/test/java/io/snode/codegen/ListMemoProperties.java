@@ -105,6 +105,65 @@ class ListMemoProperties {
         }
     }
 
+    /**
+     * The same with an interface that only appends (every dynamic field's {@code appendX}, nothing
+     * else): the accessor's appends to three lists, with deactivations of a list and collections
+     * between, take the indices the generic path's take, and every element holds what the
+     * generic path holds.
+     */
+    @Property(tries = 100)
+    void accessorsThatOnlyAppendAgreeWithTheGenericPath(@ForAll("layouts") Layout layout,
+                                                        @ForAll("seeds") long seed) throws Exception {
+        Random random = new Random(seed);
+        List<SNode> lists = layout.snodes().stream().filter(ListMemoProperties::listInRememberedCell).toList();
+        SNode node = lists.get(random.nextInt(lists.size()));
+        List<PlacedField> fields = node.fields();
+        Class<?> api = AccessorDifferentialProperties.appenderFor(layout);
+        List<int[]> blocks = new ArrayList<>();
+        for (int n = 0; n < 3; n++) {
+            blocks.add(LayoutModel.listCoordinates(node, LayoutModel.coordinates(node, random)));
+        }
+        try (SNodeRuntime compiled = SNodeRuntime.compile(layout);
+             SparseRuntime generic = SparseRuntime.create(layout)) {
+            Object accessor = compiled.accessor(api);
+            int current = 0;
+            for (int op = 0; op < 100; op++) {
+                if (random.nextInt(4) == 0) {
+                    current = random.nextInt(blocks.size());
+                }
+                int[] list = blocks.get(current);
+                int choice = random.nextInt(20);
+                if (choice < 17) {
+                    PlacedField field = fields.get(random.nextInt(fields.size()));
+                    if (generic.length(node, list) < node.capacity()) {
+                        long bits = LayoutModel.randomBits(field.type(), random);
+                        Object appended = AccessorDifferentialProperties.invoke(api, accessor,
+                                "append" + AccessorDifferentialProperties.capital(field.name()), list,
+                                LayoutModel.box(field.type(), bits));
+                        assertThat(appended).as("%s to %s (op %d) in %s", field.name(), Arrays.toString(list), op, layout)
+                                .isEqualTo(generic.appendBits(field, bits, list));
+                    }
+                } else if (choice < 19) {
+                    compiled.generic().deactivate(node.parent(), list);
+                    generic.deactivate(node.parent(), list);
+                } else {
+                    compiled.gc();
+                    generic.collect();
+                }
+            }
+            for (int[] list : blocks) {
+                assertThat(compiled.generic().length(node, list)).isEqualTo(generic.length(node, list));
+                for (int index = 0; index < generic.length(node, list); index++) {
+                    int[] at = LayoutModel.withListIndex(node, list, index);
+                    for (PlacedField field : fields) {
+                        assertThat(compiled.generic().readBits(field, at)).as("%s at %s in %s", field.name(),
+                                Arrays.toString(at), layout).isEqualTo(generic.readBits(field, at));
+                    }
+                }
+            }
+        }
+    }
+
     /** A dynamic node with fields, right below a pointer or hash node (whose cell an accessor remembers). */
     private static boolean listInRememberedCell(SNode node) {
         return node.kind() == NodeKind.DYNAMIC && !node.fields().isEmpty()

@@ -132,7 +132,7 @@ final class AccessorEmitter {
         init.invoke(RuntimeMethods.OBJECT_INIT);
         Set<String> declared = new HashSet<>();
         for (Binding binding : bindings) {
-            Cache cache = binding.operation() == Operation.APPEND ? null : cacheFor(binding.field());
+            Cache cache = declaredCache(binding);
             if (cache != null && declared.add(cache.prefix())) {
                 field(cache.prefix() + "epoch", "J");
                 if (cache.packed()) {
@@ -747,6 +747,18 @@ final class AccessorEmitter {
         mv.visitVarInsn(ALOAD, 0);
         mv.pushLong(-1);
         mv.visitFieldInsn(PUTFIELD, list.owner(), list.chunk(), "J");
+    }
+
+    /**
+     * The cache whose fields {@code binding}'s method uses: its field's for a read or write; for
+     * an append, the same where the append goes through the cached cell ({@link #listBlock}),
+     * else none. So an interface that only appends declares the fields its appends remember.
+     */
+    private Cache declaredCache(Binding binding) {
+        if (binding.operation() != Operation.APPEND) {
+            return cacheFor(binding.field());
+        }
+        return listBlock(binding.field()) == null ? null : cacheFor(binding.field());
     }
 
     /**
