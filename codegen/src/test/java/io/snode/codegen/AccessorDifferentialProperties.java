@@ -14,10 +14,14 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.description.modifier.Visibility;
 import net.bytebuddy.dynamic.DynamicType;
@@ -31,7 +35,8 @@ import net.jqwik.api.Provide;
 /**
  * Caching accessors on random layouts, with an interface made for each layout at run time:
  * every read through the accessor equals the generic path's, across writes, adds, appends,
- * deactivations and collections made through either.
+ * deactivations and collections made through either; and the same for interfaces with a random
+ * choice of the methods (an accessor's methods must not depend on others it may not have).
  */
 class AccessorDifferentialProperties {
     private static final AtomicLong SEQUENCE = new AtomicLong();
@@ -83,6 +88,81 @@ class AccessorDifferentialProperties {
         }
     }
 
+    /**
+     * Accessors of interfaces with any choice of the methods (each field's get, set, add and
+     * append kept or not, at random): each method there behaves as the generic path, and at the
+     * end every cell the operations touched reads the same through both runtimes. An accessor
+     * must declare what each of its methods uses, whatever else the interface has.
+     */
+    @Property(tries = 150)
+    void accessorsOfAnyChoiceOfMethodsAgreeWithTheGenericPath(@ForAll("layouts") Layout layout,
+                                                              @ForAll("seeds") long seed) throws Exception {
+        Random random = new Random(seed);
+        Set<String> kept = new HashSet<>();
+        List<PlacedField> fields = layout.fields();
+        for (PlacedField field : fields) {
+            for (String operation : List.of("get", "set", "add", "append")) {
+                if (random.nextBoolean()) {
+                    kept.add(operation + capital(field.name()));
+                }
+            }
+        }
+        if (kept.isEmpty()) {
+            kept.add("set" + capital(fields.getFirst().name()));
+        }
+        Class<?> api = interfaceFor(layout, null, kept::contains);
+        List<Map.Entry<PlacedField, int[]>> touched = new ArrayList<>();
+        try (SNodeRuntime compiled = SNodeRuntime.compile(layout); SparseRuntime generic = SparseRuntime.create(layout)) {
+            Object accessor = compiled.accessor(api);
+            for (int op = 0; op < 80; op++) {
+                PlacedField field = fields.get(random.nextInt(fields.size()));
+                int[] at = LayoutModel.coordinates(field.snode(), random);
+                String capital = capital(field.name());
+                String where = field.name() + " at " + Arrays.toString(at) + " in " + layout + " with " + kept;
+                int choice = random.nextInt(10);
+                if (choice < 3 && kept.contains("set" + capital)) {
+                    long bits = LayoutModel.randomBits(field.type(), random);
+                    invoke(api, accessor, "set" + capital, at, LayoutModel.box(field.type(), bits));
+                    generic.writeBits(field, bits, at);
+                    touched.add(Map.entry(field, at));
+                } else if (choice < 5 && kept.contains("add" + capital)) {
+                    long delta = LayoutModel.randomBits(field.type(), random);
+                    Object previous = invoke(api, accessor, "add" + capital, at, LayoutModel.box(field.type(), delta));
+                    assertThat(LayoutModel.unbox(field.type(), previous)).as(where)
+                            .isEqualTo(generic.addBits(field, delta, at));
+                    touched.add(Map.entry(field, at));
+                } else if (choice < 7 && kept.contains("get" + capital)) {
+                    Object value = invoke(api, accessor, "get" + capital, at, null);
+                    assertThat(LayoutModel.unbox(field.type(), value)).as(where).isEqualTo(generic.readBits(field, at));
+                } else if (choice < 9 && field.snode().kind() == NodeKind.DYNAMIC && kept.contains("append" + capital)) {
+                    int[] list = LayoutModel.listCoordinates(field.snode(), at);
+                    long bits = LayoutModel.randomBits(field.type(), random);
+                    if (generic.length(field.snode(), list) < field.snode().capacity()) {
+                        Object index = invoke(api, accessor, "append" + capital, list, LayoutModel.box(field.type(), bits));
+                        assertThat(index).as(where).isEqualTo(generic.appendBits(field, bits, list));
+                        touched.add(Map.entry(field, LayoutModel.withListIndex(field.snode(), list, (int) (long) (Long) index)));
+                    }
+                } else if (choice == 9) {
+                    SNode node = field.snode();
+                    if (node.kind().isSparse()) {
+                        int[] cell = LayoutModel.deactivationCoordinates(node, random);
+                        compiled.generic().deactivate(node, cell);
+                        generic.deactivate(node, cell);
+                    } else {
+                        compiled.gc();
+                        generic.collect();
+                    }
+                }
+            }
+            for (Map.Entry<PlacedField, int[]> cell : touched) {
+                assertThat(compiled.generic().readBits(cell.getKey(), cell.getValue()))
+                        .as("%s at %s at the end, in %s with %s", cell.getKey().name(), Arrays.toString(cell.getValue()),
+                                layout, kept)
+                        .isEqualTo(generic.readBits(cell.getKey(), cell.getValue()));
+            }
+        }
+    }
+
     static Object invoke(Class<?> api, Object target, String name, int[] coordinates, Object value)
             throws Exception {
         List<Object> arguments = new ArrayList<>();
@@ -111,6 +191,11 @@ class AccessorDifferentialProperties {
      * of the visited cell.
      */
     static Class<?> interfaceFor(Layout layout, SNode visited) {
+        return interfaceFor(layout, visited, name -> true);
+    }
+
+    /** As {@link #interfaceFor(Layout, SNode)}, with only the methods whose names {@code keep} accepts. */
+    static Class<?> interfaceFor(Layout layout, SNode visited, Predicate<String> keep) {
         DynamicType.Builder<?> builder = new ByteBuddy().makeInterface()
                 .name(AccessorDifferentialProperties.class.getPackageName() + ".RandomGrid" + SEQUENCE.incrementAndGet());
         for (PlacedField field : layout.fields()) {
@@ -119,14 +204,23 @@ class AccessorDifferentialProperties {
             List<Class<?>> withValue = new ArrayList<>(coordinates);
             withValue.add(type);
             String capital = capital(field.name());
-            builder = builder.defineMethod("get" + capital, type, Visibility.PUBLIC).withParameters(coordinates).withoutCode()
-                    .defineMethod("set" + capital, void.class, Visibility.PUBLIC).withParameters(withValue).withoutCode()
-                    .defineMethod("add" + capital, type, Visibility.PUBLIC).withParameters(withValue).withoutCode();
+            if (keep.test("get" + capital)) {
+                builder = builder.defineMethod("get" + capital, type, Visibility.PUBLIC).withParameters(coordinates)
+                        .withoutCode();
+            }
+            if (keep.test("set" + capital)) {
+                builder = builder.defineMethod("set" + capital, void.class, Visibility.PUBLIC).withParameters(withValue)
+                        .withoutCode();
+            }
+            if (keep.test("add" + capital)) {
+                builder = builder.defineMethod("add" + capital, type, Visibility.PUBLIC).withParameters(withValue)
+                        .withoutCode();
+            }
             if (field.snode() == visited) {
                 builder = builder.defineMethod("get" + capital, type, Visibility.PUBLIC).withoutCode()
                         .defineMethod("set" + capital, void.class, Visibility.PUBLIC).withParameters(type).withoutCode();
             }
-            if (field.snode().kind() == NodeKind.DYNAMIC) {
+            if (field.snode().kind() == NodeKind.DYNAMIC && keep.test("append" + capital)) {
                 List<Class<?>> list = new ArrayList<>(Collections.nCopies(field.dimensionality() - 1, int.class));
                 list.add(type);
                 builder = builder.defineMethod("append" + capital, long.class, Visibility.PUBLIC)
