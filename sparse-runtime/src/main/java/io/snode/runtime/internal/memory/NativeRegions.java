@@ -149,7 +149,12 @@ final class NativeRegions {
         }
         // Base pages until the pool asks for huge pages (see the class comment). A kernel without
         // transparent huge pages answers EINVAL: it has none to give, so the answer is not checked.
-        madvise(address, byteSize, MADV_NOHUGEPAGE);
+        try {
+            madvise(address, byteSize, MADV_NOHUGEPAGE);
+        } catch (RuntimeException failed) {
+            unmap(address, byteSize); // the call failed: nothing stays mapped
+            throw failed;
+        }
         Arena arena = Arena.ofShared();
         return new Mapping(MemorySegment.ofAddress(address).reinterpret(byteSize, arena, segment -> unmap(address, byteSize)),
                 arena);
