@@ -70,9 +70,7 @@ class AccessorDifferentialProperties {
                             .isEqualTo(generic.readBits(field, at));
                 } else if (choice < 9 && !sparse.isEmpty()) {
                     SNode node = sparse.get(random.nextInt(sparse.size()));
-                    int[] cell = LayoutModel.deactivationCoordinates(node, random);
-                    compiled.generic().deactivate(node, cell);
-                    generic.deactivate(node, cell);
+                    deactivate(compiled, generic, node, LayoutModel.deactivationCoordinates(node, random));
                 } else if (field.snode().kind() == NodeKind.DYNAMIC && random.nextBoolean()) {
                     int[] list = LayoutModel.listCoordinates(field.snode(), at);
                     long bits = LayoutModel.randomBits(field.type(), random);
@@ -81,8 +79,7 @@ class AccessorDifferentialProperties {
                         assertThat(index).isEqualTo(generic.appendBits(field, bits, list));
                     }
                 } else {
-                    compiled.gc();
-                    generic.collect();
+                    collect(compiled, generic);
                 }
             }
         }
@@ -145,12 +142,9 @@ class AccessorDifferentialProperties {
                 } else if (choice == 9) {
                     SNode node = field.snode();
                     if (node.kind().isSparse()) {
-                        int[] cell = LayoutModel.deactivationCoordinates(node, random);
-                        compiled.generic().deactivate(node, cell);
-                        generic.deactivate(node, cell);
+                        deactivate(compiled, generic, node, LayoutModel.deactivationCoordinates(node, random));
                     } else {
-                        compiled.gc();
-                        generic.collect();
+                        collect(compiled, generic);
                     }
                 }
             }
@@ -231,20 +225,16 @@ class AccessorDifferentialProperties {
                 ClassLoadingStrategy.UsingLookup.of(MethodHandles.lookup())).getLoaded();
     }
 
-    /** An interface with only the {@code appendX} method of every field of a dynamic node (an appender). */
-    static Class<?> appenderFor(Layout layout) {
-        DynamicType.Builder<?> builder = new ByteBuddy().makeInterface()
-                .name(AccessorDifferentialProperties.class.getPackageName() + ".RandomAppender" + SEQUENCE.incrementAndGet());
-        for (PlacedField field : layout.fields()) {
-            if (field.snode().kind() == NodeKind.DYNAMIC) {
-                List<Class<?>> list = new ArrayList<>(Collections.nCopies(field.dimensionality() - 1, int.class));
-                list.add(field.type().javaType());
-                builder = builder.defineMethod("append" + capital(field.name()), long.class, Visibility.PUBLIC)
-                        .withParameters(list).withoutCode();
-            }
-        }
-        return builder.make().load(AccessorDifferentialProperties.class.getClassLoader(),
-                ClassLoadingStrategy.UsingLookup.of(MethodHandles.lookup())).getLoaded();
+    /** Deactivates {@code cell} of {@code node} in both runtimes. */
+    static void deactivate(SNodeRuntime compiled, SparseRuntime generic, SNode node, int[] cell) {
+        compiled.generic().deactivate(node, cell);
+        generic.deactivate(node, cell);
+    }
+
+    /** Collects both runtimes. */
+    static void collect(SNodeRuntime compiled, SparseRuntime generic) {
+        compiled.gc();
+        generic.collect();
     }
 
     static String capital(String name) {

@@ -34,26 +34,19 @@ class ListMemoProperties {
     void accessorsGoingBackToFewListsAgreeWithTheGenericPath(@ForAll("layouts") Layout layout,
                                                              @ForAll("seeds") long seed) throws Exception {
         Random random = new Random(seed);
-        List<SNode> lists = layout.snodes().stream().filter(ListMemoProperties::listInRememberedCell).toList();
-        SNode node = lists.get(random.nextInt(lists.size()));
+        SNode node = aListInRememberedCell(layout, random);
         List<PlacedField> fields = node.fields();
         Class<?> api = AccessorDifferentialProperties.interfaceFor(layout);
         RuntimeOptions options = random.nextBoolean() ? RuntimeOptions.DEFAULT
                 : RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
-        List<int[]> blocks = new ArrayList<>();
-        for (int n = 0; n < 3; n++) {
-            blocks.add(LayoutModel.listCoordinates(node, LayoutModel.coordinates(node, random)));
-        }
+        List<int[]> blocks = threeLists(node, random);
         try (SNodeRuntime compiled = SNodeRuntime.compile(layout, options);
              SparseRuntime generic = SparseRuntime.create(layout)) {
             Object accessor = compiled.accessor(api);
-            int current = 0;
+            int[] current = blocks.getFirst();
             for (int op = 0; op < 200; op++) {
-                // mostly the list of the operation before, as a loop over particles goes on
-                if (random.nextInt(4) == 0) {
-                    current = random.nextInt(blocks.size());
-                }
-                int[] list = blocks.get(current);
+                current = nextList(blocks, current, random);
+                int[] list = current;
                 PlacedField field = fields.get(random.nextInt(fields.size()));
                 String capital = AccessorDifferentialProperties.capital(field.name());
                 long length = generic.length(node, list);
@@ -79,15 +72,12 @@ class ListMemoProperties {
                             LayoutModel.box(field.type(), bits));
                     generic.writeBits(field, bits, at);
                 } else if (choice < 18) {
-                    compiled.generic().deactivate(node.parent(), list);
-                    generic.deactivate(node.parent(), list);
+                    AccessorDifferentialProperties.deactivate(compiled, generic, node.parent(), list);
                 } else if (choice < 19) {
-                    int[] cell = LayoutModel.deactivationCoordinates(node, random);
-                    compiled.generic().deactivate(node, cell);
-                    generic.deactivate(node, cell);
+                    AccessorDifferentialProperties.deactivate(compiled, generic, node,
+                            LayoutModel.deactivationCoordinates(node, random));
                 } else {
-                    compiled.gc();
-                    generic.collect();
+                    AccessorDifferentialProperties.collect(compiled, generic);
                 }
             }
             for (int[] list : blocks) {
@@ -115,23 +105,17 @@ class ListMemoProperties {
     void accessorsThatOnlyAppendAgreeWithTheGenericPath(@ForAll("layouts") Layout layout,
                                                         @ForAll("seeds") long seed) throws Exception {
         Random random = new Random(seed);
-        List<SNode> lists = layout.snodes().stream().filter(ListMemoProperties::listInRememberedCell).toList();
-        SNode node = lists.get(random.nextInt(lists.size()));
+        SNode node = aListInRememberedCell(layout, random);
         List<PlacedField> fields = node.fields();
-        Class<?> api = AccessorDifferentialProperties.appenderFor(layout);
-        List<int[]> blocks = new ArrayList<>();
-        for (int n = 0; n < 3; n++) {
-            blocks.add(LayoutModel.listCoordinates(node, LayoutModel.coordinates(node, random)));
-        }
+        Class<?> api = AccessorDifferentialProperties.interfaceFor(layout, null, name -> name.startsWith("append"));
+        List<int[]> blocks = threeLists(node, random);
         try (SNodeRuntime compiled = SNodeRuntime.compile(layout);
              SparseRuntime generic = SparseRuntime.create(layout)) {
             Object accessor = compiled.accessor(api);
-            int current = 0;
+            int[] current = blocks.getFirst();
             for (int op = 0; op < 100; op++) {
-                if (random.nextInt(4) == 0) {
-                    current = random.nextInt(blocks.size());
-                }
-                int[] list = blocks.get(current);
+                current = nextList(blocks, current, random);
+                int[] list = current;
                 int choice = random.nextInt(20);
                 if (choice < 17) {
                     PlacedField field = fields.get(random.nextInt(fields.size()));
@@ -144,11 +128,9 @@ class ListMemoProperties {
                                 .isEqualTo(generic.appendBits(field, bits, list));
                     }
                 } else if (choice < 19) {
-                    compiled.generic().deactivate(node.parent(), list);
-                    generic.deactivate(node.parent(), list);
+                    AccessorDifferentialProperties.deactivate(compiled, generic, node.parent(), list);
                 } else {
-                    compiled.gc();
-                    generic.collect();
+                    AccessorDifferentialProperties.collect(compiled, generic);
                 }
             }
             for (int[] list : blocks) {
@@ -162,6 +144,26 @@ class ListMemoProperties {
                 }
             }
         }
+    }
+
+    /** The list coordinates of three random elements of {@code node} (lists an accessor keeps going back to). */
+    private static List<int[]> threeLists(SNode node, Random random) {
+        List<int[]> lists = new ArrayList<>();
+        for (int n = 0; n < 3; n++) {
+            lists.add(LayoutModel.listCoordinates(node, LayoutModel.coordinates(node, random)));
+        }
+        return lists;
+    }
+
+    /** Mostly {@code current} again, as a loop over particles goes on; now and then another of {@code lists}. */
+    private static int[] nextList(List<int[]> lists, int[] current, Random random) {
+        return random.nextInt(4) == 0 ? lists.get(random.nextInt(lists.size())) : current;
+    }
+
+    /** One of {@code layout}'s dynamic nodes for which {@link #listInRememberedCell} holds, at random. */
+    private static SNode aListInRememberedCell(Layout layout, Random random) {
+        List<SNode> lists = layout.snodes().stream().filter(ListMemoProperties::listInRememberedCell).toList();
+        return lists.get(random.nextInt(lists.size()));
     }
 
     /** A dynamic node with fields, right below a pointer or hash node (whose cell an accessor remembers). */

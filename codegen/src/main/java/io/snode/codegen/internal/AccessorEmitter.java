@@ -755,10 +755,13 @@ final class AccessorEmitter {
      * else none. So an interface that only appends declares the fields its appends remember.
      */
     private Cache declaredCache(Binding binding) {
-        if (binding.operation() != Operation.APPEND) {
-            return cacheFor(binding.field());
-        }
-        return listBlock(binding.field()) == null ? null : cacheFor(binding.field());
+        return binding.operation() == Operation.APPEND ? appendCache(binding.field()) : cacheFor(binding.field());
+    }
+
+    /** The cache an append to a list of {@code field}'s SNode goes through ({@link #listBlock}), or null. */
+    private Cache appendCache(PlacedField field) {
+        Cache cache = cacheFor(field);
+        return cache != null && cache.listMemo() != null && cache.packed() ? cache : null;
     }
 
     /**
@@ -769,11 +772,11 @@ final class AccessorEmitter {
      * remembers the cell it reaches with that epoch and key, and forgets the list memo.
      */
     private FieldBodies.ListBlock listBlock(PlacedField field) {
-        Cache cache = cacheFor(field);
-        PathWalk.ListMemo list = cache == null ? null : cache.listMemo();
-        if (list == null || !cache.packed()) {
+        Cache cache = appendCache(field);
+        if (cache == null) {
             return null;
         }
+        PathWalk.ListMemo list = cache.listMemo();
         int listAxis = field.snode().indexAxes().size() - 1;
         return new FieldBodies.ListBlock() {
             private int epoch = -1;
