@@ -2,6 +2,7 @@ package io.snode.codegen;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.List;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.util.Textifier;
 import org.objectweb.asm.util.TraceClassVisitor;
@@ -9,20 +10,32 @@ import org.objectweb.asm.util.TraceClassVisitor;
 /**
  * One class generated for a compiled layout, for inspection: its name, its bytes (write them to
  * a {@code .class} file for {@code javap -c}), a textual disassembly, the plan that explains
- * every constant in it, and what it was generated from.
+ * the numbers in its code, what it was generated from, and what each of its constants is.
  *
- * @param source what the class was generated from, in full: {@code layout: } and the layout's
- *               text for the layout and accessor classes (whose source attribute, the file name
- *               in stack traces, holds only its first 200 characters: a class file holds at most
- *               65,535 bytes in one string), the SNode served for struct-for drivers and walks
+ * @param source    what the class was generated from, in full: {@code layout: } and the layout's
+ *                  text for the layout and accessor classes (whose source attribute, the file name
+ *                  in stack traces, holds only its first 200 characters: a class file holds at most
+ *                  65,535 bytes in one string), the SNode served for struct-for drivers and walks
+ * @param constants one line per {@code private static final} field of the class, in declaration
+ *                  order: its name (and its value, where the class file holds it), then what it is
+ *                  and where its value comes from. The runtime objects (the root container, node
+ *                  managers, regions) and a region's zero cell depend on the runtime the layout was
+ *                  compiled into, not on the plan alone, so these lines say what the plan cannot.
+ *                  Empty for a class without constants.
  */
-public record GeneratedClass(String name, byte[] bytes, String plan, String source) {
+public record GeneratedClass(String name, byte[] bytes, String plan, String source, List<String> constants) {
 
     public GeneratedClass {
         bytes = bytes.clone();
+        constants = List.copyOf(constants);
     }
 
-    /** A class whose source attribute is its whole {@link #source()}. */
+    /** A class without constants. */
+    public GeneratedClass(String name, byte[] bytes, String plan, String source) {
+        this(name, bytes, plan, source, List.of());
+    }
+
+    /** A class without constants whose source attribute is its whole {@link #source()}. */
     public GeneratedClass(String name, byte[] bytes, String plan) {
         this(name, bytes, plan, sourceAttribute(bytes));
     }
@@ -43,10 +56,22 @@ public record GeneratedClass(String name, byte[] bytes, String plan, String sour
         return bytes.clone();
     }
 
-    /** The bytecode as text (ASM's {@code Textifier}), one method after another. */
+    /**
+     * The bytecode as text (ASM's {@code Textifier}), one method after another, after a comment
+     * that lists the {@link #constants}.
+     */
     public String disassembly() {
         StringWriter text = new StringWriter();
-        new ClassReader(bytes).accept(new TraceClassVisitor(null, new Textifier(), new PrintWriter(text)), 0);
+        PrintWriter out = new PrintWriter(text);
+        if (!constants.isEmpty()) {
+            out.println("// constants (static final fields), each with what it is and where its value comes from:");
+            for (String constant : constants) {
+                out.println("//   " + constant);
+            }
+            out.println();
+        }
+        new ClassReader(bytes).accept(new TraceClassVisitor(null, new Textifier(), out), 0);
+        out.flush();
         return text.toString();
     }
 

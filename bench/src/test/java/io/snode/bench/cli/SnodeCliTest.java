@@ -41,6 +41,11 @@ class SnodeCliTest {
                 "snode 3 root/pointer(ijk,16)/pointer(ijk,16)/dense(ijk,8)", "cell 4 B",
                 "i: (c >>> 7) & 15, stride 256", "i: (c >>> 3) & 15, stride 256", "i: (c >>> 0) & 7, stride 64",
                 "public static get_phi(III)F", "BIPUSH 7", "IUSHR", "BIPUSH 15", "IAND");
+        assertThat(result.out()).as("the constants come first, each explained")
+                .contains("// constants (static final fields), each with what it is and where its value comes from:",
+                        "//   ROOT: the root container, 32768 B",
+                        "//   REGION_2: the region of address space holding the cells of CELLS_2: ")
+                .containsPattern("//   ZERO_CELL_1 = (\\d+): the offset in REGION_1 of its zero cell, \\d+ cells \\* 32768 B");
     }
 
     @Test

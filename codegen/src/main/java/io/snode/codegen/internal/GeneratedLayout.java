@@ -52,7 +52,7 @@ public final class GeneratedLayout {
         LayoutEmitter emitter = new LayoutEmitter(plan, name);
         this.objects = new NodeTreeObjects(tree, describe(name, layout));
         byte[] bytes = emitter.emit(objects);
-        this.code = new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText());
+        this.code = new GeneratedClass(name, bytes, plan.describe(), emitter.sourceText(), emitter.constantNotes());
         try {
             this.generated = HiddenClasses.define(Anchor.lookup(), code, emitter.classData());
         } catch (IllegalAccessException e) {
@@ -129,7 +129,8 @@ public final class GeneratedLayout {
         String name = "io/snode/codegen/generated/" + kind + SEQUENCE.incrementAndGet();
         LayoutEmitter emitter = new LayoutEmitter(plan, name);
         byte[] bytes = emit.apply(emitter);
-        GeneratedClass generatedClass = new GeneratedClass(name, bytes, planText, emitter.sourceText());
+        GeneratedClass generatedClass = new GeneratedClass(name, bytes, planText, emitter.sourceText(),
+                emitter.constantNotes());
         try {
             MethodHandles.Lookup hidden = HiddenClasses.define(ImplementationHost.lookupFor(api), generatedClass,
                     emitter.classData());

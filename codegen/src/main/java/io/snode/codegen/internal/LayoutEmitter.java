@@ -42,14 +42,18 @@ import org.objectweb.asm.Type;
  * with {@code deactivate_} take the list's coordinates, those of the node's parent). Every
  * constant of the plan is a literal in the code: per-level shifts, masks, divisors and strides,
  * container offsets, cell sizes, field offsets. The objects of the
- * runtime (root segment, node managers, ambient cells) are {@code static final} fields set in
- * {@code <clinit>} from the class data, in the order {@link #classData()} lists them. The
+ * runtime (root segment, node managers, their regions, ambient cells) are {@code static final}
+ * fields set in {@code <clinit>} from the class data, in the order {@link #classData()} lists
+ * them; a region's zero cell is a {@code static final long} the class file holds. What each
+ * constant is, with the numbers it follows from, is in {@link #constantNotes()} (the plan
+ * cannot say: it depends on the runtime the layout is compiled into). The
  * caching accessors implementing an application interface come from the same plan
  * ({@link #emitAccessor}, see {@link AccessorEmitter}).
  *
  * <p>Reads walk the path with the runtime's lookups ({@link PathWalk}, one
  * {@link NodeEmitUnit} per level); an inactive pointer cell leads to its SNode's zeroed ambient
- * cell, an inactive bitmasked cell or a list element past the length returns zero. Writes take
+ * cell (with a region, the region's zero cell), an inactive bitmasked cell or a list element past
+ * the length returns zero. Writes take
  * the same walk and branch, only when some level is inactive, to the runtime's activation
  * (which rolls back on failure), then store.
  */
@@ -132,6 +136,11 @@ public final class LayoutEmitter {
     /** The objects the class's static fields are loaded from, in class-data order. */
     public List<Object> classData() {
         return owner == null ? List.of() : owner.classData();
+    }
+
+    /** What each constant of the last class emitted is ({@link ClassEmitter#constantNotes}). */
+    public List<String> constantNotes() {
+        return owner == null ? List.of() : owner.constantNotes();
     }
 
     /** The runtime objects the generated class refers to. */
@@ -252,33 +261,39 @@ public final class LayoutEmitter {
         String runtimeName = objects.runtimeName() != null ? objects.runtimeName()
                 : "the runtime of layout " + abbreviated(plan.layout().toString());
         bodies = new FieldBodies(plan, owner, runtimeName);
-        owner.constant("STRUCTURE", NodeTree.class, objects.structure());
-        owner.constant("ROOT", MemorySegment.class, objects.root());
+        owner.constant("STRUCTURE", NodeTree.class, objects.structure(), RuntimeConstants.structure(runtimeName));
+        owner.constant("ROOT", MemorySegment.class, objects.root(), RuntimeConstants.root(plan.node(plan.layout().root())));
         for (SNodePlan node : plan.nodes()) {
             SNode snode = node.snode();
-            owner.constant("SNODE_" + snode.id(), SNode.class, snode);
+            owner.constant("SNODE_" + snode.id(), SNode.class, snode, RuntimeConstants.snode(snode));
             if (node.hasNodeManager()) {
-                owner.constant("CELLS_" + snode.id(), CheckedCells.class, objects.cells(snode));
+                owner.constant("CELLS_" + snode.id(), CheckedCells.class, objects.cells(snode), RuntimeConstants.cells(node));
                 if (objects.cells(snode) instanceof CheckedCells cells && cells.region() != null) {
                     // The manager's cells lie in one region: cell c at c * the plan's cell bytes.
                     if (cells.cellStride() != PathWalk.managedCellBytes(node)) {
                         throw new AssertionError("cell stride " + cells.cellStride() + " of " + snode.path()
                                 + " is not the plan's " + PathWalk.managedCellBytes(node));
                     }
-                    owner.constant("REGION_" + snode.id(), MemorySegment.class, cells.region());
+                    owner.constant("REGION_" + snode.id(), MemorySegment.class, cells.region(),
+                            RuntimeConstants.region(node, cells));
                 }
                 if (readsThroughZeroCell(node, objects.cells(snode))) {
                     // Reads of an inactive pointer land on the region's zero cell, past every cell.
-                    owner.longConstant("ZERO_CELL_" + snode.id(), ((CheckedCells) objects.cells(snode)).zeroCellOffset());
-                } else {
-                    owner.constant("AMBIENT_" + snode.id(), MemorySegment.class, objects.ambient(snode));
+                    CheckedCells cells = (CheckedCells) objects.cells(snode);
+                    owner.longConstant("ZERO_CELL_" + snode.id(), cells.zeroCellOffset(), RuntimeConstants.zeroCell(node, cells));
+                } else if (node.kind() != NodeKind.DYNAMIC) {
+                    // Without a region, reads of an inactive pointer or hash cell land on the ambient
+                    // cell; no generated read of a list does (it tests the length and the chunk instead).
+                    owner.constant("AMBIENT_" + snode.id(), MemorySegment.class, objects.ambient(snode),
+                            RuntimeConstants.ambient(node));
                 }
             }
             if (node.kind() == NodeKind.DYNAMIC && node.directoryLeafFanout() > 0) {
-                owner.constant("DIRECTORY_" + snode.id(), CheckedCells.class, objects.directories(snode));
+                owner.constant("DIRECTORY_" + snode.id(), CheckedCells.class, objects.directories(snode),
+                        RuntimeConstants.directories(node));
             }
             if (node.kind() == NodeKind.HASH) {
-                owner.constant("TABLES_" + snode.id(), HashTables.class, objects.tables(snode));
+                owner.constant("TABLES_" + snode.id(), HashTables.class, objects.tables(snode), RuntimeConstants.tables(node));
             }
         }
     }

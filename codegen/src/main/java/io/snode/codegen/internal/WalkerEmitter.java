@@ -94,6 +94,7 @@ public final class WalkerEmitter {
     private final int width;
     private final int[] slotOf = new int[Axis.MAX_AXES];
     private List<Object> classData = new ArrayList<>();
+    private List<String> constantNotes = List.of();
 
     /**
      * @param target a node whose parent is a pointer node below the root (see {@link #applies})
@@ -146,23 +147,36 @@ public final class WalkerEmitter {
         return classData;
     }
 
+    /** What the walk is generated from: its class's source attribute. */
+    public String sourceText() {
+        return "active-block walk of " + chain[chain.length - 1].path();
+    }
+
+    /** What each constant of the emitted class is ({@link ClassEmitter#constantNotes}). */
+    public List<String> constantNotes() {
+        return constantNotes;
+    }
+
     /**
      * @param root  the structure's root segment
      * @param cells the cell manager of each chain level (entries of non-pointer levels unused)
      */
     public byte[] emit(Object root, Object[] cells) {
-        ClassEmitter owner = new ClassEmitter(className, "active-block walk of " + chain[chain.length - 1].path());
-        owner.constant("ROOT", MemorySegment.class, root);
+        ClassEmitter owner = new ClassEmitter(className, sourceText());
+        owner.constant("ROOT", MemorySegment.class, root, RuntimeConstants.root(plans[0]));
         for (int level = 1; level <= keyLevel; level++) {
             if (chain[level].kind() == NodeKind.POINTER) {
-                owner.constant("CELLS_" + chain[level].id(), CheckedCells.class, cells[level]);
+                owner.constant("CELLS_" + chain[level].id(), CheckedCells.class, cells[level],
+                        RuntimeConstants.cells(plans[level]));
                 if (cells[level] instanceof CheckedCells managed && managed.region() != null) {
                     // The level's cells lie in one region: cell c at c * the plan's cell bytes.
-                    owner.constant("REGION_" + chain[level].id(), MemorySegment.class, managed.region());
+                    owner.constant("REGION_" + chain[level].id(), MemorySegment.class, managed.region(),
+                            RuntimeConstants.region(plans[level], managed));
                 }
             }
         }
         classData = owner.classData();
+        constantNotes = owner.constantNotes();
         emitWalk(owner);
         if (splitsBelowTop()) {
             emitWalkBelow(owner);

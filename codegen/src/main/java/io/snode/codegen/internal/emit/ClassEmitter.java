@@ -36,6 +36,7 @@ public final class ClassEmitter {
     /** Constants whose value the class file holds (ConstantValue), not the class data. */
     private final Map<String, Type> literals = new LinkedHashMap<>();
     private final List<Object> classData = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
 
     /**
      * @param source     the source attribute: what the class was made from (stack traces print it
@@ -64,21 +65,36 @@ public final class ClassEmitter {
         return writer;
     }
 
-    /** Declares constant {@code name} of {@code type}, loaded from the class data with value {@code value}. */
-    public void constant(String name, Class<?> type, Object value) {
+    /**
+     * Declares constant {@code name} of {@code type}, loaded from the class data with value
+     * {@code value}; {@code meaning} says what it is and where it comes from (see {@link #constantNotes}).
+     */
+    public void constant(String name, Class<?> type, Object value, String meaning) {
         writer.visitField(ACC_PRIVATE | ACC_STATIC | ACC_FINAL, name, Type.getDescriptor(type), null, null)
                 .visitEnd();
         constants.put(name, Type.getType(type));
         classData.add(value);
+        notes.add(name + ": " + meaning);
     }
 
     /**
      * Declares constant {@code name}, a {@code long} with value {@code value} in the class file
-     * (its ConstantValue attribute: the dump shows the number).
+     * (its ConstantValue attribute: the dump shows the number); {@code meaning} says how the
+     * number follows from the plan and the runtime (see {@link #constantNotes}).
      */
-    public void longConstant(String name, long value) {
+    public void longConstant(String name, long value, String meaning) {
         writer.visitField(ACC_PRIVATE | ACC_STATIC | ACC_FINAL, name, "J", null, value).visitEnd();
         literals.put(name, Type.LONG_TYPE);
+        notes.add(name + " = " + value + ": " + meaning);
+    }
+
+    /**
+     * One line per constant, in declaration order: its name (and value, where the class file
+     * holds it), then what it is and where its value comes from, so that a dump of the class
+     * explains every constant it reads ({@link io.snode.codegen.GeneratedClass#disassembly}).
+     */
+    public List<String> constantNotes() {
+        return List.copyOf(notes);
     }
 
     /** Whether constant {@code name} was declared. */

@@ -308,7 +308,8 @@ public final class Launcher implements AutoCloseable {
         }
         byte[] bytes = emitter.emit(structure.root(), cells);
         String name = new org.objectweb.asm.ClassReader(bytes).getClassName();
-        GeneratedClass code = new GeneratedClass(name, bytes, structure.plan().node(target).toString());
+        GeneratedClass code = new GeneratedClass(name, bytes, structure.plan().node(target).toString(),
+                emitter.sourceText(), emitter.constantNotes());
         listing.accept(code);
         try {
             MethodHandles.Lookup hidden = HiddenClasses.define(Anchor.lookup(), code, emitter.classData());
