@@ -50,6 +50,16 @@ class InterfaceBindingTest {
         float phi(int i, int j, int k);
     }
 
+    /** An append that returns nothing: the index it took is a long. */
+    public interface VoidAppend {
+        void appendParticle(int i, int j, int k, int particle);
+    }
+
+    /** An append with the element's coordinates: it takes the list's, those of the node's parent. */
+    public interface AppendWithElementCoordinates {
+        long appendParticle(int i, int j, int k, int l, int particle);
+    }
+
     @Test
     void boundMethodsReachTheGeneratedCode() {
         try (SNodeRuntime rt = SNodeRuntime.compile(LAYOUT)) {
@@ -81,6 +91,22 @@ class InterfaceBindingTest {
                     .hasMessageContaining("no field").hasMessageContaining("time, phi, count, particle");
             assertThatThrownBy(() -> rt.bind(NotPublic.class)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("must be a public interface");
+        }
+    }
+
+    @Test
+    void aWrongAppendIsToldTheAppendsForm() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(LAYOUT)) {
+            for (Class<?> api : new Class<?>[] {VoidAppend.class, AppendWithElementCoordinates.class}) {
+                assertThatThrownBy(() -> rt.bind(api)).as(api.getSimpleName()).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining(api.getSimpleName() + ".appendParticle")
+                        .hasMessageContaining("long appendParticle(int i, int j, int k, int value)")
+                        .hasMessageContaining("int particle(int i, int j, int k, int l)");
+                assertThatThrownBy(() -> rt.accessor(api)).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("long appendParticle(int i, int j, int k, int value)");
+            }
+            assertThatThrownBy(() -> rt.bind(WrongType.class)).as("a field outside a list has no append")
+                    .hasMessageNotContaining("append");
         }
     }
 }

@@ -216,13 +216,26 @@ public final class InterfaceBinder {
                 + String.join(", ", layout.fields().stream().map(PlacedField::name).toList()));
     }
 
+    /** The forms a method of {@code field} may take, for the message of a method that takes none of them. */
     private static String expected(PlacedField field, String capital) {
         String type = field.type().javaType().getName();
         String coordinates = String.join(", ", field.axes().stream().map(a -> "int " + a.letter()).toList());
         String withValue = coordinates.isEmpty() ? type + " value" : coordinates + ", " + type + " value";
-        return type + " " + field.name() + "(" + coordinates + "), void " + field.name() + "(" + withValue
-                + ") or " + type + " add" + capital + "(" + withValue + ") (in a view also " + type + " "
-                + field.name() + "() and void " + field.name() + "(" + type + " value) for the visited cell)";
+        String forms = type + " " + field.name() + "(" + coordinates + "), void " + field.name() + "(" + withValue
+                + ")" + (field.snode().kind() == NodeKind.DYNAMIC ? ", " : " or ") + type + " add" + capital
+                + "(" + withValue + ")";
+        if (field.snode().kind() == NodeKind.DYNAMIC) {
+            // An append takes the list's coordinates (its parent's) and returns the element's index.
+            String list = String.join(", ", field.snode().parent().indexAxes().stream()
+                    .map(a -> "int " + a.letter()).toList());
+            forms += " or long append" + capital + "(" + (list.isEmpty() ? "" : list + ", ") + type + " value)";
+        }
+        NodeKind kind = field.snode().kind();
+        if (!coordinates.isEmpty() && (kind == NodeKind.DENSE || kind == NodeKind.BITMASKED || kind == NodeKind.DYNAMIC)) {
+            forms += " (in a view also " + type + " " + field.name() + "() and void " + field.name() + "(" + type
+                    + " value) for the visited cell)";
+        }
+        return forms;
     }
 
     private static boolean coordinatesOnly(Class<?>[] parameters, int dims) {
