@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.snode.api.Layout;
+import io.snode.api.SNode;
+import io.snode.codegen.kernel.ViewKernel3;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class InterfaceBindingTest {
@@ -50,6 +53,22 @@ class InterfaceBindingTest {
         float phi(int i, int j, int k);
     }
 
+    /** Object's public methods declared again (to document them, say): every class implements them. */
+    public interface WithObjectMethods {
+        float phi(int i, int j, int k);
+
+        void phi(int i, int j, int k, float value);
+
+        @Override
+        boolean equals(Object other);
+
+        @Override
+        int hashCode();
+
+        @Override
+        String toString();
+    }
+
     /** An append that returns nothing: the index it took is a long. */
     public interface VoidAppend {
         void appendParticle(int i, int j, int k, int particle);
@@ -91,6 +110,27 @@ class InterfaceBindingTest {
                     .hasMessageContaining("no field").hasMessageContaining("time, phi, count, particle");
             assertThatThrownBy(() -> rt.bind(NotPublic.class)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("must be a public interface");
+        }
+    }
+
+    @Test
+    void objectsPublicMethodsDeclaredInTheInterfaceAreObjects() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(LAYOUT)) {
+            for (WithObjectMethods grid : List.of(rt.bind(WithObjectMethods.class), rt.accessor(WithObjectMethods.class))) {
+                grid.phi(3, 4, 5, 2.5f);
+                assertThat(grid.phi(3, 4, 5)).isEqualTo(2.5f);
+                assertThat(grid.equals(grid)).isTrue();
+                assertThat(grid.equals(rt.accessor(WithObjectMethods.class))).isFalse();
+                assertThat(grid.hashCode()).isEqualTo(System.identityHashCode(grid));
+                assertThat(grid.toString()).isNotBlank();
+            }
+            SNode leaf = LAYOUT.fields().stream().filter(f -> f.name().equals("phi")).findFirst().orElseThrow().snode();
+            rt.forEach(leaf, WithObjectMethods.class, (ViewKernel3<WithObjectMethods>) (view, i, j, k) -> {
+                if (view.equals(view)) {
+                    view.phi(i, j, k, view.phi(i, j, k) + 1);
+                }
+            });
+            assertThat(rt.bind(WithObjectMethods.class).phi(3, 4, 5)).isEqualTo(3.5f);
         }
     }
 

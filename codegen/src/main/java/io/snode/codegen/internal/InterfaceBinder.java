@@ -120,18 +120,31 @@ public final class InterfaceBinder {
                 + api.getClassLoader() + "; the library by " + Anchor.class.getClassLoader() + "): " + cause, cause);
     }
 
-    /** The methods of {@code api} to implement, each with its field and operation. */
+    /**
+     * The methods of {@code api} to implement, each with its field and operation. Object's public
+     * methods declared again in the interface ({@code equals}, {@code hashCode}, {@code toString})
+     * are not among them: every class, the generated ones too, has Object's.
+     */
     public static List<LayoutEmitter.Binding> bindings(Class<?> api, Layout layout) {
         if (!api.isInterface() || !Modifier.isPublic(api.getModifiers())) {
             throw new IllegalArgumentException("api=" + api.getName() + " must be a public interface");
         }
         List<LayoutEmitter.Binding> bindings = new ArrayList<>();
         for (Method method : api.getMethods()) {
-            if (Modifier.isAbstract(method.getModifiers())) {
+            if (Modifier.isAbstract(method.getModifiers()) && !isObjectMethod(method)) {
                 bindings.add(resolve(method, layout));
             }
         }
         return bindings;
+    }
+
+    /** Whether {@code method} has the signature of a public method of Object (which every class implements). */
+    private static boolean isObjectMethod(Method method) {
+        try {
+            return Modifier.isPublic(Object.class.getMethod(method.getName(), method.getParameterTypes()).getModifiers());
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
     }
 
     /**
