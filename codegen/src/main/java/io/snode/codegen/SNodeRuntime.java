@@ -146,8 +146,10 @@ public final class SNodeRuntime implements AutoCloseable {
      * {@code isActive_s2_pointer}.
      *
      * @throws IllegalArgumentException when the class has no such method
+     * @throws IllegalStateException    after {@link #close()} (as {@link #getter} and the other handles)
      */
     public MethodHandle handle(String name) {
+        structFor.checkOpen();
         return code.handle(name);
     }
 
@@ -191,8 +193,10 @@ public final class SNodeRuntime implements AutoCloseable {
      *
      * @throws IllegalArgumentException when a method matches no field, or has the wrong types
      *                                  or number of coordinates
+     * @throws IllegalStateException    after {@link #close()}
      */
     public <T> T bind(Class<T> api) {
+        structFor.checkOpen();
         return code.bind(api);
     }
 
@@ -203,8 +207,11 @@ public final class SNodeRuntime implements AutoCloseable {
      * A remembered block is dropped when the structure changes epoch (any deactivation or
      * collection), so the accessor stays correct across them. An accessor is not thread-safe:
      * use one per thread.
+     *
+     * @throws IllegalStateException after {@link #close()}
      */
     public <T> T accessor(Class<T> api) {
+        structFor.checkOpen();
         return code.accessor(api);
     }
 
@@ -523,7 +530,9 @@ public final class SNodeRuntime implements AutoCloseable {
      * first makes the running launches skip the ranges they have not started, then waits in
      * the phase lock, as a collection does, for the ranges running to finish (so they never
      * see freed memory), then frees. Launches, {@link #gc()} and generated methods called
-     * afterwards throw {@code IllegalStateException} naming this runtime. Direct accessor
+     * afterwards throw {@code IllegalStateException} naming this runtime, as do {@link #bind},
+     * {@link #accessor} and the method handles ({@link #handle}, {@link #getter}, ...): nothing new
+     * is generated for a closed runtime ({@link #generatedCode()} still lists what was). Direct accessor
      * calls on other threads are not waited for: one that overlaps {@code close()} may fail
      * with that exception.
      *

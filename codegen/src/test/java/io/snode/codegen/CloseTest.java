@@ -101,6 +101,27 @@ class CloseTest {
                 .hasMessageContaining("closed");
     }
 
+    /** An interface no call bound before the runtime closed. */
+    public interface Y {
+        float x(int i);
+    }
+
+    @Test
+    void noNewWayInIsMadeAfterClose() {
+        SNodeRuntime rt = filled(1);
+        rt.bind(X.class);
+        rt.close();
+        for (ThrowingCall call : new ThrowingCall[] {
+                () -> rt.bind(X.class), () -> rt.bind(Y.class), () -> rt.accessor(X.class), () -> rt.accessor(Y.class),
+                () -> rt.getter("x"), () -> rt.setter("x"), () -> rt.adder("x"), () -> rt.handle("get_x"),
+                () -> rt.nodeHandle("deactivate", L.snode(1))}) {
+            assertThatThrownBy(call::run).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("is closed").hasMessageContaining(rt.toString());
+        }
+        assertThat(rt.generatedCode()).as("what was generated can still be read").isNotEmpty()
+                .noneMatch(generated -> generated.name().contains("Accessor"));
+    }
+
     @Test
     void generatedCodeAfterCloseSaysWhichRuntimeIsClosed() throws Throwable {
         SNodeRuntime rt = filled(1);
