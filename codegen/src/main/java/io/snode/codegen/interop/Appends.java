@@ -65,7 +65,7 @@ final class Appends {
         for (int c = 0; c < shape.length; c++) {
             int[] axis = Objects.requireNonNull(lists[c], "lists[" + c + "]");
             if (axis.length != length) {
-                throw new IllegalArgumentException("lists[" + c + "] has " + axis.length + " coordinates; the values "
+                throw new IllegalArgumentException("lists[" + c + "] has " + axis.length + " coordinates; the values have "
                         + length);
             }
             int n = CoordinateChecks.firstOutside(axis, length, shape[c]);

@@ -289,7 +289,8 @@ public final class Bulk {
     static void checkType(PlacedField field, FieldType type) {
         if (field.type() != type) {
             throw new IllegalArgumentException("field " + field.name() + " is " + field.type() + "; got " + type
-                    + " values (pass a " + field.type().javaType() + "[])");
+                    + " values (pass " + (field.type().javaType() == int.class ? "an " : "a ") + field.type().javaType()
+                    + "[])");
         }
     }
 
