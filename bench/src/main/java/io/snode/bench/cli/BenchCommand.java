@@ -109,6 +109,12 @@ final class BenchCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    private static void notADirectory(String option, Path file) {
+        if (file != null && Files.isDirectory(file)) {
+            throw new SnodeCli.BadInputException(option + "=" + file + " is a directory; name a file");
+        }
+    }
+
     /** A child JVM is stopped after this long. */
     static final long CHILD_TIMEOUT_S = 30 * 60;
 
@@ -134,6 +140,9 @@ final class BenchCommand implements Callable<Integer> {
             throw new SnodeCli.BadInputException("--threads=" + parallel + " must be between 1 and 256");
         }
         List<Integer> threadCounts = parallel == 1 ? List.of(1) : List.of(1, parallel);
+        // Refused now, not after a run of many minutes.
+        notADirectory("--json", json);
+        notADirectory("--chart", chart);
         Path harness = harness();
         if (harness != null) {
             harness = harness.toAbsolutePath().normalize();

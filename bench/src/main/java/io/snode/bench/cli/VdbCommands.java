@@ -50,6 +50,9 @@ final class VdbCommands {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
+            if (Files.isDirectory(this.out)) {
+                throw new SnodeCli.BadInputException("--out=" + this.out + " is a directory; name a file");
+            }
             NarrowBand band = NarrowBand.sorted(quick ? NarrowBand.QUICK_RADIUS : NarrowBand.RADIUS);
             if (this.out.getParent() != null) {
                 Files.createDirectories(this.out.getParent());
@@ -121,6 +124,9 @@ final class VdbCommands {
                     .orElseThrow(() -> new SnodeCli.BadInputException("the layout has no field"));
             if (offset != null && offset.length != 3) {
                 throw new SnodeCli.BadInputException("--offset takes 3 integers x,y,z; got " + offset.length);
+            }
+            if (Files.isDirectory(file)) {
+                throw new SnodeCli.BadInputException(file + " is a directory, not a VDB file");
             }
             Vdb.ImportOptions options = Vdb.ImportOptions.DEFAULTS.gridName(grid).expandTiles(!noTiles);
             if (offset != null) {

@@ -102,4 +102,14 @@ class BenchCommandTest {
         assertThat(peers.code()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(peers.err()).contains("is not a directory (the OpenVDB harness");
     }
+
+    @Test
+    void aDirectoryGivenForTheJsonOrTheChartIsRefusedBeforeAnyRun(@TempDir Path dir) {
+        for (String option : new String[] {"--json", "--chart"}) {
+            SnodeCliTest.Result result = SnodeCliTest.run("bench", "--quick", option, dir.toString());
+            assertThat(result.code()).as(result.err()).isEqualTo(SnodeCli.BAD_INPUT);
+            assertThat(result.err()).contains(option + "=" + dir + " is a directory; name a file");
+            assertThat(result.out()).as("nothing ran").doesNotContain("snode bench:");
+        }
+    }
 }

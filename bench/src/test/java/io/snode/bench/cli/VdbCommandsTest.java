@@ -50,6 +50,16 @@ class VdbCommandsTest {
         assertThat(missing.err()).contains("no such file");
     }
 
+    @Test
+    void aDirectoryWhereAFileBelongsIsBadInput(@TempDir Path dir) {
+        SnodeCliTest.Result importing = SnodeCliTest.run("import-vdb", dir.toString());
+        assertThat(importing.code()).as(importing.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(importing.err()).contains(dir + " is a directory, not a VDB file").doesNotContain("a bug");
+        SnodeCliTest.Result exporting = SnodeCliTest.run("export-vdb", "--quick", "--out", dir.toString());
+        assertThat(exporting.code()).as(exporting.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(exporting.err()).contains("--out=" + dir + " is a directory; name a file").doesNotContain("a bug");
+    }
+
     /** The done-when of the interop issue: OpenVDB's own tools read the exported reference shell. */
     @Test
     void openVdbsToolsReadTheExportedShell(@TempDir Path dir) throws Exception {
