@@ -26,7 +26,7 @@ import org.objectweb.asm.Opcodes;
 /**
  * Generated code is read by people: every constant a generated class holds is explained where
  * its code is shown. On random layouts (every kind), each class the runtime generated (the layout
- * class, an accessor, a bound interface, the drivers and walks of launches over every SNode) lists in
+ * class, an accessor, a bound interface, the drivers, view drivers and walks of launches over every SNode) lists in
  * {@link GeneratedClass#constants} one line per {@code static final} field, in declaration
  * order, naming it (with the value the class file holds) and saying what it is, and its
  * disassembly shows those lines; a region's zero cell states the product it is. With regions
@@ -37,15 +37,20 @@ class GeneratedConstantsProperties {
     private static final Pattern REGION = Pattern.compile("^REGION_(\\d+): .*: (\\d+) B reserved, cell c at c \\* (\\d+) B");
 
     @Property(tries = 60)
+    @SuppressWarnings("unchecked")
     void everyConstantOfEveryGeneratedClassIsExplained(@ForAll("layouts") Layout layout, @ForAll boolean regions) {
         // Without regions (an allocator that reserves none) cells live in chunks: ambient cells, no zero cells.
         RuntimeOptions options = regions ? RuntimeOptions.DEFAULT
                 : RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
         try (SNodeRuntime rt = SNodeRuntime.compile(layout, options)) {
-            rt.accessor(AccessorDifferentialProperties.interfaceFor(layout, null));
-            rt.bind(AccessorDifferentialProperties.interfaceFor(layout, null));
+            Class<Object> api = (Class<Object>) AccessorDifferentialProperties.interfaceFor(layout, null);
+            rt.accessor(api);
+            rt.bind(api);
             for (SNode node : layout.snodes().subList(1, layout.snodes().size())) {
                 rt.forEach(node, kernelOf(node.indexShape().length));
+                if (node.indexShape().length <= 4) {
+                    rt.forEach(node, api, ViewKernelProperties.kernel(node.indexShape().length, (view, at) -> { }));
+                }
             }
             assertEveryConstantExplained(rt);
         }
