@@ -68,7 +68,10 @@ import java.util.function.Supplier;
  * what other threads did meanwhile. Launches and collections never overlap (see
  * {@link #phaseLock()}); direct accessor calls made outside launches are not guarded by the
  * phase lock and must not overlap a collection, i.e. another thread's {@code gc()} or a launch
- * whose kernels deactivate.
+ * whose kernels deactivate. Where the collection after a launch throws (a collector of the
+ * application's, {@link RuntimeOptions#withCollector}), the exception reaches the launching
+ * thread; the launch's writes and deactivations stand, and what the collection did not reclaim
+ * waits for the next one.
  */
 public final class SNodeRuntime implements AutoCloseable {
     private final SparseRuntime runtime;
@@ -224,7 +227,9 @@ public final class SNodeRuntime implements AutoCloseable {
      * runtime collects after it, unless it runs inside a launch (then after that launch). So it
      * must not run while other threads make direct calls outside launches (that collection would
      * overlap them); beside such threads, use {@code generic().deactivate}, which never
-     * collects, and call {@link #gc()} when they are done.
+     * collects, and call {@link #gc()} when they are done. Where that collection throws (a
+     * collector of the application's), the exception reaches the caller and the deactivation
+     * stands; the cells it did not reclaim wait for the next collection.
      *
      * @return whether something was active
      */
