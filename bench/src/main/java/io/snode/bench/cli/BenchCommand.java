@@ -109,12 +109,6 @@ final class BenchCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    private static void notADirectory(String option, Path file) {
-        if (file != null && Files.isDirectory(file)) {
-            throw new SnodeCli.BadInputException(option + "=" + file + " is a directory; name a file");
-        }
-    }
-
     /** A child JVM is stopped after this long. */
     static final long CHILD_TIMEOUT_S = 30 * 60;
 
@@ -311,6 +305,13 @@ final class BenchCommand implements Callable<Integer> {
             notes.put(name, lines);
         }
         return notes;
+    }
+
+    /** Refuses a directory where {@code option} names a file to write. */
+    private static void notADirectory(String option, Path file) {
+        if (file != null && Files.isDirectory(file)) {
+            throw new SnodeCli.BadInputException(option + "=" + file + " is a directory; name a file");
+        }
     }
 
     private static int positive(String option, Integer value, int fallback) {
