@@ -22,6 +22,7 @@ import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -140,11 +141,19 @@ public final class InterfaceBinder {
 
     /** Whether {@code method} has the signature of a public method of Object (which every class implements). */
     private static boolean isObjectMethod(Method method) {
-        try {
-            return Modifier.isPublic(Object.class.getMethod(method.getName(), method.getParameterTypes()).getModifiers());
-        } catch (NoSuchMethodException e) {
-            return false;
+        for (Method objects : Object.class.getMethods()) {
+            if (objects.getName().equals(method.getName())
+                    && Arrays.equals(objects.getParameterTypes(), method.getParameterTypes())) {
+                return true;
+            }
         }
+        return false;
+    }
+
+    /** Whether a view can access the cell it visits of {@code snode} without coordinates (see {@link #checkVisitedCell}). */
+    private static boolean hasVisitedCell(SNode snode) {
+        NodeKind kind = snode.kind();
+        return kind == NodeKind.DENSE || kind == NodeKind.BITMASKED || kind == NodeKind.DYNAMIC;
     }
 
     /**
@@ -169,8 +178,7 @@ public final class InterfaceBinder {
                 throw mismatch(binding.method(), "it accesses the visited cell's " + field.name() + ", which is placed on "
                         + field.snode().path() + ", but this launch visits " + visited.path());
             }
-            if (visited.kind() != NodeKind.DENSE && visited.kind() != NodeKind.BITMASKED
-                    && visited.kind() != NodeKind.DYNAMIC) {
+            if (!hasVisitedCell(visited)) {
                 throw mismatch(binding.method(), "an access of the visited cell needs a dense, bitmasked or dynamic"
                         + " SNode; " + visited.path() + " is " + visited.kind().text() + " (access it with coordinates)");
             }
@@ -243,8 +251,7 @@ public final class InterfaceBinder {
                     .map(a -> "int " + a.letter()).toList());
             forms += " or long append" + capital + "(" + (list.isEmpty() ? "" : list + ", ") + type + " value)";
         }
-        NodeKind kind = field.snode().kind();
-        if (!coordinates.isEmpty() && (kind == NodeKind.DENSE || kind == NodeKind.BITMASKED || kind == NodeKind.DYNAMIC)) {
+        if (!coordinates.isEmpty() && hasVisitedCell(field.snode())) {
             forms += " (in a view also " + type + " " + field.name() + "() and void " + field.name() + "(" + type
                     + " value) for the visited cell)";
         }

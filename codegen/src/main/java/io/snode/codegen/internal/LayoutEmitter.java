@@ -277,13 +277,13 @@ public final class LayoutEmitter {
                     owner.constant("REGION_" + snode.id(), MemorySegment.class, cells.region(),
                             RuntimeConstants.region(node, cells));
                 }
+                // Reads of an inactive pointer or hash cell land on the region's zero cell, past every
+                // cell, or without a region on the ambient cell. (No generated read of a list does:
+                // it tests the length and the chunk instead.)
                 if (readsThroughZeroCell(node, objects.cells(snode))) {
-                    // Reads of an inactive pointer land on the region's zero cell, past every cell.
                     CheckedCells cells = (CheckedCells) objects.cells(snode);
                     owner.longConstant("ZERO_CELL_" + snode.id(), cells.zeroCellOffset(), RuntimeConstants.zeroCell(node, cells));
-                } else if (node.kind() != NodeKind.DYNAMIC) {
-                    // Without a region, reads of an inactive pointer or hash cell land on the ambient
-                    // cell; no generated read of a list does (it tests the length and the chunk instead).
+                } else if (node.hasChildCells()) {
                     owner.constant("AMBIENT_" + snode.id(), MemorySegment.class, objects.ambient(snode),
                             RuntimeConstants.ambient(node));
                 }
