@@ -1,5 +1,6 @@
 package io.snode.codegen.interop;
 
+import io.snode.api.MemoryCapExceededException;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.internal.snapshot.SnapshotFiles;
 import io.snode.runtime.RuntimeOptions;
@@ -44,10 +45,13 @@ public final class Snapshots {
     /**
      * Compiles the layout the snapshot holds with {@code options} and loads the snapshot into the
      * new runtime. Each section's checksum is checked before the section is loaded; when the file
-     * is refused, the new runtime is closed and discarded.
+     * is refused, or the runtime's memory cap or allocator refuses its cells, the new runtime is
+     * closed and discarded.
      *
-     * @throws SnapshotException when the file is truncated, corrupted, of another format version,
-     *                           or holds records its layout does not allow
+     * @throws SnapshotException          when the file is truncated, corrupted, of another format
+     *                                    version, or holds records its layout does not allow
+     * @throws MemoryCapExceededException when the cells do not fit {@code options}' memory cap
+     *                                    (raise it and read again)
      */
     public static SNodeRuntime read(Path file, RuntimeOptions options) throws IOException {
         return SnapshotFiles.read(file, options);
@@ -56,12 +60,15 @@ public final class Snapshots {
     /**
      * Loads the snapshot into {@code empty}, a runtime of the same layout with no active cell.
      * The whole file (checksums, layout, every record) is checked before the first write into
-     * the runtime, so a refused file leaves it untouched.
+     * the runtime, so a refused file leaves it untouched. When the runtime's memory cap (or an
+     * allocator fault) refuses a cell halfway through the load, what was loaded is deactivated
+     * again and the exception passes through: the runtime is left without an active cell.
      *
-     * @throws SnapshotException        when the file is truncated, corrupted, of another format
-     *                                  version, or of another layout (the message holds both layouts)
-     * @throws IllegalArgumentException when {@code empty} has an active cell
-     * @throws IllegalStateException    when {@code empty} is closed
+     * @throws SnapshotException          when the file is truncated, corrupted, of another format
+     *                                    version, or of another layout (the message holds both layouts)
+     * @throws MemoryCapExceededException when the cells do not fit the runtime's memory cap
+     * @throws IllegalArgumentException   when {@code empty} has an active cell
+     * @throws IllegalStateException      when {@code empty} is closed
      */
     public static void readInto(Path file, SNodeRuntime empty) throws IOException {
         SnapshotFiles.readInto(file, empty);

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.snode.api.Layout;
+import io.snode.api.MemoryCapExceededException;
 import io.snode.api.PlacedField;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.internal.snapshot.SnapshotFormat;
+import io.snode.codegen.testing.FailingAllocator;
+import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.testing.LayoutModel;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -178,6 +181,42 @@ class SnapshotFileErrorsTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("has active cells of root/pointer(ij,4)");
             assertThat(runtime.generic().getInt("count", 5, 6)).isEqualTo(3);
+        }
+    }
+
+    /**
+     * A memory cap too small for the snapshot's cells is the runtime's limit, not a fault of the
+     * file: both read forms throw the cap's own exception (so that a caller who raises the cap and
+     * retries can tell it from a damaged file), read closes its runtime, and readInto leaves its
+     * runtime without an active cell and usable. An allocator fault (an Error) passes through the
+     * same way.
+     */
+    @Test
+    void aCapTooSmallForTheCellsIsTheCapsExceptionNotAFileError() throws IOException {
+        long empty;
+        long loaded;
+        try (SNodeRuntime runtime = SNodeRuntime.compile(LAYOUT)) {
+            empty = runtime.memoryStats().pool().bytesReserved();
+            Snapshots.readInto(file, runtime);
+            loaded = runtime.memoryStats().pool().bytesReserved();
+        }
+        assertThat(loaded).isGreaterThan(empty);
+        RuntimeOptions capped = RuntimeOptions.DEFAULT.withMemoryCap(empty + (loaded - empty) / 2);
+        assertThatThrownBy(() -> Snapshots.read(file, capped).close())
+                .isInstanceOf(MemoryCapExceededException.class);
+        try (SNodeRuntime runtime = SNodeRuntime.compile(LAYOUT, capped)) {
+            assertThatThrownBy(() -> Snapshots.readInto(file, runtime))
+                    .isInstanceOf(MemoryCapExceededException.class);
+            assertThat(SameCells.noActiveCell(runtime)).isTrue();
+            runtime.generic().setInt("count", 3, 5, 6);
+            assertThat(runtime.generic().getInt("count", 5, 6)).isEqualTo(3);
+        }
+        FailingAllocator failing = new FailingAllocator(() -> new OutOfMemoryError("injected failure"));
+        try (SNodeRuntime runtime = SNodeRuntime.compile(LAYOUT, RuntimeOptions.DEFAULT.withAllocator(failing))) {
+            failing.countdown.set(3);
+            assertThatThrownBy(() -> Snapshots.readInto(file, runtime))
+                    .isInstanceOf(OutOfMemoryError.class).hasMessage("injected failure");
+            assertThat(SameCells.noActiveCell(runtime)).isTrue();
         }
     }
 

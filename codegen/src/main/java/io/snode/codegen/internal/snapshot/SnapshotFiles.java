@@ -1,6 +1,7 @@
 package io.snode.codegen.internal.snapshot;
 
 import io.snode.api.Layout;
+import io.snode.api.MemoryCapExceededException;
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
@@ -93,7 +94,8 @@ public final class SnapshotFiles {
                 loaded = true;
             } finally {
                 if (!loaded) {
-                    empty.deactivateAll(empty.layout().root()); // only a file changed since the check gets here
+                    // The memory cap, an allocator fault, or a file changed since the check.
+                    empty.deactivateAll(empty.layout().root());
                 }
             }
         }
@@ -113,6 +115,8 @@ public final class SnapshotFiles {
             });
         } catch (UncheckedIOException e) {
             throw (SnapshotException) e.getCause();
+        } catch (MemoryCapExceededException e) {
+            throw e; // the runtime's limit, not a fault of the file: the caller may raise the cap and retry
         } catch (RuntimeException e) {
             throw new SnapshotException(in.file(), "loading failed at " + in.where()
                     + ": " + e, e);
