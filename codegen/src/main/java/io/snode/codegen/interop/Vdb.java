@@ -52,8 +52,13 @@ import java.util.Objects;
  * {@link ImportOptions#expandTiles} is false. A grid whose active box, moved by the offset, does
  * not fit the field's index space is refused before anything is written, with the box in the
  * message. A {@code FloatGrid} imports into an f32 or f64 field, a {@code DoubleGrid} into an f64
- * field only (narrowing would change values). The writes are {@link Bulk#writeCells}' and have
- * its failure behaviour: a batch, each block of the layout written whole or not at all.
+ * field only (narrowing would change values). The writes are {@link Bulk#writeCells}' over the
+ * grid's active voxels in the file's order (leaf by leaf, then the active tiles as boxes) and
+ * have its failure behaviour: a batch that never takes back what it published. When the memory
+ * cap or an allocator fault refuses a container, the voxels before the refused one stay written
+ * and active and nothing after it is written, so a block of a layout whose blocks span several
+ * leaves of the file may be written in part; deactivate the field and import again with a larger
+ * cap.
  */
 public final class Vdb {
     private Vdb() {

@@ -70,6 +70,89 @@ class VdbTest {
         }
     }
 
+    /**
+     * An import that the memory cap refuses halfway leaves what {@link Bulk#writeCells} leaves: the
+     * grid's active voxels before the refused one, in the file's order (leaf by leaf), written and
+     * active, and nothing after them, so that a block of a layout whose blocks span several leaves
+     * of the file may be written in part. Caps from the empty runtime's memory upwards, over a grid
+     * of 120 random leaves whose 16^3 blocks (8 leaves of the file each) are filled in pieces.
+     */
+    @Test
+    void anImportTheCapRefusesLeavesTheVoxelsBeforeTheRefusedOneInFileOrder(@TempDir Path dir) throws IOException {
+        java.util.Random random = new java.util.Random(17);
+        VdbLeaves written = new VdbLeaves(VdbValueType.FLOAT);
+        java.util.Set<Long> origins = new java.util.HashSet<>();
+        while (written.size() < 120) {
+            int x = 8 * random.nextInt(8);
+            int y = 8 * random.nextInt(8);
+            int z = 8 * random.nextInt(8);
+            if (!origins.add(((long) x << 40) | ((long) y << 20) | z)) {
+                continue;
+            }
+            int leaf = written.add(x, y, z);
+            double density = random.nextDouble();
+            for (int voxel = 0; voxel < 512; voxel++) {
+                if (random.nextDouble() < density) {
+                    written.set(leaf, voxel, 1 + random.nextInt(1000), true);
+                }
+            }
+        }
+        Path file = dir.resolve("leaves.vdb");
+        VdbWriter.write(file, List.of(new VdbGrid("density", VdbValueType.FLOAT, "fog volume", 1.0, new double[3], 0.0,
+                written, List.of())), VdbCompression.NONE);
+        // The file's order: its leaves as the reader gives them, each voxel by voxel.
+        VdbLeaves leaves = VdbReader.read(file, null).leaves();
+        List<int[]> order = new java.util.ArrayList<>();
+        for (int leaf = 0; leaf < leaves.size(); leaf++) {
+            for (int voxel = 0; voxel < 512; voxel++) {
+                if (leaves.active(leaf, voxel)) {
+                    order.add(new int[] {leaves.x(leaf) + (voxel >> 6), leaves.y(leaf) + ((voxel >> 3) & 7),
+                            leaves.z(leaf) + (voxel & 7), (int) leaves.value(leaf, voxel)});
+                }
+            }
+        }
+        Layout layout = Layout.parse("pointer(ijk,16).bitmasked(ijk,16).place(f32 v)");
+        long empty;
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            empty = rt.memoryStats().pool().bytesReserved();
+        }
+        int refused = 0;
+        int blocksInPart = 0;
+        for (long cap = empty; ; cap += 16 << 10) {
+            try (SNodeRuntime rt = SNodeRuntime.compile(layout, io.snode.runtime.RuntimeOptions.DEFAULT.withMemoryCap(cap))) {
+                try {
+                    Vdb.importGrid(file, rt, "v", Vdb.ImportOptions.DEFAULTS.offset(0, 0, 0));
+                } catch (io.snode.api.MemoryCapExceededException e) {
+                    refused++;
+                }
+                long count = rt.count("v");
+                for (int n = 0; n < order.size(); n++) {
+                    int[] voxel = order.get(n);
+                    if (n < count) {
+                        assertThat(rt.generic().getFloat("v", voxel[0], voxel[1], voxel[2])).as("cap %d, voxel %d", cap, n)
+                                .isEqualTo(voxel[3]);
+                    } else {
+                        assertThat(rt.generic().isActive(layout.field("v").snode(), voxel[0], voxel[1], voxel[2]))
+                                .as("cap %d, voxel %d of %d written", cap, n, count).isFalse();
+                    }
+                }
+                for (int n = (int) count; n < order.size(); n++) {
+                    int[] voxel = order.get(n);
+                    if (rt.generic().isActive(layout.field("v").snode().parent(), voxel[0] / 16, voxel[1] / 16,
+                            voxel[2] / 16)) {
+                        blocksInPart++; // a voxel after the refused one whose block was activated before it
+                        break;
+                    }
+                }
+                if (count == order.size()) {
+                    break;
+                }
+            }
+        }
+        assertThat(refused).as("caps refused").isGreaterThan(3);
+        assertThat(blocksInPart).as("imports that left a block in part").isPositive();
+    }
+
     private static long emptyCommitted() {
         try (SNodeRuntime empty = SNodeRuntime.compile(Layout.parse(LAYOUT))) {
             return empty.memoryStats().bytesCommitted();
