@@ -308,7 +308,9 @@ public final class SNodeRuntime implements AutoCloseable {
      * The number of threads launches use: 1 runs kernels on the calling thread, block after block
      * in a fixed order (for debugging and determinism); n runs them on the calling thread and up
      * to n - 1 threads of a pool of the runtime's, each taking the next range of blocks. Default:
-     * the available processors. Must not be changed while a launch runs.
+     * the available processors; from 1 to 32,768 (a fork/join pool's limit, plus the calling
+     * thread), or an {@link IllegalArgumentException} and the parallelism stays as it was. Must not
+     * be changed while a launch runs.
      *
      * <p>Blocks are visited in memory order (the allocation order of the cells that hold them),
      * which streams through off-heap memory; it depends on the runtime's history (which cells

@@ -85,4 +85,23 @@ class LaunchThreadsTest {
         }
         assertThat(uncaught).isEmpty();
     }
+
+    /**
+     * A parallelism out of range is refused with its limits, and the runtime keeps the one it
+     * had: a fork/join pool holds at most 32,767 threads, and the launching thread is the last.
+     */
+    @Test
+    void aParallelismOutOfRangeIsRefusedWithItsLimitsAndTheOldOneStays() {
+        try (SNodeRuntime rt = filled(2)) {
+            for (int threads : new int[] {0, -1, 32769, Integer.MAX_VALUE}) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> rt.parallelism(threads))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage("parallelism=" + threads + " must be between 1 and 32768");
+                assertThat(rt.parallelism()).isEqualTo(2);
+            }
+            AtomicLong visited = new AtomicLong();
+            rt.forEach("x", (Kernel1) i -> visited.incrementAndGet());
+            assertThat(visited).hasValue(64 * 4096);
+        }
+    }
 }

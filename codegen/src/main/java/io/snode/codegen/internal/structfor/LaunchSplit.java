@@ -61,6 +61,9 @@ public final class LaunchSplit implements AutoCloseable {
         void run(int from, int to, A accumulator) throws Throwable;
     }
 
+    /** The most threads a launch may use: a fork/join pool holds at most 32,767, and the launching thread is one more. */
+    public static final int MAX_PARALLELISM = 32_768;
+
     private final NodeTree structure;
     /** The runtime's phase lock, whose task marks the tasks set; null for a launcher used alone (tests). */
     private final PhaseLock phases;
@@ -72,8 +75,8 @@ public final class LaunchSplit implements AutoCloseable {
     private volatile boolean closing;
 
     public LaunchSplit(NodeTree structure, PhaseLock phases, int parallelism) {
-        if (parallelism < 1) {
-            throw new IllegalArgumentException("parallelism=" + parallelism + " must be at least 1");
+        if (parallelism < 1 || parallelism > MAX_PARALLELISM) {
+            throw new IllegalArgumentException("parallelism=" + parallelism + " must be between 1 and " + MAX_PARALLELISM);
         }
         this.structure = structure;
         this.phases = phases;
