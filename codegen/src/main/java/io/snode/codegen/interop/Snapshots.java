@@ -45,8 +45,8 @@ public final class Snapshots {
     /**
      * Compiles the layout the snapshot holds with {@code options} and loads the snapshot into the
      * new runtime. Each section's checksum is checked before the section is loaded; when the file
-     * is refused, or the runtime's memory cap or allocator refuses its cells, the new runtime is
-     * closed and discarded.
+     * is refused, or the runtime's memory cap or allocator refuses its cells (their exception
+     * passes through as it is), the new runtime is closed and discarded.
      *
      * @throws SnapshotException          when the file is truncated, corrupted, of another format
      *                                    version, or holds records its layout does not allow
@@ -62,7 +62,9 @@ public final class Snapshots {
      * The whole file (checksums, layout, every record) is checked before the first write into
      * the runtime, so a refused file leaves it untouched. When the runtime's memory cap (or an
      * allocator fault) refuses a cell halfway through the load, what was loaded is deactivated
-     * again and the exception passes through: the runtime is left without an active cell.
+     * again and the exception passes through as it is: every sparse SNode is left without an
+     * active cell, and the cells that are always active (root fields, dense cells above every
+     * sparse SNode), which a load writes only after all the others, keep the values they had.
      *
      * @throws SnapshotException          when the file is truncated, corrupted, of another format
      *                                    version, or of another layout (the message holds both layouts)

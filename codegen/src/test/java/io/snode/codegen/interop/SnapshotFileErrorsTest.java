@@ -211,12 +211,51 @@ class SnapshotFileErrorsTest {
             runtime.generic().setInt("count", 3, 5, 6);
             assertThat(runtime.generic().getInt("count", 5, 6)).isEqualTo(3);
         }
-        FailingAllocator failing = new FailingAllocator(() -> new OutOfMemoryError("injected failure"));
-        try (SNodeRuntime runtime = SNodeRuntime.compile(LAYOUT, RuntimeOptions.DEFAULT.withAllocator(failing))) {
+        for (Throwable fault : List.of(new OutOfMemoryError("injected failure"), new IllegalStateException("injected"))) {
+            FailingAllocator failing = new FailingAllocator(() -> fault);
+            try (SNodeRuntime runtime = SNodeRuntime.compile(LAYOUT, RuntimeOptions.DEFAULT.withAllocator(failing))) {
+                failing.countdown.set(3);
+                assertThatThrownBy(() -> Snapshots.readInto(file, runtime)).isSameAs(fault);
+                assertThat(SameCells.noActiveCell(runtime)).isTrue();
+            }
             failing.countdown.set(3);
-            assertThatThrownBy(() -> Snapshots.readInto(file, runtime))
-                    .isInstanceOf(OutOfMemoryError.class).hasMessage("injected failure");
-            assertThat(SameCells.noActiveCell(runtime)).isTrue();
+            assertThatThrownBy(() -> Snapshots.read(file, RuntimeOptions.DEFAULT.withAllocator(failing)).close())
+                    .isSameAs(fault);
+        }
+    }
+
+    /**
+     * readInto's runtime may hold values in the cells that are always active (root fields, dense
+     * cells above every sparse node); a load that the cap refuses halfway leaves them as they
+     * were, as it leaves every sparse SNode without an active cell.
+     */
+    @Test
+    void aLoadRefusedHalfwayLeavesTheAlwaysActiveCellsAsTheyWere() throws IOException {
+        Layout layout = Layout.parse("place(f64 total); dense(i,4){ place(f32 d); pointer(j,8).bitmasked(j,64).place(f32 v) }");
+        Path snapshot = directory.resolve("dense.snap");
+        long empty;
+        long loaded;
+        try (SNodeRuntime runtime = SNodeRuntime.compile(layout)) {
+            empty = runtime.memoryStats().pool().bytesReserved();
+            runtime.generic().setDouble("total", 9.5);
+            for (int i = 0; i < 4; i++) {
+                runtime.generic().setFloat("d", 10 + i, i);
+                for (int j = 0; j < 512; j += 3) {
+                    runtime.generic().setFloat("v", j, i, j);
+                }
+            }
+            Snapshots.write(runtime, snapshot);
+            loaded = runtime.memoryStats().pool().bytesReserved();
+        }
+        try (SNodeRuntime runtime = SNodeRuntime.compile(layout,
+                RuntimeOptions.DEFAULT.withMemoryCap(empty + (loaded - empty) / 2))) {
+            runtime.generic().setDouble("total", -1);
+            runtime.generic().setFloat("d", -2, 3);
+            assertThatThrownBy(() -> Snapshots.readInto(snapshot, runtime)).isInstanceOf(MemoryCapExceededException.class);
+            assertThat(runtime.generic().getDouble("total")).isEqualTo(-1);
+            assertThat(runtime.generic().getFloat("d", 3)).isEqualTo(-2);
+            assertThat(runtime.generic().getFloat("d", 0)).isZero();
+            assertThat(runtime.count("v")).isZero();
         }
     }
 

@@ -1,7 +1,6 @@
 package io.snode.codegen.internal.snapshot;
 
 import io.snode.api.Layout;
-import io.snode.api.MemoryCapExceededException;
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
@@ -94,7 +93,8 @@ public final class SnapshotFiles {
                 loaded = true;
             } finally {
                 if (!loaded) {
-                    // The memory cap, an allocator fault, or a file changed since the check.
+                    // The memory cap or an allocator fault: the always-active cells are written only
+                    // after every sparse record (SnapshotLoader), so they are as they were.
                     empty.deactivateAll(empty.layout().root());
                 }
             }
@@ -115,12 +115,9 @@ public final class SnapshotFiles {
             });
         } catch (UncheckedIOException e) {
             throw (SnapshotException) e.getCause();
-        } catch (MemoryCapExceededException e) {
-            throw e; // the runtime's limit, not a fault of the file: the caller may raise the cap and retry
-        } catch (RuntimeException e) {
-            throw new SnapshotException(in.file(), "loading failed at " + in.where()
-                    + ": " + e, e);
         }
+        // Anything else (the memory cap, an allocator fault) is the runtime's, not a fault of the
+        // file, and passes through as it is: the caller may raise the cap and load again.
     }
 
     private static void requireEmpty(SNodeRuntime runtime, NodeTree tree) {

@@ -29,6 +29,18 @@ public final class SnapshotLoader {
     private final long[] records;
     private int lastSnode;
     private boolean rootSeen;
+    /**
+     * The records of the cells that are always active (the root's fields, and the blocks of dense
+     * SNodes with no sparse SNode above them), applied only after the END section: their memory
+     * exists from the start, so applying them allocates nothing and cannot fail, and a load that
+     * the memory cap or the allocator stops halfway has not written them (readInto then leaves
+     * them as they were).
+     */
+    private final java.util.List<Deferred> alwaysActive = new java.util.ArrayList<>();
+
+    /** An always-active record to apply after the END section: the root's fields ({@code base} null) or a dense block. */
+    private record Deferred(NodeGeometry node, int[] base, long data, long at) {
+    }
     /** The list whose pieces are being read: its base, length and next chunk; null between lists. */
     private int[] listBase;
     private long listLength;
@@ -76,7 +88,27 @@ public final class SnapshotLoader {
                     + root.fieldBytes());
         }
         if (apply != null) {
-            apply.root(root, in.payload);
+            alwaysActive.add(new Deferred(root, null, in.payload, in.payload));
+        }
+    }
+
+    /** Whether {@code snode}'s cells are always active: every SNode from the root to it dense. */
+    private static boolean alwaysActive(SNode snode) {
+        for (SNode s = snode; s.kind() != NodeKind.ROOT; s = s.parent()) {
+            if (s.kind() != NodeKind.DENSE) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void applyAlwaysActive() throws SnapshotException {
+        for (Deferred record : alwaysActive) {
+            if (record.base() == null) {
+                apply.root(record.node(), record.data());
+            } else {
+                apply.block(record.node(), record.base(), null, false, record.data(), record.at());
+            }
         }
     }
 
@@ -139,7 +171,9 @@ public final class SnapshotLoader {
         }
         long data = cells * node.fieldBytes();
         requireBytes(node, p, end, data, cells + " cells of " + node.fieldBytes() + " bytes");
-        if (apply != null) {
+        if (apply != null && alwaysActive(node.snode)) {
+            alwaysActive.add(new Deferred(node, base, p, at));
+        } else if (apply != null) {
             apply.block(node, base, mask, cells != node.cellCount || node.kind == NodeKind.HASH, p, at);
         }
         return p + data;
@@ -252,6 +286,9 @@ public final class SnapshotLoader {
                 throw in.fail(in.where() + ": " + written + " records of snode " + id + " written, " + records[id]
                         + " found");
             }
+        }
+        if (apply != null) {
+            applyAlwaysActive();
         }
     }
 }
