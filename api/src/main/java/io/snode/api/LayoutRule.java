@@ -28,7 +28,7 @@ public enum LayoutRule {
     NO_FIELD_BELOW("every node has a field placed on it or below it"),
     SIZE_OVERFLOW("every cell count, byte size and offset of a layout fits a signed 64-bit integer"),
     CONTAINER_TOO_LARGE("one container of a dense, bitmasked or pointer node, the root cell and one cell of a"
-            + " pointer node each take at most " + LayoutRule.MAX_CONTAINER_BYTES + " bytes (128 MiB), the"
+            + " pointer or hash node each take at most " + LayoutRule.MAX_CONTAINER_BYTES + " bytes (128 MiB), the"
             + " largest chunk the memory pool hands out"),
     DYNAMIC_CHUNK_TOO_LARGE("one chunk of a dynamic node (its chunk size times its cell bytes) takes at most "
             + LayoutRule.MAX_CONTAINER_BYTES + " bytes (128 MiB), the largest chunk the memory pool hands out");
@@ -39,7 +39,7 @@ public enum LayoutRule {
     /**
      * The most bytes one piece of memory that a layout's index space fixes may take: a container
      * of a dense, bitmasked or pointer node (its cells, its mask words and cells, its pointer
-     * words), the root cell, one cell of a pointer node, and one chunk of a dynamic node. It is
+     * words), the root cell, one cell of a pointer or hash node, and one chunk of a dynamic node. It is
      * the largest chunk the runtime's memory pool hands out (its {@code ChunkGeometry} refers to
      * this constant), so every such piece is one chunk. Kinds whose memory grows with their
      * active cells rather than with their index space are not bound by it.

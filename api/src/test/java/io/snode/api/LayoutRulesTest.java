@@ -147,7 +147,7 @@ class LayoutRulesTest {
         assertThat(layout.snode(1).cellCount()).isEqualTo(127L << 56);
         assertThat(LayoutRule.MAX_CONTAINER_BYTES).isEqualTo(128L << 20);
         assertThat(LayoutRule.CONTAINER_TOO_LARGE.statement()).contains("134217728 bytes (128 MiB)")
-                .contains("dense, bitmasked or pointer").contains("root cell");
+                .contains("dense, bitmasked or pointer").contains("root cell").contains("one cell of a pointer or hash node");
         assertThat(LayoutRule.DYNAMIC_CHUNK_TOO_LARGE.statement()).contains("134217728 bytes (128 MiB)");
     }
 

@@ -16,7 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 class SnodeCliTest {
     static final String L1 = "pointer(ijk,16).pointer(ijk,16).dense(ijk,8).place(f32 phi)";
     static final String L2 = "pointer(ijk,16).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)";
-    /** A dense root of 2^48 f64 cells: 2 PiB, over any memory cap. */
     /** The largest root the size rules allow: one 128 MiB container. */
     static final String HUGE = "dense(ijk,[512,256,256]).place(f32 x)";
     static final long HUGE_BYTES = 128L << 20;
@@ -135,6 +134,25 @@ class SnodeCliTest {
         assertThat(result.code()).as(result.err()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(result.out()).isEmpty();
         assertThat(result.err().strip()).doesNotContain("\n").doesNotContain("bug").contains("bad layout", "128 MiB");
+    }
+
+    /** Every {@code ./snode inspect} command the README shows works (exit 0, nothing on stderr). */
+    @Test
+    void theReadmesInspectCommandsWork(@TempDir Path directory) throws java.io.IOException {
+        Path readme = Path.of(System.getProperty("user.dir")).getParent().resolve("README.md");
+        Matcher command = Pattern.compile("(?m)^\\./snode inspect (--plan-only |--dump \\S+ )?'([^']+)'$")
+                .matcher(Files.readString(readme));
+        int seen = 0;
+        while (command.find()) {
+            String option = command.group(1) == null ? "" : command.group(1).strip();
+            Result result = option.startsWith("--dump")
+                    ? run("inspect", "--dump", directory.toString(), command.group(2))
+                    : option.isEmpty() ? run("inspect", command.group(2)) : run("inspect", option, command.group(2));
+            assertThat(result.code()).as("%s: %s", command.group(), result.err()).isZero();
+            assertThat(result.err()).isEmpty();
+            seen++;
+        }
+        assertThat(seen).as("inspect commands in the README").isGreaterThanOrEqualTo(3);
     }
 
     @Test
