@@ -192,6 +192,8 @@ public final class Vdb {
 
     /**
      * Writes {@code field}'s active cells to {@code file} as one grid; returns the voxels written.
+     * The file is written beside {@code file} under a temporary name and then moved over it, so a
+     * write that fails halfway (a full disk, say) leaves the file that was there as it was.
      *
      * @throws IllegalArgumentException for a field that is not f32 or f64, not 3-D, or not in a
      *                                  dense or bitmasked SNode

@@ -21,8 +21,7 @@ final class VdbOutput implements Closeable {
     private long flushed;
 
     VdbOutput(Path file) throws IOException {
-        channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
+        channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 
     long position() {

@@ -1,7 +1,10 @@
 package io.snode.codegen.internal.vdb;
 
 import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -25,7 +28,10 @@ public final class VdbWriter {
 
     /**
      * Writes {@code grids} to {@code file}, replacing it. Names must be non-empty, distinct and
-     * free of the character U+001E (OpenVDB's unique-name separator).
+     * free of the character U+001E (OpenVDB's unique-name separator). The grids go to a new file
+     * beside {@code file} ({@code .NAME.RANDOM.tmp}), which is then moved over it (atomically where
+     * the file system can): a write that fails halfway (a full disk, say) leaves the file that was
+     * there as it was and deletes its own.
      */
     public static void write(Path file, List<VdbGrid> grids, VdbCompression compression) throws IOException {
         Objects.requireNonNull(file, "file");
@@ -42,6 +48,26 @@ public final class VdbWriter {
             }
         }
         List<TreeWriter> trees = grids.stream().map(TreeWriter::new).toList();
+        Path target = file.toAbsolutePath();
+        Path temporary = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+        boolean moved = false;
+        try {
+            writeFile(temporary, grids, trees, compression);
+            try {
+                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            moved = true;
+        } finally {
+            if (!moved) {
+                Files.deleteIfExists(temporary);
+            }
+        }
+    }
+
+    private static void writeFile(Path file, List<VdbGrid> grids, List<TreeWriter> trees, VdbCompression compression)
+            throws IOException {
         try (VdbOutput out = new VdbOutput(file); DataBlocks blocks = new DataBlocks()) {
             out.putLong(VdbFormat.MAGIC);
             out.putInt(VdbFormat.FILE_VERSION);

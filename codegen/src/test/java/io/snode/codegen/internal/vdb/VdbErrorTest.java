@@ -155,4 +155,41 @@ class VdbErrorTest {
         }
         throw new AssertionError(s + " not in the file");
     }
+
+    /**
+     * A write that fails halfway (here the second grid cannot be read once the first is written;
+     * a full disk fails the same way) leaves the file that was there as it was, and no other file
+     * behind; a write that works replaces it.
+     */
+    @Test
+    void aWriteThatFailsHalfwayLeavesThePreviousFileAsItWas() throws IOException {
+        Path file = dir.resolve("good.vdb");
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        List<VdbGrid> failing = new java.util.AbstractList<>() {
+            @Override
+            public VdbGrid get(int index) {
+                // every grid is read once before the file is opened; the second read of the second grid fails
+                if (index == 1 && reads.incrementAndGet() > 2) {
+                    throw new IllegalStateException("injected failure after the first grid");
+                }
+                return grids.get(index);
+            }
+
+            @Override
+            public int size() {
+                return grids.size();
+            }
+        };
+        assertThatThrownBy(() -> VdbWriter.write(file, failing, VdbCompression.NONE))
+                .hasMessage("injected failure after the first grid");
+        assertThat(Arrays.equals(Files.readAllBytes(file), good)).as("the previous file is as it was").isTrue();
+        try (var listed = Files.list(dir)) {
+            assertThat(listed.map(p -> p.getFileName().toString())).containsExactly("good.vdb");
+        }
+        VdbWriter.write(file, List.of(grids.get(0)), VdbCompression.NONE);
+        assertThat(VdbReader.gridNames(file)).containsExactly("a");
+        try (var listed = Files.list(dir)) {
+            assertThat(listed.map(p -> p.getFileName().toString())).containsExactly("good.vdb");
+        }
+    }
 }
