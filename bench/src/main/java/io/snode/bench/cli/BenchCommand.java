@@ -135,8 +135,12 @@ final class BenchCommand implements Callable<Integer> {
         }
         List<Integer> threadCounts = parallel == 1 ? List.of(1) : List.of(1, parallel);
         // Refused now, not after a run of many minutes.
-        notADirectory("--json", json);
-        notADirectory("--chart", chart);
+        if (json != null) {
+            OutputPaths.file("--json", json);
+        }
+        if (chart != null) {
+            OutputPaths.file("--chart", chart);
+        }
         Path harness = harness();
         if (harness != null) {
             harness = harness.toAbsolutePath().normalize();
@@ -307,12 +311,6 @@ final class BenchCommand implements Callable<Integer> {
         return notes;
     }
 
-    /** Refuses a directory where {@code option} names a file to write. */
-    private static void notADirectory(String option, Path file) {
-        if (file != null && Files.isDirectory(file)) {
-            throw new SnodeCli.BadInputException(option + "=" + file + " is a directory; name a file");
-        }
-    }
 
     private static int positive(String option, Integer value, int fallback) {
         int chosen = value == null ? fallback : value;

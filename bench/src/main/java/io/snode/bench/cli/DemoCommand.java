@@ -143,21 +143,7 @@ final class DemoCommand implements Callable<Integer> {
         if (threadCount < 1 || threadCount > 1024) {
             throw new SnodeCli.BadInputException("--threads=" + threadCount + " must be between 1 and 1024");
         }
-        if (out.toString().isBlank()) {
-            throw new SnodeCli.BadInputException("--out='" + out + "' is empty; name a directory, e.g. --out out");
-        }
-        if (Files.exists(out) && !Files.isDirectory(out)) {
-            throw new SnodeCli.BadInputException("--out=" + out + " is a file, not a directory; name a directory");
-        }
-        try {
-            Files.createDirectories(out);
-        } catch (IOException | SecurityException e) {
-            throw new SnodeCli.BadInputException("--out=" + out + " cannot be created (" + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + "); name a writable directory");
-        }
-        if (!Files.isWritable(out)) {
-            throw new SnodeCli.BadInputException("--out=" + out + " is not writable; name a writable directory");
-        }
+        OutputPaths.directory("--out", out);
     }
 
     private static String mib(long bytes) {

@@ -81,6 +81,9 @@ final class InspectCommand implements Callable<Integer> {
             throw new SnodeCli.BadInputException("bad layout: " + e.getMessage().lines().findFirst().orElse("")
                     + " (fix the layout text; the grammar is in ./snode inspect --help)");
         }
+        if (dumpDirectory != null) {
+            OutputPaths.directory("--dump", dumpDirectory);
+        }
         PrintWriter out = spec.commandLine().getOut();
         if (planOnly && dumpDirectory == null) {
             printPlan(out, Plan.of(layout));

@@ -50,13 +50,8 @@ final class VdbCommands {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
-            if (Files.isDirectory(this.out)) {
-                throw new SnodeCli.BadInputException("--out=" + this.out + " is a directory; name a file");
-            }
+            OutputPaths.file("--out", this.out);
             NarrowBand band = NarrowBand.sorted(quick ? NarrowBand.QUICK_RADIUS : NarrowBand.RADIUS);
-            if (this.out.getParent() != null) {
-                Files.createDirectories(this.out.getParent());
-            }
             try (SNodeRuntime runtime = SNodeRuntime.compile(Layouts.l2())) {
                 long start = System.nanoTime();
                 Bulk.writeCells(runtime, "phi", band.cells());

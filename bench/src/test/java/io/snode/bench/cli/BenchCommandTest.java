@@ -112,4 +112,15 @@ class BenchCommandTest {
             assertThat(result.out()).as("nothing ran").doesNotContain("snode bench:");
         }
     }
+
+    @Test
+    void aJsonOrChartPathThatCannotBeWrittenIsRefusedBeforeAnyRun(@TempDir Path dir) throws java.io.IOException {
+        Path file = java.nio.file.Files.writeString(dir.resolve("afile"), "x");
+        for (String option : new String[] {"--json", "--chart"}) {
+            SnodeCliTest.Result result = SnodeCliTest.run("bench", "--quick", option, file.resolve("y").toString());
+            assertThat(result.code()).as(result.err()).isEqualTo(SnodeCli.BAD_INPUT);
+            assertThat(result.err()).contains(option + "=" + file.resolve("y") + ": " + file + " is a file, not a directory");
+            assertThat(result.out()).as("nothing ran").doesNotContain("snode bench:");
+        }
+    }
 }

@@ -136,6 +136,18 @@ class SnodeCliTest {
         assertThat(result.err().strip()).doesNotContain("\n").doesNotContain("bug").contains("bad layout", "128 MiB");
     }
 
+    /** A --dump that cannot be written is bad input before anything is printed. */
+    @Test
+    void aDumpDirectoryThatCannotBeWrittenIsBadInputBeforeTheCode(@TempDir Path directory) throws java.io.IOException {
+        Path file = Files.writeString(directory.resolve("afile"), "x");
+        for (String dump : new String[] {file.toString(), file.resolve("sub").toString(), ""}) {
+            Result result = run("inspect", "--dump", dump, L1);
+            assertThat(result.code()).as(dump + ": " + result.err()).isEqualTo(SnodeCli.BAD_INPUT);
+            assertThat(result.err()).contains("--dump=").doesNotContain("a bug");
+            assertThat(result.out()).isEmpty();
+        }
+    }
+
     /** Every {@code ./snode inspect} command the README shows works (exit 0, nothing on stderr). */
     @Test
     void theReadmesInspectCommandsWork(@TempDir Path directory) throws java.io.IOException {

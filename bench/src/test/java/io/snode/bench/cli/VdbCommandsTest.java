@@ -60,6 +60,29 @@ class VdbCommandsTest {
         assertThat(exporting.err()).contains("--out=" + dir + " is a directory; name a file").doesNotContain("a bug");
     }
 
+    /**
+     * An --out that cannot be written (under a file, in a file system that takes no files, empty)
+     * is bad input before the shell is built, not a failure after it; a failed export leaves no
+     * file behind.
+     */
+    @Test
+    void anOutThatCannotBeWrittenIsBadInputBeforeAnything(@TempDir Path dir) throws java.io.IOException {
+        Path file = Files.writeString(dir.resolve("afile"), "x");
+        java.util.List<String> outs = new java.util.ArrayList<>(java.util.List.of(file.resolve("x.vdb").toString(), ""));
+        if (Files.isDirectory(Path.of("/proc/self"))) {
+            outs.add("/proc/x.vdb");
+        }
+        for (String out : outs) {
+            SnodeCliTest.Result exporting = SnodeCliTest.run("export-vdb", "--quick", "--out", out);
+            assertThat(exporting.code()).as(out + ": " + exporting.err()).isEqualTo(SnodeCli.BAD_INPUT);
+            assertThat(exporting.err()).contains("--out=").doesNotContain("a bug").doesNotContain("is a directory");
+            assertThat(exporting.out()).as("nothing was built").isEmpty();
+        }
+        try (var listed = Files.list(dir)) {
+            assertThat(listed).containsExactly(file);
+        }
+    }
+
     /** The done-when of the interop issue: OpenVDB's own tools read the exported reference shell. */
     @Test
     void openVdbsToolsReadTheExportedShell(@TempDir Path dir) throws Exception {
