@@ -114,7 +114,7 @@ class CloseTest {
         for (ThrowingCall call : new ThrowingCall[] {
                 () -> rt.bind(X.class), () -> rt.bind(Y.class), () -> rt.accessor(X.class), () -> rt.accessor(Y.class),
                 () -> rt.getter("x"), () -> rt.setter("x"), () -> rt.adder("x"), () -> rt.handle("get_x"),
-                () -> rt.nodeHandle("deactivate", L.snode(1))}) {
+                () -> rt.nodeHandle("deactivate", L.snode(1)), () -> rt.parallelism(2)}) {
             assertThatThrownBy(call::run).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("is closed").hasMessageContaining(rt.toString());
         }

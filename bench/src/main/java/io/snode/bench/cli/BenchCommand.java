@@ -89,7 +89,7 @@ final class BenchCommand implements Callable<Integer> {
             + " (default: 1, --quick: 0)")
     Double warmupSeconds;
 
-    @Option(names = "--threads", paramLabel = "T", description = "The thread count besides 1 for W5 and for W3's launch after a change (default: the available processors)")
+    @Option(names = "--threads", paramLabel = "T", description = "The thread count besides 1 for W5 and for W3's launch after a change (default: the available processors, at most 256)")
     Integer threads;
 
     @Option(names = "--peers", paramLabel = "DIR", description = "the OpenVDB harness directory (default:"
@@ -129,7 +129,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new SnodeCli.BadInputException("--warmup-seconds=" + warmupSeconds + " must be between 0 and 60");
         }
         int cores = Runtime.getRuntime().availableProcessors();
-        int parallel = threads == null ? cores : threads;
+        int parallel = threads == null ? Math.min(cores, 256) : threads; // the default fits the limit on any machine
         if (parallel < 1 || parallel > 256) {
             throw new SnodeCli.BadInputException("--threads=" + parallel + " must be between 1 and 256");
         }

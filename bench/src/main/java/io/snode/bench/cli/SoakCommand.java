@@ -29,7 +29,8 @@ final class SoakCommand implements Callable<Integer> {
             description = "how long the threads run, fractions allowed (default: ${DEFAULT-VALUE})")
     double minutes;
 
-    @Option(names = "--threads", paramLabel = "T", description = "worker threads (default: the available processors)")
+    @Option(names = "--threads", paramLabel = "T",
+            description = "worker threads, 1 to 64 (default: the available processors, at most 64)")
     Integer threads;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "random seed (default: ${DEFAULT-VALUE})")
@@ -55,7 +56,8 @@ final class SoakCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        int threadCount = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
+        // The default is capped at the most the soak takes, so that a machine of many cores runs it without the option.
+        int threadCount = threads == null ? Math.min(Runtime.getRuntime().availableProcessors(), Soak.MAX_THREADS) : threads;
         if (!(minutes > 0) || minutes > MAX_MINUTES) {
             throw new SnodeCli.BadInputException("--minutes=" + minutes + " must be above 0 and at most "
                     + (long) MAX_MINUTES + " (a week); fractions are allowed, e.g. 0.1");
@@ -75,7 +77,13 @@ final class SoakCommand implements Callable<Integer> {
         Soak.Config config = new Soak.Config((long) (minutes * 60e9), threadCount, seed, capBytes,
                 TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9), hugePages);
         PrintWriter out = spec.commandLine().getOut();
-        Soak.Result result = new Soak(config, out).run();
+        Soak.Result result;
+        try {
+            result = new Soak(config, out).run();
+        } catch (Soak.CapTooSmallException e) {
+            throw new SnodeCli.BadInputException("--cap-mib=" + capMib + " is too small: " + e.getMessage()
+                    + "; give more");
+        }
         return result.passed() ? SnodeCli.OK : SnodeCli.FAILURE;
     }
 }

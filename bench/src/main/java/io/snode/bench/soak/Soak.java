@@ -271,6 +271,15 @@ public final class Soak {
         return stopping.await(seconds, TimeUnit.SECONDS);
     }
 
+    /** Thrown by {@link #run} when the memory cap refuses the layout's compilation itself, before any thread ran. */
+    public static final class CapTooSmallException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        CapTooSmallException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /** Runs the soak; progress lines and the verdict go to {@code out}. */
     public Result run() {
         ParallelCollector collector = ParallelCollector.builder().build();
@@ -284,7 +293,15 @@ public final class Soak {
         if (config.capBytes() > 0) {
             options = options.withMemoryCap(config.capBytes());
         }
-        try (SNodeRuntime compiled = SNodeRuntime.compile(layout, options)) {
+        SNodeRuntime compiledOrNot;
+        try {
+            compiledOrNot = SNodeRuntime.compile(layout, options);
+        } catch (MemoryCapExceededException e) {
+            collector.close();
+            throw new CapTooSmallException("compiling the soak's layout needs " + (e.bytesHeld() + e.bytesRequested())
+                    + " B or more, over the cap of " + e.capBytes() + " B", e);
+        }
+        try (SNodeRuntime compiled = compiledOrNot) {
             runtime = compiled;
             generic = compiled.generic();
             grid = compiled.bind(Grid.class);

@@ -25,5 +25,9 @@ class SoakCommandTest {
         SnodeCliTest.Result cap = SnodeCliTest.run("soak", "--minutes", "0.01", "--cap-mib", "-1");
         assertThat(cap.code()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(cap.err()).contains("--cap-mib=-1.0 must be above 0");
+        SnodeCliTest.Result tiny = SnodeCliTest.run("soak", "--minutes", "0.01", "--cap-mib", "0.001");
+        assertThat(tiny.code()).as(tiny.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(tiny.err()).contains("--cap-mib=0.001 is too small: compiling the soak's layout needs")
+                .doesNotContain("a bug");
     }
 }

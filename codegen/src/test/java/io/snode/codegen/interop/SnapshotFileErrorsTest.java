@@ -263,8 +263,11 @@ class SnapshotFileErrorsTest {
     void aWriteOfAClosedRuntimeLeavesTheFileAsItWas() throws IOException {
         SNodeRuntime closed = SNodeRuntime.compile(LAYOUT);
         closed.close();
-        assertThatThrownBy(() -> Snapshots.write(closed, file)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> Snapshots.write(closed, file)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(closed + " is closed");
         assertThat(Files.readAllBytes(file)).isEqualTo(bytes);
+        assertThatThrownBy(() -> Snapshots.readInto(file, closed)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(closed + " is closed");
     }
 
     /** Both read forms refuse {@code damaged} naming it, with each of {@code fragments}; readInto's runtime stays empty. */

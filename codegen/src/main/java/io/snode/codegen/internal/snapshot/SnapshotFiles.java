@@ -29,7 +29,8 @@ public final class SnapshotFiles {
     public static void write(SNodeRuntime runtime, Path file) throws IOException {
         Objects.requireNonNull(runtime, "runtime");
         Objects.requireNonNull(file, "file");
-        NodeTree tree = runtime.generic().internalTree(); // throws IllegalStateException when closed
+        requireOpen(runtime);
+        NodeTree tree = runtime.generic().internalTree();
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
             runtime.phaseLock().supplyLaunch(() -> {
@@ -75,7 +76,8 @@ public final class SnapshotFiles {
     public static void readInto(Path file, SNodeRuntime empty) throws IOException {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(empty, "empty");
-        NodeTree tree = empty.generic().internalTree(); // throws IllegalStateException when closed
+        requireOpen(empty);
+        NodeTree tree = empty.generic().internalTree();
         requireEmpty(empty, tree);
         try (Arena arena = Arena.ofConfined();
              FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -118,6 +120,12 @@ public final class SnapshotFiles {
         }
         // Anything else (the memory cap, an allocator fault) is the runtime's, not a fault of the
         // file, and passes through as it is: the caller may raise the cap and load again.
+    }
+
+    private static void requireOpen(SNodeRuntime runtime) {
+        if (runtime.isClosed()) {
+            throw new IllegalStateException(runtime + " is closed; compile the layout again for a new runtime");
+        }
     }
 
     private static void requireEmpty(SNodeRuntime runtime, NodeTree tree) {

@@ -57,6 +57,7 @@ public final class StructFor {
      * ({@link Launcher#withParallelism}); the old one's pool shuts down.
      */
     public void parallelism(int threads) {
+        checkOpen(); // a new launcher's pool would outlive the closed runtime
         Launcher old = launcher;
         launcher = old.withParallelism(threads);
         old.close();
