@@ -50,7 +50,12 @@ public final class ActiveSet {
         return cells;
     }
 
-    /** Whether no cell was deactivated and no memory collected since the set was taken. */
+    /**
+     * Whether the structure's epoch is the one the set was taken at: it advances on every
+     * collection, every {@code deactivateAll} and every deactivate call that reaches an existing
+     * container, even one whose cell was inactive already, so a set may turn stale with nothing
+     * deactivated.
+     */
     public boolean isCurrent() {
         return owner.isCurrent(blocks);
     }

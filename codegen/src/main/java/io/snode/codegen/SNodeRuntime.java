@@ -224,7 +224,9 @@ public final class SNodeRuntime implements AutoCloseable {
      * Deactivates the cell of {@code snode} at {@code coordinates} and everything below it, as
      * {@link SparseRuntime#deactivate} does (a dynamic node: the whole list, named by its
      * parent's coordinates). It counts as a launch: it does not overlap a collection, and the
-     * runtime collects after it, unless it runs inside a launch (then after that launch). So it
+     * runtime collects after it when no other launch is running (else the cells wait for a later
+     * collection); inside a kernel of a struct-for launch, after that launch; inside
+     * {@code phaseLock().launch(...)}, which never collects, not at all (call {@link #gc()}). So it
      * must not run while other threads make direct calls outside launches (that collection would
      * overlap them); beside such threads, use {@code generic().deactivate}, which never
      * collects, and call {@link #gc()} when they are done. Where that collection throws (a

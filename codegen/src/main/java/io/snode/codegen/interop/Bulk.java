@@ -320,8 +320,8 @@ public final class Bulk {
         }
         if (volume > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("the box " + Arrays.toString(low) + " to " + Arrays.toString(high)
-                    + " holds " + volume + " cells; a Java array holds at most " + Integer.MAX_VALUE
-                    + " (copy it in pieces, or through a MemorySegment)");
+                    + " holds " + volume + " cells; one bulk copy takes at most " + Integer.MAX_VALUE
+                    + " (a Java array's limit, kept for memory segments too): copy it in pieces");
         }
         return volume;
     }

@@ -30,6 +30,24 @@ class BulkTest {
     /** Blocks of 8^3 that are active whole, each a chunk request of its own under the cap. */
     static final String BLOCKS = "pointer(ijk,32).dense(ijk,8).place(f32 phi)";
 
+    /** A box of more cells than an int counts is refused for arrays and segments alike, with the way round it, before anything is written. */
+    @Test
+    void aBoxOfMoreThanAnIntsCellsIsRefusedWithTheWayRoundIt() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("pointer(ijk,32).pointer(ijk,64).dense(ijk,2).place(f32 x)"))) {
+            int[] low = {0, 0, 0};
+            int[] high = {2048, 2048, 1024};
+            for (Runnable call : new Runnable[] {
+                    () -> Bulk.read(rt, "x", low, high, new float[1]),
+                    () -> Bulk.read(rt, "x", low, high, MemorySegment.ofArray(new float[1])),
+                    () -> Bulk.write(rt, "x", low, high, MemorySegment.ofArray(new float[1]))}) {
+                assertThatThrownBy(call::run).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("holds 4294967296 cells; one bulk copy takes at most 2147483647")
+                        .hasMessageEndingWith("copy it in pieces");
+            }
+            assertThat(rt.count("x")).isZero();
+        }
+    }
+
     @Test
     void aBoxStraddlingInactiveBlocksReadsZeroThereAndItsValuesWhereActive() {
         try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(VOXELS))) {
