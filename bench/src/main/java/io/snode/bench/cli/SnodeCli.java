@@ -45,7 +45,8 @@ public final class SnodeCli implements Runnable {
                 return BAD_INPUT;
             }
             err.println("snode " + parsed.getCommandName() + ": failed: " + exception
-                    + " (a bug or a machine limit; run again with -Dsnode.trace=true for the stack trace)");
+                    + " (a bug or a machine limit; run again with SNODE_JAVA_OPTS=-Dsnode.trace=true before ./snode"
+                    + " for the stack trace)");
             if (Boolean.getBoolean("snode.trace")) {
                 exception.printStackTrace(err);
             }

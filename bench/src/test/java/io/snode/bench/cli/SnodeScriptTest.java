@@ -59,13 +59,25 @@ class SnodeScriptTest {
     void helpVersionAndInspectRunWithoutTheIncubatorModule() throws Exception {
         for (List<String> args : List.<List<String>>of(List.of(), List.of("--help"), List.of("-h"), List.of("--version"),
                 List.of("help"), List.of("inspect", "--plan-only", SnodeCliTest.L1),
-                List.of("inspect", SnodeCliTest.L1))) {
+                List.of("inspect", SnodeCliTest.L1), List.of("demo", "--help"), List.of("soak", "-h"),
+                List.of("bench", "--quick", "--help"))) {
             Result result = snode(args);
             assertThat(result.code()).as("%s: %s", args, result.err()).isZero();
             assertThat(result.err()).as("stderr of ./snode %s", args).isEmpty();
             assertThat(result.out()).as("stdout of ./snode %s", args).isNotEmpty();
         }
         assertThat(snode(List.of("inspect", SnodeCliTest.L1)).out()).contains("generated class", "get_phi");
+    }
+
+    /** SNODE_JAVA_OPTS reaches the JVM: the stack trace the failure message offers can be had. */
+    @Test
+    void javaOptionsComeFromSnodeJavaOpts() throws Exception {
+        Result plain = snode(List.of("inspect", "--plan-only", SnodeCliTest.L1), null, java.util.Map.of(
+                "SNODE_JAVA_OPTS", "-Dsnode.probe=1 -Duser.language=en"));
+        assertThat(plain.code()).as(plain.err()).isZero();
+        Result bad = snode(List.of("--version"), null, java.util.Map.of("SNODE_JAVA_OPTS", "-XX:+NoSuchOption"));
+        assertThat(bad.code()).isNotZero();
+        assertThat(bad.err()).contains("NoSuchOption");
     }
 
     @Test
@@ -154,11 +166,18 @@ class SnodeScriptTest {
     }
 
     private Result snode(List<String> args, Path pathFirst) throws IOException, InterruptedException {
+        return snode(args, pathFirst, java.util.Map.of());
+    }
+
+    private Result snode(List<String> args, Path pathFirst, java.util.Map<String, String> environment)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(root.resolve("snode").toString());
         command.addAll(args);
         ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile());
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().remove("SNODE_JAVA_OPTS");
+        builder.environment().putAll(environment);
         if (pathFirst != null) {
             builder.environment().put("PATH", pathFirst + File.pathSeparator + System.getenv("PATH"));
         }
