@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -96,8 +97,8 @@ final class VdbCommands {
         @Option(names = "--grid", paramLabel = "NAME", description = "the grid to read (default: the file's first)")
         String grid;
 
-        @Option(names = "--offset", paramLabel = "X,Y,Z", split = ",", description = "the offset added to coordinates")
-        int[] offset;
+        @Option(names = "--offset", paramLabel = "X,Y,Z", description = "the offset added to coordinates")
+        String offsetText;
 
         @Option(names = "--no-tiles", description = "refuse grids with active tiles instead of expanding them")
         boolean noTiles;
@@ -117,9 +118,7 @@ final class VdbCommands {
             }
             String name = field != null ? field : layout.fields().stream().map(PlacedField::name).findFirst()
                     .orElseThrow(() -> new SnodeCli.BadInputException("the layout has no field"));
-            if (offset != null && offset.length != 3) {
-                throw new SnodeCli.BadInputException("--offset takes 3 integers x,y,z; got " + offset.length);
-            }
+            int[] offset = offsetText == null ? null : offset(offsetText);
             if (Files.isDirectory(file)) {
                 throw new SnodeCli.BadInputException(file + " is a directory, not a VDB file");
             }
@@ -144,10 +143,49 @@ final class VdbCommands {
                 out.printf(Locale.ROOT, "read and loaded in %.3f s%n", (loaded - start) / 1e9);
             } catch (NoSuchFileException e) {
                 throw new SnodeCli.BadInputException("no such file: " + file);
-            } catch (VdbFormatException | IllegalArgumentException e) {
+            } catch (VdbFormatException e) {
+                String message = e.getMessage();
+                if (noTiles && message.endsWith(TILES_REFUSED)) {
+                    message = message.substring(0, message.length() - TILES_REFUSED.length())
+                            + "--no-tiles refuses them (drop --no-tiles to import the tiles as active cells)";
+                } else if (grid == null) {
+                    message += otherGrids();
+                }
+                throw new SnodeCli.BadInputException(message);
+            } catch (IllegalArgumentException e) {
                 throw new SnodeCli.BadInputException(e.getMessage());
             }
             return SnodeCli.OK;
+        }
+
+        /** What Vdb.importGrid's refusal of active tiles ends with. */
+        private static final String TILES_REFUSED = "ImportOptions.expandTiles is false";
+
+        /** Where the file's first grid (the default) could not be read: the other grids to choose with --grid. */
+        private String otherGrids() {
+            try {
+                List<String> names = Vdb.gridNames(file);
+                return names.size() < 2 ? ""
+                        : " (the file's grids: " + String.join(", ", names) + "; choose one with --grid NAME)";
+            } catch (IOException | RuntimeException e) {
+                return ""; // the file itself cannot be listed: the message above says why
+            }
+        }
+
+        private static int[] offset(String text) {
+            String[] parts = text.split(",", -1);
+            int[] offset = new int[parts.length];
+            try {
+                for (int c = 0; c < parts.length; c++) {
+                    offset[c] = Integer.parseInt(parts[c].strip());
+                }
+            } catch (NumberFormatException e) {
+                parts = new String[0];
+            }
+            if (parts.length != 3) {
+                throw new SnodeCli.BadInputException("--offset=" + text + " takes 3 integers x,y,z, e.g. --offset 0,0,-64");
+            }
+            return offset;
         }
     }
 }

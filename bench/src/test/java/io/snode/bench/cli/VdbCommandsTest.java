@@ -83,6 +83,45 @@ class VdbCommandsTest {
         }
     }
 
+    /** import-vdb's refusals say which option to change: --no-tiles, --offset, and --grid when the first grid cannot be read. */
+    @Test
+    void importVdbsRefusalsNameTheOptionToChange(@TempDir Path dir) throws IOException {
+        io.snode.codegen.internal.vdb.VdbLeaves leaves =
+                new io.snode.codegen.internal.vdb.VdbLeaves(io.snode.codegen.internal.vdb.VdbValueType.FLOAT);
+        leaves.set(leaves.add(0, 0, 0), 5, 1.5, true);
+        io.snode.codegen.internal.vdb.VdbGrid first = new io.snode.codegen.internal.vdb.VdbGrid("first",
+                io.snode.codegen.internal.vdb.VdbValueType.FLOAT, "fog volume", 1, new double[3], 0.0, leaves,
+                java.util.List.of());
+        io.snode.codegen.internal.vdb.VdbGrid tiled = new io.snode.codegen.internal.vdb.VdbGrid("tiled",
+                io.snode.codegen.internal.vdb.VdbValueType.FLOAT, "fog volume", 1, new double[3], 0.0, leaves,
+                java.util.List.of(new io.snode.codegen.internal.vdb.VdbTile(128, 0, 0, 8, 2, true)));
+        Path file = dir.resolve("two.vdb");
+        io.snode.codegen.internal.vdb.VdbWriter.write(file, java.util.List.of(first, tiled),
+                io.snode.codegen.internal.vdb.VdbCompression.NONE);
+
+        SnodeCliTest.Result noTiles = SnodeCliTest.run("import-vdb", file.toString(), "--grid", "tiled", "--no-tiles");
+        assertThat(noTiles.code()).as(noTiles.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(noTiles.err()).contains("1 active tiles (512 voxels)", "drop --no-tiles").doesNotContain("ImportOptions");
+        SnodeCliTest.Result offset = SnodeCliTest.run("import-vdb", file.toString(), "--offset", "1,2");
+        assertThat(offset.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(offset.err()).contains("--offset=1,2 takes 3 integers x,y,z");
+        assertThat(SnodeCliTest.run("import-vdb", "--help").out()).contains("--offset=X,Y,Z").doesNotContain("X,Y,Z...");
+
+        // The first grid becomes a vector grid (its tree type patched), which the codec does not read.
+        byte[] bytes = Files.readAllBytes(file);
+        String floatTree = "Tree_float_5_4_3";
+        int at = new String(bytes, StandardCharsets.ISO_8859_1).indexOf(floatTree);
+        System.arraycopy("Tree_vec3s_5_4_3".getBytes(StandardCharsets.US_ASCII), 0, bytes, at, floatTree.length());
+        Path mixed = Files.write(dir.resolve("mixed.vdb"), bytes);
+        SnodeCliTest.Result unsupported = SnodeCliTest.run("import-vdb", mixed.toString());
+        assertThat(unsupported.code()).as(unsupported.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(unsupported.err()).contains("grid 'first'", "not supported", "the file's grids: first, tiled",
+                "--grid");
+        SnodeCliTest.Result chosen = SnodeCliTest.run("import-vdb", mixed.toString(), "--grid", "tiled");
+        assertThat(chosen.code()).as(chosen.err()).isZero();
+        assertThat(chosen.out()).contains("active 513 (of them 512 from tiles)");
+    }
+
     /** The done-when of the interop issue: OpenVDB's own tools read the exported reference shell. */
     @Test
     void openVdbsToolsReadTheExportedShell(@TempDir Path dir) throws Exception {

@@ -272,6 +272,16 @@ public final class Vdb {
     // ------------------------------------------------------------------ import
 
     /**
+     * The names of the grids of {@code file}, in file order, whatever their types (so also those
+     * {@link #importGrid} refuses).
+     *
+     * @throws VdbFormatException for a file that is not a {@code .vdb} file this codec can list
+     */
+    public static List<String> gridNames(Path file) throws IOException {
+        return VdbReader.gridNames(file);
+    }
+
+    /**
      * Reads a grid of {@code file} into {@code field} of {@code runtime} (see the class comment).
      *
      * @throws VdbFormatException       for a file this codec cannot read (named with the grid and

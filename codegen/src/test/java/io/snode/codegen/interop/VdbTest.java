@@ -39,6 +39,7 @@ class VdbTest {
     @Test
     void negativeCoordinatesAreMovedByMinusTheMinimumPerAxis(@TempDir Path dir) throws IOException {
         Path file = grid(dir, VdbValueType.FLOAT, List.of());
+        assertThat(Vdb.gridNames(file)).containsExactly("density");
         try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(LAYOUT))) {
             Vdb.Imported imported = Vdb.importGrid(file, rt, "v", Vdb.ImportOptions.DEFAULTS);
             assertThat(imported.offset()).containsExactly(3, 20, 0);

@@ -56,6 +56,9 @@ public final class VdbReader {
     }
 
     private static List<Descriptor> descriptors(VdbInput in) throws IOException {
+        if (in.size() < Long.BYTES) {
+            throw in.fail("not a VDB file: " + in.size() + " bytes, shorter than its 8-byte magic number");
+        }
         long magic = in.readLong();
         if (magic != VdbFormat.MAGIC) {
             throw in.fail("not a VDB file: bad magic number 0x" + Long.toHexString(magic) + " (expected 0x"

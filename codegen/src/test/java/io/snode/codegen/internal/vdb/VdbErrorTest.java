@@ -72,6 +72,10 @@ class VdbErrorTest {
         }
         Path f = file("cut.vdb", Arrays.copyOf(good, good.length - 1));
         assertFormatError(f, "phi", "truncated");
+        for (int len : new int[] {0, 6}) {
+            Path text = file("short.vdb", Arrays.copyOf("hello\n".getBytes(StandardCharsets.US_ASCII), len));
+            assertFormatError(text, "phi", "not a VDB file: " + len + " bytes, shorter than its 8-byte magic number");
+        }
     }
 
     @Test
@@ -86,7 +90,7 @@ class VdbErrorTest {
             ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).putInt(8, version);
             assertFormatError(file("version.vdb", v), null, "file format version " + version, "supported: 222");
         }
-        assertFormatError(file("empty.vdb", new byte[0]), null, "truncated");
+        assertFormatError(file("empty.vdb", new byte[0]), null, "not a VDB file: 0 bytes");
     }
 
     @Test
