@@ -34,6 +34,7 @@ import picocli.CommandLine.Option;
  * medians, throughput, memory and time ratios, checked checksums, optional JSON and chart.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
+        header = "Runs the reference workloads against Java baselines and OpenVDB; prints time ratios.",
         description = {"Runs the reference workloads (W1s build sorted, W1r build shuffled, W2 random",
                 "reads, W3 iterate active, W4 delete half + rewrite, W5 parallel build, W6",
                 "particle lists) on L1 and L2, on layouts given as text, and on the Java",

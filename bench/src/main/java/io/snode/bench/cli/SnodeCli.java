@@ -35,8 +35,14 @@ public final class SnodeCli implements Runnable {
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setParameterExceptionHandler((exception, arguments) -> {
-            err.println("snode: " + exception.getMessage() + " (see: ./"
-                    + exception.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
+            CommandLine.Model.CommandSpec where = exception.getCommandLine().getCommandSpec();
+            if (exception instanceof CommandLine.UnmatchedArgumentException unmatched && where.parent() == null
+                    && !unmatched.getUnmatched().isEmpty() && !unmatched.getUnmatched().getFirst().startsWith("-")) {
+                err.println("snode: unknown command '" + unmatched.getUnmatched().getFirst() + "'; the commands are "
+                        + String.join(", ", where.subcommands().keySet()) + " (see: ./snode --help)");
+                return BAD_INPUT;
+            }
+            err.println("snode: " + exception.getMessage() + " (see: ./" + where.qualifiedName() + " --help)");
             return BAD_INPUT;
         });
         commandLine.setExecutionExceptionHandler((exception, parsed, result) -> {

@@ -10,6 +10,7 @@ import picocli.CommandLine.Option;
 
 /** {@code snode soak}: threads churn one runtime for a while, checked against a model. */
 @Command(name = "soak", mixinStandardHelpOptions = true,
+        header = "Runs a stress test of many threads on one runtime, checked against a model.",
         description = {"Runs threads that activate, write, add, append, deactivate and collect on one",
                 "compiled runtime, and checks every result against a model of the calls that",
                 "returned normally (each thread owns its leaves and some lists; upper pointer",
@@ -18,8 +19,8 @@ import picocli.CommandLine.Option;
                 "Layout: " + Soak.LAYOUT_TEXT,
                 "",
                 "Every second the threads pause while the whole model is compared, the shared",
-                "upper cells are reset and memory is collected; every --report-seconds a line",
-                "shows throughput and footprint. The footprint (bytes reserved) must stay within",
+                "upper cells are reset and memory is collected; at the first of those pauses",
+                "after each --report-seconds a line shows throughput and footprint. The footprint (bytes reserved) must stay within",
                 "the live peak plus one largest chunk per list of each SNode. At the end",
                 "everything is deactivated and collected, and no cell may stay in use.",
                 "",

@@ -29,11 +29,13 @@ final class VdbCommands {
 
     /** {@code snode export-vdb}: the W1s shell of WORKLOADS.md (layout L2) as an OpenVDB file. */
     @Command(name = "export-vdb", mixinStandardHelpOptions = true,
+            header = "Writes the reference shell of WORKLOADS.md as an OpenVDB file.",
             description = {"Writes the reference shell of WORKLOADS.md (R = 400, 8,048,580 voxels, built in",
                     "layout L2) as an OpenVDB FloatGrid 'phi' of class 'level set', so that",
                     "OpenVDB's own tools can check it, e.g.:",
                     "  vdb_print -l out/shell.vdb",
-                    "  /usr/bin/python3 ../shared/peers/openvdb/verify_vdb.py out/shell.vdb"})
+                    "  /usr/bin/python3 ../shared/peers/openvdb/verify_vdb.py out/shell.vdb",
+                    "(verify_vdb.py compares with the full shell's figures: not for --quick)."})
     static final class Export implements Callable<Integer> {
         @Option(names = "--out", paramLabel = "FILE", defaultValue = "out/shell.vdb",
                 description = "the file to write (default: ${DEFAULT-VALUE})")
@@ -73,6 +75,7 @@ final class VdbCommands {
 
     /** {@code snode import-vdb FILE --layout TEXT}: loads a grid and prints what it holds. */
     @Command(name = "import-vdb", mixinStandardHelpOptions = true,
+            header = "Reads a grid of an OpenVDB file into a layout and prints what it holds.",
             description = {"Reads a FloatGrid or DoubleGrid from an OpenVDB file (uncompressed, zip or",
                     "blosc/LZ4 leaf buffers) into a runtime of the given layout and prints the",
                     "active count, the value sum and the bounding box. OpenVDB's signed",
@@ -80,8 +83,10 @@ final class VdbCommands {
                     "0 per axis where the grid's box is non-negative, else minus its minimum,",
                     "or --offset x,y,z.",
                     "",
-                    "Example:",
-                    "  ./snode import-vdb out/shell.vdb --layout '" + Layouts.L2 + "'"})
+                    "Examples:",
+                    "  ./snode import-vdb out/shell.vdb",
+                    "  ./snode import-vdb in.vdb --grid density --offset 0,0,64 \\",
+                    "      --layout 'pointer(ijk,256).bitmasked(ijk,8).place(f32 phi)'"})
     static final class Import implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "FILE", description = "the .vdb file")
         Path file;

@@ -136,6 +136,20 @@ class SnodeCliTest {
         assertThat(result.err().strip()).doesNotContain("\n").doesNotContain("bug").contains("bad layout", "128 MiB");
     }
 
+    /** The top level's list of commands gives each a whole sentence, not the first line of a longer text. */
+    @Test
+    void theCommandListGivesEachCommandAWholeSentence() {
+        Result result = run("--help");
+        assertThat(result.code()).isZero();
+        String commands = result.out().substring(result.out().indexOf("Commands:"));
+        for (String name : new String[] {"inspect", "demo", "bench", "soak", "export-vdb", "import-vdb"}) {
+            // The summary, with the lines picocli wraps it onto (indented further).
+            Matcher line = Pattern.compile("(?m)^  " + Pattern.quote(name) + " +(.*(?:\\R {10,}.*)*)$").matcher(commands);
+            assertThat(line.find()).as(name).isTrue();
+            assertThat(line.group(1).strip()).as(name).endsWith(".");
+        }
+    }
+
     /** A --dump that cannot be written is bad input before anything is printed. */
     @Test
     void aDumpDirectoryThatCannotBeWrittenIsBadInputBeforeTheCode(@TempDir Path directory) throws java.io.IOException {
@@ -171,7 +185,8 @@ class SnodeCliTest {
     void theHintAfterAnUnknownCommandNamesTheHelpWithOneSpace() {
         Result result = run("bogus");
         assertThat(result.code()).isEqualTo(SnodeCli.BAD_INPUT);
-        assertThat(result.err().strip()).isEqualTo("snode: Unmatched argument at index 0: 'bogus' (see: ./snode --help)");
+        assertThat(result.err().strip()).isEqualTo("snode: unknown command 'bogus'; the commands are inspect, demo,"
+                + " bench, soak, export-vdb, import-vdb, help (see: ./snode --help)");
         Result sub = run("inspect", "--nope", L1);
         assertThat(sub.err()).contains("(see: ./snode inspect --help)").doesNotContain("  ");
     }
