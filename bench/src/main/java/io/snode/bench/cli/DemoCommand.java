@@ -144,6 +144,12 @@ final class DemoCommand implements Callable<Integer> {
             throw new SnodeCli.BadInputException("--threads=" + threadCount + " must be between 1 and 1024");
         }
         OutputPaths.directory("--out", out);
+        for (String name : new String[] {"demo.png", "memory.png"}) {
+            if (Files.isDirectory(out.resolve(name))) {
+                throw new SnodeCli.BadInputException("--out=" + out + ": " + out.resolve(name)
+                        + " is a directory where the demo writes a picture; remove it or name another --out");
+            }
+        }
     }
 
     private static String mib(long bytes) {

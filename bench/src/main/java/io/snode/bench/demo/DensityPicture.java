@@ -1,5 +1,6 @@
 package io.snode.bench.demo;
 
+import io.snode.bench.report.PngFiles;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -10,7 +11,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import javax.imageio.ImageIO;
 
 /**
  * {@code demo.png}: the density of the last step summed along y, seen from the side (x to the
@@ -57,7 +57,7 @@ public final class DensityPicture {
 
     public static void write(ParticleInCell.Projection projection, List<ParticleInCell.StepStats> history,
                              ParticleInCell.Config config, Path file) throws IOException {
-        ImageIO.write(render(projection, history, config), "png", file.toFile());
+        PngFiles.write(render(projection, history, config), file);
     }
 
     static BufferedImage render(ParticleInCell.Projection projection, List<ParticleInCell.StepStats> history,

@@ -1,5 +1,6 @@
 package io.snode.bench.demo;
 
+import io.snode.bench.report.PngFiles;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -12,7 +13,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToDoubleFunction;
-import javax.imageio.ImageIO;
 
 /**
  * {@code memory.png}: a line chart over the steps of the active 8^3 blocks (left axis) and the
@@ -41,7 +41,7 @@ public final class MemoryChart {
 
     public static void write(List<ParticleInCell.StepStats> history, ParticleInCell.Config config, Path file)
             throws IOException {
-        ImageIO.write(render(history, config), "png", file.toFile());
+        PngFiles.write(render(history, config), file);
     }
 
     static BufferedImage render(List<ParticleInCell.StepStats> history, ParticleInCell.Config config) {

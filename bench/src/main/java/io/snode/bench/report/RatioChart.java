@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
-import javax.imageio.ImageIO;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.CategoryLabelPositions;
@@ -92,10 +91,7 @@ public final class RatioChart {
      */
     public static void write(List<Bar> bars, String baseline, Path file, int width, int height) throws IOException {
         Objects.requireNonNull(file, "file");
-        BufferedImage image = render(bars, baseline, width, height);
-        if (!ImageIO.write(image, "png", file.toFile())) {
-            throw new IOException("no PNG writer in this JDK's ImageIO: " + file);
-        }
+        PngFiles.write(render(bars, baseline, width, height), file);
     }
 
     /** The chart as an image (what {@link #write} writes). */

@@ -97,6 +97,15 @@ class DemoCommandTest {
     }
 
     @Test
+    void aDirectoryWhereAPictureGoesExitsWithTwoBeforeTheRun(@TempDir Path directory) throws Exception {
+        Files.createDirectories(directory.resolve("demo.png"));
+        assertBadInput(run("demo", "--steps", "1", "--particles", "10", "--out", directory.toString()),
+                "demo.png is a directory where the demo writes a picture");
+        assertThat(directory.resolve("demo.png")).isDirectory();
+        assertThat(directory.resolve("memory.png")).doesNotExist();
+    }
+
+    @Test
     void anEmptyOrBlankOutputPathExitsWithTwoInsteadOfWritingIntoTheCurrentFolder() {
         assertBadInput(run("demo", "--steps", "1", "--particles", "10", "--out", ""),
                 "--out='' is empty; name a directory");
