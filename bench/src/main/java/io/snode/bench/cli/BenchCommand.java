@@ -146,6 +146,10 @@ final class BenchCommand implements Callable<Integer> {
         if (harness != null) {
             harness = harness.toAbsolutePath().normalize();
         }
+        if (chart != null && harness == null && !names.contains("hashmap")) {
+            throw new SnodeCli.BadInputException("--chart draws the time ratios against OpenVDB or hashmap; this run"
+                    + " has neither (add hashmap to --structure, or run OpenVDB: without --quick and --no-peers)");
+        }
         boolean progress = System.console() != null && System.console().isTerminal();
 
         long physical = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())

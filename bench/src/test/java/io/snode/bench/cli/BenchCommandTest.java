@@ -114,6 +114,15 @@ class BenchCommandTest {
     }
 
     @Test
+    void aChartWithoutAnythingToCompareWithIsRefusedBeforeAnyRun(@TempDir Path dir) {
+        SnodeCliTest.Result result = SnodeCliTest.run("bench", "--quick", "--structure", "L1", "--workload", "W1s",
+                "--chart", dir.resolve("c.png").toString());
+        assertThat(result.code()).as(result.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(result.err()).contains("--chart draws the time ratios against OpenVDB or hashmap");
+        assertThat(result.out()).as("nothing ran").doesNotContain("snode bench:");
+    }
+
+    @Test
     void aJsonOrChartPathThatCannotBeWrittenIsRefusedBeforeAnyRun(@TempDir Path dir) throws java.io.IOException {
         Path file = java.nio.file.Files.writeString(dir.resolve("afile"), "x");
         for (String option : new String[] {"--json", "--chart"}) {
