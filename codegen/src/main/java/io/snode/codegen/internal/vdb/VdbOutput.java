@@ -21,7 +21,8 @@ final class VdbOutput implements Closeable {
     private long flushed;
 
     VdbOutput(Path file) throws IOException {
-        channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
     }
 
     long position() {
