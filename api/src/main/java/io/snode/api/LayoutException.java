@@ -1,5 +1,7 @@
 package io.snode.api;
 
+import java.util.Objects;
+
 /**
  * A layout that breaks one of the {@link LayoutRule}s. Thrown by {@link Layout#build} and by
  * {@link Layout#parse} for text that parses but declares an invalid layout, and by the runtime's
@@ -12,7 +14,8 @@ public final class LayoutException extends IllegalArgumentException {
     private final String path;
 
     public LayoutException(LayoutRule rule, String path, String detail) {
-        super(path + ": " + rule.statement() + (detail.isEmpty() ? "" : "; " + detail));
+        super(path + ": " + Objects.requireNonNull(rule, "rule").statement()
+                + (Objects.requireNonNull(detail, "detail").isEmpty() ? "" : "; " + detail));
         this.rule = rule;
         this.path = path;
     }

@@ -1,29 +1,96 @@
 package io.snode.api;
 
+import java.util.Objects;
+
 /**
- * Text that is not in the layout grammar. The message gives the 1-based column, what was
- * expected there and what was found, followed by the text and a caret under the column.
+ * Text that is not in the layout grammar. The message gives where parsing stopped (the 1-based
+ * column, and the line when the text has several), what was expected there and what was found,
+ * followed by that line of the text (around the column, when it is long) and a caret under the
+ * column.
  */
 public final class LayoutParseException extends IllegalArgumentException {
+    /** Characters of the offending line the message shows at most, around the column. */
+    private static final int SHOWN = 100;
+
+    private final int position;
+    private final int line;
     private final int column;
     private final String expected;
     private final String text;
 
-    public LayoutParseException(String text, int column, String expected, String found) {
-        super("column " + column + ": expected " + expected + " but found " + found
-                + System.lineSeparator() + "  " + text
-                + System.lineSeparator() + "  " + " ".repeat(Math.max(0, column - 1)) + "^");
-        this.column = column;
+    /**
+     * @param text     the text that was parsed
+     * @param position the 1-based position in {@code text} where parsing stopped ({@code text.length() + 1} at its end)
+     * @param expected what the grammar allowed there
+     * @param found    what was found there
+     */
+    public LayoutParseException(String text, int position, String expected, String found) {
+        this(Objects.requireNonNull(text, "text"), checked(text, position), expected, found, lineStart(text, position - 1));
+    }
+
+    private LayoutParseException(String text, int position, String expected, String found, int lineStart) {
+        super(message(text, position - 1, lineStart, Objects.requireNonNull(expected, "expected"),
+                Objects.requireNonNull(found, "found")));
+        this.position = position;
+        this.line = 1 + (int) text.substring(0, lineStart).chars().filter(c -> c == '\n').count();
+        this.column = position - lineStart;
         this.expected = expected;
         this.text = text;
     }
 
-    /** The 1-based column where parsing stopped. */
+    private static int checked(String text, int position) {
+        if (position < 1 || position > text.length() + 1) {
+            throw new IllegalArgumentException("position=" + position + " must be between 1 and " + (text.length() + 1));
+        }
+        return position;
+    }
+
+    /** The index where the line holding {@code offset} starts. */
+    private static int lineStart(String text, int offset) {
+        return text.lastIndexOf('\n', Math.min(offset, text.length()) - 1) + 1;
+    }
+
+    private static String message(String text, int offset, int lineStart, String expected, String found) {
+        int lineEnd = text.indexOf('\n', lineStart);
+        if (lineEnd < 0) {
+            lineEnd = text.length();
+        }
+        int line = 1 + (int) text.substring(0, lineStart).chars().filter(c -> c == '\n').count();
+        int column = offset - lineStart + 1;
+        boolean oneLine = lineStart == 0 && lineEnd == text.length();
+        // Show at most SHOWN characters of the line, around the column, without splitting a surrogate pair.
+        int from = Math.max(lineStart, Math.min(offset - SHOWN / 2, lineEnd - SHOWN));
+        int to = Math.min(lineEnd, from + SHOWN);
+        if (from > lineStart && Character.isLowSurrogate(text.charAt(from))) {
+            from++;
+        }
+        if (to < lineEnd && Character.isHighSurrogate(text.charAt(to - 1))) {
+            to--;
+        }
+        String shown = (from > lineStart ? "..." : "") + text.substring(from, to).replace('\t', ' ')
+                + (to < lineEnd ? "..." : "");
+        int caret = (from > lineStart ? 3 : 0) + text.codePointCount(from, Math.max(from, Math.min(offset, to)));
+        return (oneLine ? "" : "line " + line + ", ") + "column " + column + ": expected " + expected + " but found "
+                + found + System.lineSeparator() + "  " + shown
+                + System.lineSeparator() + "  " + " ".repeat(caret) + "^";
+    }
+
+    /** The 1-based column, in its line, where parsing stopped. */
     public int column() {
         return column;
     }
 
-    /** What the grammar allowed at that column. */
+    /** The 1-based line where parsing stopped. */
+    public int line() {
+        return line;
+    }
+
+    /** The 1-based position in the whole text where parsing stopped. */
+    public int position() {
+        return position;
+    }
+
+    /** What the grammar allowed there. */
     public String expected() {
         return expected;
     }

@@ -191,15 +191,24 @@ final class LayoutParser {
         while (position < text.length() && isDigit(text.charAt(position))) {
             position++;
         }
-        int digits = position - digitsStart;
-        if (digits == 0 || digits > 10) {
+        if (position == digitsStart) {
             position = start;
             throw error("an int");
         }
-        long value = Long.parseLong(text.substring(start, position));
-        if (value > Integer.MAX_VALUE || value < Integer.MIN_VALUE) {
+        boolean negative = digitsStart > start;
+        int significant = digitsStart; // leading zeros do not count
+        while (significant < position - 1 && text.charAt(significant) == '0') {
+            significant++;
+        }
+        long value = position - significant > 10 ? (negative ? Long.MIN_VALUE : Long.MAX_VALUE)
+                : Long.parseLong((negative ? "-" : "") + text.substring(significant, position));
+        if (value > Integer.MAX_VALUE) {
             position = start;
             throw error("an int of at most 2147483647");
+        }
+        if (value < Integer.MIN_VALUE) {
+            position = start;
+            throw error("an int of at least -2147483648");
         }
         return (int) value;
     }
@@ -248,7 +257,11 @@ final class LayoutParser {
             while (end < text.length() && end - position < 12 && !Character.isWhitespace(text.charAt(end))) {
                 end++;
             }
-            found = "'" + text.substring(position, Math.max(end, position + 1)) + "'";
+            end = Math.max(end, position + 1);
+            if (end < text.length() && Character.isHighSurrogate(text.charAt(end - 1))) {
+                end++; // not half of a pair
+            }
+            found = "'" + text.substring(position, end) + "'";
         }
         return new LayoutParseException(text, position + 1, expected, found);
     }

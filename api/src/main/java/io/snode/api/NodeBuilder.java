@@ -58,7 +58,7 @@ public final class NodeBuilder {
 
     /** A dense child with one size per axis, in the order of {@code axes}. */
     public NodeBuilder dense(Axes axes, int... sizes) {
-        return child(NodeKind.DENSE, axes, sizes.clone(), false, 0);
+        return child(NodeKind.DENSE, axes, Objects.requireNonNull(sizes, "sizes").clone(), false, 0);
     }
 
     /** A bitmasked child with the same size on every axis. */
@@ -68,7 +68,7 @@ public final class NodeBuilder {
 
     /** A bitmasked child with one size per axis, in the order of {@code axes}. */
     public NodeBuilder bitmasked(Axes axes, int... sizes) {
-        return child(NodeKind.BITMASKED, axes, sizes.clone(), false, 0);
+        return child(NodeKind.BITMASKED, axes, Objects.requireNonNull(sizes, "sizes").clone(), false, 0);
     }
 
     /** A pointer child with the same size on every axis. */
@@ -78,7 +78,7 @@ public final class NodeBuilder {
 
     /** A pointer child with one size per axis, in the order of {@code axes}. */
     public NodeBuilder pointer(Axes axes, int... sizes) {
-        return child(NodeKind.POINTER, axes, sizes.clone(), false, 0);
+        return child(NodeKind.POINTER, axes, Objects.requireNonNull(sizes, "sizes").clone(), false, 0);
     }
 
     /**
@@ -92,7 +92,7 @@ public final class NodeBuilder {
 
     /** A hash child with one size per axis, in the order of {@code axes}. */
     public NodeBuilder hash(Axes axes, int... sizes) {
-        return child(NodeKind.HASH, axes, sizes.clone(), false, 0);
+        return child(NodeKind.HASH, axes, Objects.requireNonNull(sizes, "sizes").clone(), false, 0);
     }
 
     /**
@@ -141,13 +141,19 @@ public final class NodeBuilder {
         return this;
     }
 
+    /** This node's position among its parent's children (set as it is added; the path's {@code #n}). */
+    private int indexInParent;
+
     private NodeBuilder child(NodeKind kind, Axes axes, int[] sizes, boolean uniform, int chunk) {
         checkOpen();
         Objects.requireNonNull(axes, "axes");
         NodeBuilder child = new NodeBuilder(session, this, kind, axes, sizes, uniform, chunk);
+        child.indexInParent = children.size();
         children.add(child);
         if (child.depth > LayoutRule.MAX_DEPTH) {
-            throw new LayoutException(LayoutRule.TOO_DEEP, child.path(), "depth=" + child.depth);
+            String path = child.path();
+            children.removeLast(); // a caller that catches this and builds on gets this rule again, not another
+            throw new LayoutException(LayoutRule.TOO_DEEP, path, "depth=" + child.depth);
         }
         return child;
     }
@@ -189,7 +195,7 @@ public final class NodeBuilder {
         }
         String segment = description();
         if (parent.children.size() > 1) {
-            segment += "#" + parent.children.indexOf(this);
+            segment += "#" + indexInParent;
         }
         return parent.path() + "/" + segment;
     }

@@ -15,7 +15,9 @@ public enum NodeKind {
     /**
      * Like a pointer node, a child cell allocated on activation, but found through a hash table
      * from cell index to child that grows with the active cells: the index space costs nothing
-     * until it is used, so a top level may span 2^31 cells per axis (OpenVDB's root node).
+     * until it is used, so a top level may span a huge index space (OpenVDB's root node): up to
+     * 2^31 - 1 per axis, within the rule that a node's cell count (the product of its sizes) fits
+     * a long, e.g. {@code hash(ij,2147483647)} or {@code hash(ijk,2097151)}.
      */
     HASH("hash");
 

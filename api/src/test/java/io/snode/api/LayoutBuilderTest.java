@@ -157,4 +157,26 @@ class LayoutBuilderTest {
         Layout small = Layout.build(root -> root.dynamic(Axis.L, 1025).place(Field.f32("x")));
         assertThat(small.snode(1).chunkSize()).isEqualTo(1024);
     }
+
+    /** A null size array is named; a too-deep node that was refused is not left in the tree for a caller that goes on. */
+    @Test
+    void aNullSizeArrayIsNamedAndARefusedTooDeepNodeIsNotKept() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Layout.build(root -> root.dense(Axes.I, (int[]) null)))
+                .isInstanceOf(NullPointerException.class).hasMessage("sizes");
+        int[] refused = {0};
+        Layout layout = Layout.build(root -> {
+            NodeBuilder at = root;
+            try {
+                for (int depth = 0; depth <= LayoutRule.MAX_DEPTH; depth++) {
+                    at = at.dense(Axes.I, 1);
+                }
+            } catch (LayoutException tooDeep) {
+                org.assertj.core.api.Assertions.assertThat(tooDeep.rule()).isEqualTo(LayoutRule.TOO_DEEP);
+                refused[0]++;
+            }
+            at.place(Field.f32("x"));
+        });
+        org.assertj.core.api.Assertions.assertThat(refused[0]).isEqualTo(1);
+        org.assertj.core.api.Assertions.assertThat(layout.snodes()).hasSize(LayoutRule.MAX_DEPTH + 1);
+    }
 }

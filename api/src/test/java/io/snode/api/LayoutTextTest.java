@@ -99,6 +99,45 @@ class LayoutTextTest {
         assertThat(e.getMessage()).contains(text).contains(" ".repeat(column + 1) + "^");
     }
 
+    /** In a text of several lines (a text block, say), the message gives the line and its column and shows that line. */
+    @Test
+    void anErrorInATextOfSeveralLinesNamesTheLineAndShowsIt() {
+        String text = "place(f32 a);\ndense(i,2)\n.place(f32 b);\n  dense(q,2).place(f32 c)";
+        LayoutParseException e = catchThrowableOfType(LayoutParseException.class, () -> Layout.parse(text));
+        assertThat(e.line()).isEqualTo(4);
+        assertThat(e.column()).isEqualTo(9);
+        assertThat(e.position()).isEqualTo(text.indexOf('q') + 1);
+        assertThat(e.getMessage().lines()).containsExactly(
+                "line 4, column 9: expected an axis letter i, j, k, l, m, n, o or p but found 'q,2).place(f'",
+                "    dense(q,2).place(f32 c)",
+                "          ^");
+    }
+
+    /** A long text is shown around the column only, so the message stays short, and a surrogate pair is never cut. */
+    @Test
+    void aLongTextIsShownAroundTheColumnWholeCharactersOnly() {
+        String text = "pointer(i,4){ " + "dense(i,1).place(f32 a);".repeat(5000) + " dense(i,x).place(f32 b) }";
+        LayoutParseException e = catchThrowableOfType(LayoutParseException.class, () -> Layout.parse(text));
+        assertThat(e.getMessage().length()).isLessThan(400);
+        String[] lines = e.getMessage().split("\\R");
+        assertThat(lines[1]).startsWith("  ...").contains("dense(i,x)");
+        assertThat(lines[2].indexOf('^')).isEqualTo(lines[1].indexOf("x)"));
+        String emoji = "dense(q,234567890\uD83D\uDE00).place(f32 a)";
+        LayoutParseException pair = catchThrowableOfType(LayoutParseException.class, () -> Layout.parse(emoji));
+        assertThat(pair.getMessage()).contains("\uD83D\uDE00");
+        assertThat(pair.getMessage().chars().filter(c -> Character.isSurrogate((char) c)).count() % 2).isZero();
+    }
+
+    /** Leading zeros do not count; a number beyond an int says which bound it passes. */
+    @Test
+    void numbersAreReadAsIntsWithTheirBoundsNamed() {
+        assertThat(Layout.parse("dense(i,00000000004).place(f32 x)").snode(1).sizes()).containsExactly(4);
+        assertThat(catchThrowableOfType(LayoutParseException.class, () -> Layout.parse("dense(i,21474836470).place(f32 x)"))
+                .expected()).isEqualTo("an int of at most 2147483647");
+        assertThat(catchThrowableOfType(LayoutParseException.class, () -> Layout.parse("dense(i,-9999999999).place(f32 x)"))
+                .expected()).isEqualTo("an int of at least -2147483648");
+    }
+
     @Test
     void deepNestingIsARuleErrorNotAStackOverflow() {
         String deep = "dense(i,1){".repeat(100_000);
