@@ -112,6 +112,58 @@ class FailureAtomicityTest {
         }
     }
 
+    /**
+     * A write far into a list (its directory's top and leaf blocks and a chunk at once) that the
+     * cap refuses at any of those requests changes nothing, the directory's manager included;
+     * caps from the empty runtime's memory upwards until the write fits.
+     */
+    @Test
+    void aWriteFarIntoAListThatTheCapRefusesChangesNothing() {
+        Layout layout = Layout.parse("dense(i,2).dynamic(l,2147483647).place(i64 p)");
+        SNode list = layout.snode(2);
+        long empty;
+        try (SparseRuntime probe = SparseRuntime.create(layout)) {
+            empty = probe.memoryStats().bytesReserved();
+        }
+        int refused = 0;
+        for (long cap = empty; ; cap += 1024) {
+            try (SparseRuntime rt = SparseRuntime.create(layout, RuntimeOptions.DEFAULT.withMemoryCap(cap))) {
+                MemoryStats before = rt.memoryStats();
+                try {
+                    rt.setLong("p", 42, 1, 2_147_483_646);
+                } catch (MemoryCapExceededException expected) {
+                    refused++;
+                    assertUnchanged(rt, before);
+                    assertThat(rt.length(list, 1)).isZero();
+                    continue;
+                }
+                assertThat(rt.getLong("p", 1, 2_147_483_646)).isEqualTo(42);
+                break;
+            }
+        }
+        assertThat(refused).isGreaterThan(3);
+        // The same with an allocator fault at each of the write's requests in turn.
+        int faults = 0;
+        for (int failAt = 1; ; failAt++) {
+            FailingAllocator allocator = new FailingAllocator();
+            try (SparseRuntime rt = SparseRuntime.create(layout, RuntimeOptions.DEFAULT.withAllocator(allocator))) {
+                MemoryStats before = rt.memoryStats();
+                allocator.countdown.set(failAt);
+                try {
+                    rt.setLong("p", 42, 1, 2_147_483_646);
+                } catch (OutOfMemoryError expected) {
+                    faults++;
+                    assertUnchanged(rt, before);
+                    assertThat(rt.length(list, 1)).isZero();
+                    continue;
+                }
+                assertThat(rt.getLong("p", 1, 2_147_483_646)).isEqualTo(42);
+                break;
+            }
+        }
+        assertThat(faults).isGreaterThanOrEqualTo(3);
+    }
+
     private static void assertUnchanged(SparseRuntime rt, MemoryStats before) {
         MemoryStats after = rt.memoryStats();
         assertThat(after.bytesReserved()).isEqualTo(before.bytesReserved());
@@ -121,6 +173,7 @@ class FailureAtomicityTest {
             assertThat(now.cells().cellsAllocated()).as(stats.snode().path())
                     .isEqualTo(stats.cells().cellsAllocated());
             assertThat(now.cells().chunks()).isEqualTo(stats.cells().chunks());
+            assertThat(now.directories()).as(stats.snode().path() + " directories").isEqualTo(stats.directories());
         }
     }
 }

@@ -109,18 +109,24 @@ public final class Activation implements ActivationRun {
         return structure.reserveTable(owner, tables, capacity);
     }
 
-    /** Reserves the chunk and directory blocks that the list step's latest needs name. */
+    /**
+     * Reserves the chunk and directory blocks that the list step's latest needs name: the chunk
+     * first, then the top and leaf blocks, so that the one request that may be refused after two
+     * from the directory blocks' manager is none. A thread's cache undoes only its latest refill
+     * exactly ({@code NodeManager.unallocate}): when top and leaf each took a refill and a later
+     * request failed, the top block would stay in the cache, the manager's memory grown.
+     */
     @Override
     public void reserveList(DynamicUnit list) {
         int missing = reservation.missing();
+        if ((missing & Reservation.NEED_CHUNK) != 0 && !reservation.has(reservation.chunkSlot())) {
+            reservation.put(reservation.chunkSlot(), list.chunks(), structure.allocate(list.node().snode(), list.chunks()));
+        }
         if ((missing & Reservation.NEED_TOP) != 0 && !reservation.has(reservation.topSlot())) {
             reservation.put(reservation.topSlot(), list.blocks(), structure.allocate(list.node().snode(), list.blocks()));
         }
         if ((missing & Reservation.NEED_LEAF) != 0 && !reservation.has(reservation.leafSlot())) {
             reservation.put(reservation.leafSlot(), list.blocks(), structure.allocate(list.node().snode(), list.blocks()));
-        }
-        if ((missing & Reservation.NEED_CHUNK) != 0 && !reservation.has(reservation.chunkSlot())) {
-            reservation.put(reservation.chunkSlot(), list.chunks(), structure.allocate(list.node().snode(), list.chunks()));
         }
     }
 

@@ -815,24 +815,26 @@ public final class NodeTree {
             long cell = -1;
             int published = DynamicUnit.CELLS_MISSING;
             try {
+                // The chunk first, the directory blocks last (see Activation.reserveList): a refusal
+                // then never follows two requests to the blocks' manager, which could not both be undone.
+                cell = allocate(list, chunks);
                 if ((missing & Reservation.NEED_TOP) != 0) {
                     top = allocate(list, blocks);
                 }
                 if ((missing & Reservation.NEED_LEAF) != 0) {
                     leaf = allocate(list, blocks);
                 }
-                cell = allocate(list, chunks);
                 published = unit.publishChunk(segment, header, chunk, top, leaf, cell);
             } finally {
                 int used = Math.max(published, 0);
-                if (cell >= 0 && (used & Reservation.NEED_CHUNK) == 0) {
-                    chunks.unallocate(cell);
-                }
                 if (leaf >= 0 && (used & Reservation.NEED_LEAF) == 0) {
                     blocks.unallocate(leaf);
                 }
                 if (top >= 0 && (used & Reservation.NEED_TOP) == 0) {
                     blocks.unallocate(top);
+                }
+                if (cell >= 0 && (used & Reservation.NEED_CHUNK) == 0) {
+                    chunks.unallocate(cell);
                 }
             }
             if (published == DynamicUnit.LIST_RETIRED) {
