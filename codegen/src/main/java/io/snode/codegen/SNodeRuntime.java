@@ -246,7 +246,8 @@ public final class SNodeRuntime implements AutoCloseable {
      * wholly in the box with their whole subtrees, as {@link SparseRuntime#deactivateBox} does.
      * Launch rules as for {@link #deactivate}.
      *
-     * @return the cells deactivated
+     * @return the cells deactivated, as {@link SparseRuntime#deactivateBox} counts them (an upper
+     *         cell released whole counts as one)
      */
     public long deactivateBox(SNode snode, int[] low, int[] high) {
         return structFor.inLaunch(() -> runtime.deactivateBox(snode, low, high));

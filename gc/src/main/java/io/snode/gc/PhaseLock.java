@@ -476,6 +476,7 @@ public final class PhaseLock {
      */
     public boolean tryExclusive(Runnable body, long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(body, "body");
+        Objects.requireNonNull(unit, "unit");
         checkMayCollect();
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         if (!collectors.tryLock(timeout, unit)) {

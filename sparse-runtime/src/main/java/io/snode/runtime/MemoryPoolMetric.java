@@ -8,7 +8,11 @@ public interface MemoryPoolMetric {
     /** Most bytes the runtime may reserve ({@link RuntimeOptions#memoryCapBytes()}). */
     long capBytes();
 
-    /** Bytes of every chunk held, the root cell and the ambient cells included. */
+    /**
+     * Bytes of every chunk held, the root cell and the ambient cells included; with huge pages
+     * ({@link RuntimeOptions#hugePages()}), also the rest of each region's last huge page, which
+     * the cap counts before it is touched.
+     */
     long bytesReserved();
 
     /** Bytes backed by physical pages: equal to {@link #bytesReserved()} for allocators that commit on allocation. */

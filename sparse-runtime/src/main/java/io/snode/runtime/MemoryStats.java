@@ -36,6 +36,7 @@ public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
     }
 
     public SNodeStats of(SNode snode) {
+        java.util.Objects.requireNonNull(snode, "snode");
         for (SNodeStats stats : snodes) {
             if (stats.snode() == snode) {
                 return stats;

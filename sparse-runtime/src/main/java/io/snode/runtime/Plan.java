@@ -43,7 +43,7 @@ public final class Plan {
      *         ({@link LayoutRule#CONTAINER_TOO_LARGE}, {@link LayoutRule#DYNAMIC_CHUNK_TOO_LARGE})
      */
     public static Plan of(Layout layout) {
-        return new Plan(layout);
+        return new Plan(java.util.Objects.requireNonNull(layout, "layout"));
     }
 
     public Layout layout() {
@@ -51,10 +51,15 @@ public final class Plan {
     }
 
     public SNodePlan node(int id) {
+        if (id < 0 || id >= nodes.length) {
+            throw new IndexOutOfBoundsException("snode id=" + id + " is outside 0.." + (nodes.length - 1)
+                    + " of layout " + layout);
+        }
         return nodes[id];
     }
 
     public SNodePlan node(SNode snode) {
+        java.util.Objects.requireNonNull(snode, "snode");
         SNodePlan plan = nodes[snode.id()];
         if (plan.snode() != snode) {
             throw new IllegalArgumentException("snode=" + snode.path() + " is not from this plan's layout");

@@ -24,8 +24,9 @@ import java.util.Objects;
  * and it stays usable for any layout.
  *
  * <p>Writes activate the cells on their path; reads of inactive cells return zero. All memory
- * is owned by this object: {@link #close()} returns it, and any later use throws
- * {@link IllegalStateException}. Coordinates are given in the index space of the field or
+ * is owned by this object: {@link #close()} returns it, and any later use of its cells or memory
+ * throws {@link IllegalStateException}; {@link #layout()}, {@link #plan()} and
+ * {@link #isClosed()} still answer. Coordinates are given in the index space of the field or
  * SNode named (Taichi's convention), except that a dynamic node's list operations
  * ({@link #append}, {@link #length}, {@link #deactivate}) take the list's coordinates, those of
  * the node's parent; a coordinate outside it throws
@@ -286,7 +287,9 @@ public final class SparseRuntime implements AutoCloseable {
      * with its whole subtree (so the box's memory goes back in whole upper cells, and that upper
      * node reads inactive there afterwards). Dynamic nodes: deactivate their parent's cells.
      *
-     * @return the cells deactivated, of {@code snode} and of the nodes above it
+     * @return the cells deactivated, of {@code snode} and of the nodes above it; an upper cell
+     *         released whole counts as one, the cells below it not (so a box that takes a whole
+     *         upper cell may return less than a smaller box inside it)
      * @throws IllegalArgumentException for a dense node or the root, a dynamic node, a corner of
      *                                  the wrong length, or {@code low[n] > high[n]}
      * @throws IndexOutOfBoundsException for a corner outside the index space ({@code high} may equal its extent)
@@ -351,6 +354,7 @@ public final class SparseRuntime implements AutoCloseable {
     /** Appends an element and stores {@code bits} in {@code field}, which is placed on a dynamic node. */
     public long appendBits(PlacedField field, long bits, int... listCoordinates) {
         checkOpen();
+        Objects.requireNonNull(field, "field");
         Location location = new Location();
         long index = structure.append(field.snode(), listToElement(field.snode(), listCoordinates, 0), location);
         FieldAccess.store(field.type(), location.segment, location.offset + fieldOffset(field), bits);
@@ -475,6 +479,7 @@ public final class SparseRuntime implements AutoCloseable {
     }
 
     private void checkCoordinates(PlacedField field, int[] coordinates) {
+        Objects.requireNonNull(field, "field");
         if (layout.field(field.name()) != field) {
             throw new IllegalArgumentException("field=" + field.name() + " is not from this runtime's layout "
                     + layout);
