@@ -382,7 +382,9 @@ public final class SNodeRuntime implements AutoCloseable {
      * the kernels come back in block order, one per task (the split into tasks depends only on
      * the active blocks, never on the parallelism), for the caller to combine. {@code kernels}
      * must make kernels of one class, a Kernel1..Kernel8 taking as many coordinates as the SNode
-     * has. Launch rules as for {@link #forEach(SNode, Kernel)}.
+     * has (directly, through an interface that extends it, or through a superclass). The launch's
+     * threads call {@code kernels}, possibly at the same time: it must be thread-safe. Launch rules
+     * as for {@link #forEach(SNode, Kernel)}.
      */
     public <K extends Kernel> List<K> forEachPerTask(SNode snode, Supplier<K> kernels) {
         return structFor.forEachPerTask(snode, kernels);
@@ -444,7 +446,8 @@ public final class SNodeRuntime implements AutoCloseable {
      * The block form of a reduction over a dense, bitmasked or dynamic {@code snode} (blocks as
      * for {@link #forEachBlock(SNode, BlockKernel)}: containers, or lists as chunks): every task
      * of the launch gets its own accumulator from {@code identity}, {@code reducer} folds each of
-     * the task's blocks into it (no atomics needed), and the accumulators are combined with
+     * the task's blocks into it (no atomics needed; the launch's threads call {@code identity},
+     * possibly at the same time), and the accumulators are combined with
      * {@code combiner} in block order. The tasks are the same whatever the parallelism, so the
      * result is too (floating-point sums included). Launch rules as for {@link #forEachBlock}.
      */
@@ -464,7 +467,7 @@ public final class SNodeRuntime implements AutoCloseable {
 
     /** {@link #forEach(SNode, Kernel)} over the cells of a kept set; throws if the set is stale. */
     public void forEach(ActiveSet set, Kernel kernel) {
-        structFor.forEach(kept(set), kernel);
+        structFor.forEach(set.snode(), kept(set), kernel);
     }
 
     /** {@link #forEachBlock(SNode, BlockKernel)} over a kept set; throws if the set is stale. */

@@ -17,12 +17,18 @@ public final class KernelException extends RuntimeException {
         this.coordinates = coordinates.clone();
     }
 
-    /** The SNode whose cells the launch visited. */
+    /**
+     * The SNode whose cells the launch visited. A launch nested in a block kernel that fails
+     * passes its own {@code KernelException} through, so there it names the nested launch's SNode.
+     */
     public String snodePath() {
         return snodePath;
     }
 
-    /** The coordinates of the cell whose kernel call threw. */
+    /**
+     * The coordinates of the cell whose kernel call threw; for the block forms
+     * ({@code forEachBlock}, {@code reduceBlocks}), the block's {@link LeafBlock#origin origin}.
+     */
     public int[] coordinates() {
         return coordinates.clone();
     }

@@ -14,9 +14,12 @@ import java.util.Objects;
  * are active.
  *
  * <p><b>Dense and bitmasked blocks</b> are one piece of memory: cell {@code n} at byte
- * {@code n * cellBytes()} of {@link #cells()}. Inactive cells of a bitmasked block hold zero in
- * memory too (the runtime zeroes a cell when it is deactivated), so a loop may read all cells and
- * still sum only the active values. Store only into active cells: a store into an inactive cell's
+ * {@code n * cellBytes()} of {@link #cells()}. The fields of inactive cells of a bitmasked block
+ * hold zero in memory too (the runtime zeroes them when a cell is deactivated; a list below the
+ * cell may leave a word of its header, away from the fields), so a loop may read all fields and
+ * still sum only the active values. Only those of the launch's snapshot, though: over a kept
+ * {@code ActiveSet}, a cell activated since the set was taken is read too by such a loop, while
+ * its mask bit in {@link #mask} is not set. Store only into active cells: a store into an inactive cell's
  * memory activates nothing, and every read of that cell (generated reads load the value without
  * testing the bit, as the reductions read every cell) would give it, and so would the cell after an
  * activation that writes nothing.

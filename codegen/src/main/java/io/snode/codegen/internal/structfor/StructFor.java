@@ -8,10 +8,27 @@ import io.snode.codegen.GeneratedClass;
 import io.snode.codegen.kernel.BlockKernel;
 import io.snode.codegen.kernel.BlockReducer;
 import io.snode.codegen.kernel.Kernel;
+import io.snode.codegen.kernel.Kernel1;
+import io.snode.codegen.kernel.Kernel2;
+import io.snode.codegen.kernel.Kernel3;
+import io.snode.codegen.kernel.Kernel4;
+import io.snode.codegen.kernel.Kernel5;
+import io.snode.codegen.kernel.Kernel6;
+import io.snode.codegen.kernel.Kernel7;
+import io.snode.codegen.kernel.Kernel8;
 import io.snode.codegen.kernel.ViewKernel;
+import io.snode.codegen.kernel.ViewKernel1;
+import io.snode.codegen.kernel.ViewKernel2;
+import io.snode.codegen.kernel.ViewKernel3;
+import io.snode.codegen.kernel.ViewKernel4;
+import io.snode.codegen.kernel.ViewKernel5;
+import io.snode.codegen.kernel.ViewKernel6;
+import io.snode.codegen.kernel.ViewKernel7;
+import io.snode.codegen.kernel.ViewKernel8;
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.NodeTree;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -70,6 +87,7 @@ public final class StructFor {
     /** Every active cell of {@code snode}, with a Kernel1..Kernel8 of {@code arity}. */
     public void forEach(SNode snode, Kernel kernel, int arity) {
         checkOwned(snode);
+        Objects.requireNonNull(kernel, "kernel");
         inLaunch(() -> launcher.withSnapshot(snode, blocks -> {
             launcher.forEach(blocks, kernel, arity);
             return null;
@@ -79,14 +97,15 @@ public final class StructFor {
     /** Every active cell of {@code snode}, with a kernel of as many coordinates as it has. */
     public void forEach(SNode snode, Kernel kernel) {
         Objects.requireNonNull(kernel, "kernel");
-        forEach(snode, kernel, arity(kernel));
+        checkOwned(snode);
+        forEach(snode, kernel, arity(kernel, snode.indexAxes().size()));
     }
 
     public <K extends Kernel> List<K> forEachPerTask(SNode snode, Supplier<K> kernels) {
         checkOwned(snode);
         Objects.requireNonNull(kernels, "kernels");
         K first = Objects.requireNonNull(kernels.get(), "the kernel supplier returned null");
-        int arity = arity(first);
+        int arity = arity(first, snode.indexAxes().size());
         return inLaunch(() -> launcher.withSnapshot(snode,
                 blocks -> launcher.forEachPerTask(blocks, first, kernels, arity)));
     }
@@ -102,7 +121,7 @@ public final class StructFor {
         checkOwned(snode);
         Objects.requireNonNull(api, "api");
         Objects.requireNonNull(kernel, "kernel");
-        int arity = arity(kernel);
+        int arity = arity(kernel, snode.indexAxes().size());
         Launcher.checkArity(snode, arity);
         Supplier<ViewDriver> views = drivers.of(api, kernel.getClass(), snode, arity);
         inLaunch(() -> launcher.withSnapshot(snode, blocks -> launcher.forEachView(blocks, kernel, null, views)));
@@ -115,7 +134,7 @@ public final class StructFor {
         Objects.requireNonNull(api, "api");
         Objects.requireNonNull(kernels, "kernels");
         K first = Objects.requireNonNull(kernels.get(), "the kernel supplier returned null");
-        int arity = arity(first);
+        int arity = arity(first, snode.indexAxes().size());
         Launcher.checkArity(snode, arity);
         Supplier<ViewDriver> views = drivers.of(api, first.getClass(), snode, arity);
         return inLaunch(() -> launcher.withSnapshot(snode,
@@ -159,10 +178,13 @@ public final class StructFor {
         return launcher.snapshots().epoch();
     }
 
-    /** {@link #forEach(SNode, Kernel)} over a kept set; {@code kept} checks that it is current, inside the launch. */
-    public void forEach(Supplier<ActiveBlocks> kept, Kernel kernel) {
+    /**
+     * {@link #forEach(SNode, Kernel)} over a kept set of {@code snode}; {@code kept} checks that it
+     * is current, inside the launch.
+     */
+    public void forEach(SNode snode, Supplier<ActiveBlocks> kept, Kernel kernel) {
         Objects.requireNonNull(kernel, "kernel");
-        int arity = arity(kernel);
+        int arity = arity(kernel, snode.indexAxes().size());
         inLaunch(() -> {
             launcher.forEach(kept.get(), kernel, arity);
             return null;
@@ -303,22 +325,43 @@ public final class StructFor {
     }
 
     /** The number of coordinates {@code kernel} takes: the N of the Kernel1..Kernel8 it implements. */
-    private static int arity(ViewKernel<?> kernel) {
-        for (Class<?> type : kernel.getClass().getInterfaces()) {
-            if (ViewKernel.class.isAssignableFrom(type) && type != ViewKernel.class) {
-                return ViewKernel.arity(type);
-            }
-        }
-        throw new IllegalArgumentException("kernel=" + kernel + " implements none of ViewKernel1..ViewKernel8");
+    private static final List<Class<?>> KERNELS = List.of(Kernel1.class, Kernel2.class, Kernel3.class, Kernel4.class,
+            Kernel5.class, Kernel6.class, Kernel7.class, Kernel8.class);
+    private static final List<Class<?>> VIEW_KERNELS = List.of(ViewKernel1.class, ViewKernel2.class, ViewKernel3.class,
+            ViewKernel4.class, ViewKernel5.class, ViewKernel6.class, ViewKernel7.class, ViewKernel8.class);
+
+    private static int arity(ViewKernel<?> kernel, int coordinates) {
+        return arity(kernel, VIEW_KERNELS, "ViewKernel", coordinates);
     }
 
-    private static int arity(Kernel kernel) {
-        for (Class<?> type : kernel.getClass().getInterfaces()) {
-            if (Kernel.class.isAssignableFrom(type) && type != Kernel.class) {
-                return Kernel.arity(type);
+    private static int arity(Kernel kernel, int coordinates) {
+        return arity(kernel, KERNELS, "Kernel", coordinates);
+    }
+
+    /**
+     * The N of the {@code family}N that {@code kernel} implements, however its class does (directly,
+     * through an interface that extends it, or through a superclass); of several, the one that
+     * takes {@code coordinates} (the SNode's), else the only one, which the launch then refuses
+     * when it does not fit.
+     */
+    private static int arity(Object kernel, List<Class<?>> kinds, String family, int coordinates) {
+        Objects.requireNonNull(kernel, "kernel");
+        List<Integer> forms = new ArrayList<>();
+        for (int n = 1; n <= kinds.size(); n++) {
+            if (kinds.get(n - 1).isInstance(kernel)) {
+                forms.add(n);
             }
         }
-        throw new IllegalArgumentException("kernel=" + kernel + " implements none of Kernel1..Kernel8");
+        if (forms.contains(coordinates)) {
+            return coordinates;
+        }
+        if (forms.size() == 1) {
+            return forms.getFirst();
+        }
+        throw new IllegalArgumentException("kernel=" + kernel.getClass().getName() + " implements "
+                + (forms.isEmpty() ? "none of " + family + "1.." + family + "8"
+                : forms.stream().map(n -> family + n).collect(java.util.stream.Collectors.joining(", ")))
+                + "; the SNode has " + coordinates + " coordinates");
     }
 
     private void checkOwned(SNode snode) {
