@@ -312,8 +312,9 @@ public final class SNodeRuntime implements AutoCloseable {
      * in a fixed order (for debugging and determinism); n runs them on the calling thread and up
      * to n - 1 threads of a pool of the runtime's, each taking the next range of blocks. Default:
      * the available processors; from 1 to 32,768 (a fork/join pool's limit, plus the calling
-     * thread), or an {@link IllegalArgumentException} and the parallelism stays as it was. Must not
-     * be changed while a launch runs.
+     * thread), or an {@link IllegalArgumentException} and the parallelism stays as it was. A change
+     * waits for the launches running on other threads, as a collection does, and holds new ones
+     * back until it is made; from a kernel it throws {@link IllegalStateException}.
      *
      * <p>Blocks are visited in memory order (the allocation order of the cells that hold them),
      * which streams through off-heap memory; it depends on the runtime's history (which cells

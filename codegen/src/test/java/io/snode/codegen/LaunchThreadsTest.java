@@ -104,4 +104,59 @@ class LaunchThreadsTest {
             assertThat(visited).hasValue(64 * 4096);
         }
     }
+
+    /**
+     * The parallelism does not change under a running launch: from its kernel the call is
+     * refused (as gc and close are), and from another thread it waits until the launch is over,
+     * which visits every cell with the pool it started with.
+     */
+    @Test
+    void theParallelismDoesNotChangeUnderARunningLaunch() throws Exception {
+        try (SNodeRuntime rt = filled(2)) {
+            java.util.concurrent.atomic.AtomicReference<Throwable> fromKernel = new java.util.concurrent.atomic.AtomicReference<>();
+            AtomicBoolean first = new AtomicBoolean();
+            rt.forEach("x", (Kernel1) i -> {
+                if (first.compareAndSet(false, true)) {
+                    try {
+                        rt.parallelism(3);
+                    } catch (Throwable e) {
+                        fromKernel.set(e);
+                    }
+                }
+            });
+            assertThat(fromKernel.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("inside a launch");
+            assertThat(rt.parallelism()).isEqualTo(2);
+
+            CountDownLatch inKernel = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicLong visited = new AtomicLong();
+            Thread launch = new Thread(() -> rt.forEach("x", (Kernel1) i -> {
+                if (visited.incrementAndGet() == 1) {
+                    inKernel.countDown();
+                    try {
+                        release.await(WAIT_S, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }));
+            launch.start();
+            assertThat(inKernel.await(WAIT_S, TimeUnit.SECONDS)).isTrue();
+            Thread changer = new Thread(() -> rt.parallelism(3));
+            changer.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (changer.getState() != Thread.State.WAITING && changer.getState() != Thread.State.TIMED_WAITING
+                    && changer.isAlive() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(changer.isAlive()).as("the change waits (parked) for the running launch").isTrue();
+            assertThat(rt.parallelism()).isEqualTo(2);
+            release.countDown();
+            launch.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+            changer.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+            assertThat(launch.isAlive() || changer.isAlive()).isFalse();
+            assertThat(visited).hasValue(64 * 4096);
+            assertThat(rt.parallelism()).isEqualTo(3);
+        }
+    }
 }

@@ -75,9 +75,15 @@ public final class StructFor {
      */
     public void parallelism(int threads) {
         checkOpen(); // a new launcher's pool would outlive the closed runtime
-        Launcher old = launcher;
-        launcher = old.withParallelism(threads);
-        old.close();
+        // Exclusive, as a collection: it waits for the running launches, keeps new ones out until
+        // the new launcher is in place, and is refused inside a launch (a kernel's call would shut
+        // down the pool its own launch runs on).
+        phases.exclusive(() -> {
+            checkOpen();
+            Launcher old = launcher;
+            launcher = old.withParallelism(threads);
+            old.close();
+        });
     }
 
     public int parallelism() {
