@@ -2,7 +2,9 @@ package io.snode.codegen;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.util.Textifier;
 import org.objectweb.asm.util.TraceClassVisitor;
@@ -26,8 +28,29 @@ import org.objectweb.asm.util.TraceClassVisitor;
 public record GeneratedClass(String name, byte[] bytes, String plan, String source, List<String> constants) {
 
     public GeneratedClass {
-        bytes = bytes.clone();
-        constants = List.copyOf(constants);
+        Objects.requireNonNull(name, "name");
+        bytes = Objects.requireNonNull(bytes, "bytes").clone();
+        Objects.requireNonNull(plan, "plan");
+        Objects.requireNonNull(source, "source");
+        constants = List.copyOf(Objects.requireNonNull(constants, "constants"));
+    }
+
+    /** Equal when every component is, the bytes compared by content. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof GeneratedClass that && name.equals(that.name) && Arrays.equals(bytes, that.bytes)
+                && plan.equals(that.plan) && source.equals(that.source) && constants.equals(that.constants);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, Arrays.hashCode(bytes), plan, source, constants);
+    }
+
+    /** The name and the size of the class file (the plan, source and constants have getters of their own). */
+    @Override
+    public String toString() {
+        return "GeneratedClass[" + name + ", " + bytes.length + " bytes, " + constants.size() + " constants]";
     }
 
     /** A class without constants. */
@@ -42,7 +65,7 @@ public record GeneratedClass(String name, byte[] bytes, String plan, String sour
 
     private static String sourceAttribute(byte[] bytes) {
         String[] source = {""};
-        new ClassReader(bytes).accept(new org.objectweb.asm.ClassVisitor(org.objectweb.asm.Opcodes.ASM9) {
+        reader(bytes).accept(new org.objectweb.asm.ClassVisitor(org.objectweb.asm.Opcodes.ASM9) {
             @Override
             public void visitSource(String file, String debug) {
                 source[0] = file == null ? "" : file;
@@ -70,12 +93,21 @@ public record GeneratedClass(String name, byte[] bytes, String plan, String sour
             }
             out.println();
         }
-        new ClassReader(bytes).accept(new TraceClassVisitor(null, new Textifier(), out), 0);
+        reader(bytes).accept(new TraceClassVisitor(null, new Textifier(), out), 0);
         out.flush();
         return text.toString();
     }
 
     /** The simple file name for a dump: the class name's last segment with {@code .class}. */
+    /** A reader of {@code bytes}, or an IllegalArgumentException when they are not a class file. */
+    private static ClassReader reader(byte[] bytes) {
+        try {
+            return new ClassReader(bytes);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("bytes: not a class file (" + bytes.length + " bytes): " + e, e);
+        }
+    }
+
     public String fileName() {
         return name.substring(name.lastIndexOf('/') + 1) + ".class";
     }

@@ -30,7 +30,9 @@ public final class CellArrays {
             }
         }
         this.type = type;
-        this.coordinates = coordinates;
+        // Its own array of the axes (the axes themselves are shared, not copied): a caller that
+        // replaces an axis afterwards cannot bypass the length check above.
+        this.coordinates = coordinates.clone();
         this.values = values;
         this.size = size;
     }

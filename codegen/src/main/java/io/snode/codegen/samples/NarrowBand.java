@@ -174,7 +174,13 @@ public final class NarrowBand {
         return sum;
     }
 
-    /** A double with 12 decimals, rounded from its exact binary value as C's printf does. */
+    /**
+     * A finite double with 12 decimals, rounded from its exact binary value as C's printf does,
+     * except that a negative value that rounds to zero prints without its sign
+     * ({@code 0.000000000000}, where printf writes {@code -0.000000000000}).
+     *
+     * @throws NumberFormatException for NaN and the infinities
+     */
     public static String decimal12(double value) {
         return new java.math.BigDecimal(value).setScale(12, java.math.RoundingMode.HALF_EVEN).toPlainString();
     }

@@ -31,6 +31,18 @@ class BulkTest {
     static final String BLOCKS = "pointer(ijk,32).dense(ijk,8).place(f32 phi)";
 
     /** A box of more cells than an int counts is refused for arrays and segments alike, with the way round it, before anything is written. */
+    /** The cell list keeps its own array of axes: replacing one of the caller's afterwards changes nothing, so every coordinate is still checked before the first write. */
+    @Test
+    void aCellListKeepsItsAxesWhenTheCallerReplacesOne() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("pointer(ij,4).bitmasked(ij,4).place(f32 v)"))) {
+            int[][] coordinates = {{1, 2, 3}, {1, 2, 3}};
+            CellArrays cells = CellArrays.ofFloats(coordinates, new float[] {1, 2, 3});
+            coordinates[0] = new int[] {1};
+            assertThat(Bulk.writeCells(rt, "v", cells)).isEqualTo(3);
+            assertThat(rt.generic().getFloat("v", 3, 3)).isEqualTo(3f);
+        }
+    }
+
     @Test
     void aBoxOfMoreThanAnIntsCellsIsRefusedWithTheWayRoundIt() {
         try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("pointer(ijk,32).pointer(ijk,64).dense(ijk,2).place(f32 x)"))) {
