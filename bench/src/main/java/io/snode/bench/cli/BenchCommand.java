@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
  * baselines and, where the machine can build it, on OpenVDB, in alternating rounds; a table of
  * medians, throughput, memory and time ratios, checked checksums, optional JSON and chart.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = SnodeCli.Version.class,
         header = "Runs the reference workloads against Java baselines and OpenVDB; prints time ratios.",
         description = {"Runs the reference workloads (W1s build sorted, W1r build shuffled, W2 random",
                 "reads, W3 iterate active, W4 delete half + rewrite, W5 parallel build, W6",

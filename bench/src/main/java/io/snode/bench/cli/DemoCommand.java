@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code snode demo}: a 3-D sparse particle-in-cell run that uses every node kind. */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = SnodeCli.Version.class,
         description = {"Runs a 3-D sparse particle-in-cell simulation and draws it.",
                 "",
                 "A source puffs particles into per-block dynamic lists. Each step scatters",

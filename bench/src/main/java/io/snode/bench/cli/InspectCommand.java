@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
  * ({@code --plan-only}) is computed from the layout: nothing is compiled and nothing allocated.
  * Compiling allocates the layout's root container, so a root over the memory cap is bad input.
  */
-@Command(name = "inspect", mixinStandardHelpOptions = true,
+@Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = SnodeCli.Version.class,
         description = {"Prints the plan and the generated code of a layout.",
                 "",
                 "The plan gives, per SNode, its sizes and bits per axis, cell and container",

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code snode soak}: threads churn one runtime for a while, checked against a model. */
-@Command(name = "soak", mixinStandardHelpOptions = true,
+@Command(name = "soak", mixinStandardHelpOptions = true, versionProvider = SnodeCli.Version.class,
         header = "Runs a stress test of many threads on one runtime, checked against a model.",
         description = {"Runs threads that activate, write, add, append, deactivate and collect on one",
                 "compiled runtime, and checks every result against a model of the calls that",

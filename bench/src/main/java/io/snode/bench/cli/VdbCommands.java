@@ -28,7 +28,7 @@ final class VdbCommands {
     }
 
     /** {@code snode export-vdb}: the W1s shell of WORKLOADS.md (layout L2) as an OpenVDB file. */
-    @Command(name = "export-vdb", mixinStandardHelpOptions = true,
+    @Command(name = "export-vdb", mixinStandardHelpOptions = true, versionProvider = SnodeCli.Version.class,
             header = "Writes the reference shell of WORKLOADS.md as an OpenVDB file.",
             description = {"Writes the reference shell of WORKLOADS.md (R = 400, 8,048,580 voxels, built in",
                     "layout L2) as an OpenVDB FloatGrid 'phi' of class 'level set', so that",
@@ -74,7 +74,7 @@ final class VdbCommands {
     }
 
     /** {@code snode import-vdb FILE --layout TEXT}: loads a grid and prints what it holds. */
-    @Command(name = "import-vdb", mixinStandardHelpOptions = true,
+    @Command(name = "import-vdb", mixinStandardHelpOptions = true, versionProvider = SnodeCli.Version.class,
             header = "Reads a grid of an OpenVDB file into a layout and prints what it holds.",
             description = {"Reads a FloatGrid or DoubleGrid from an OpenVDB file (uncompressed, zip or",
                     "blosc/LZ4 leaf buffers) into a runtime of the given layout and prints the",

@@ -150,6 +150,16 @@ class SnodeCliTest {
         }
     }
 
+    /** Every command's --version (which its help offers) prints the version, as the top level's does. */
+    @Test
+    void everyCommandsVersionOptionPrintsTheVersion() {
+        for (String command : new String[] {"inspect", "demo", "bench", "soak", "export-vdb", "import-vdb"}) {
+            Result result = run(command, "--version");
+            assertThat(result.code()).as(command).isZero();
+            assertThat(result.out()).as(command).startsWith("snode ");
+        }
+    }
+
     /** A --dump that cannot be written is bad input before anything is printed. */
     @Test
     void aDumpDirectoryThatCannotBeWrittenIsBadInputBeforeTheCode(@TempDir Path directory) throws java.io.IOException {
