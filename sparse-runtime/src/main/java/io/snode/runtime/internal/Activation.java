@@ -111,10 +111,11 @@ public final class Activation implements ActivationRun {
 
     /**
      * Reserves the chunk and directory blocks that the list step's latest needs name: the chunk
-     * first, then the top and leaf blocks, so that the one request that may be refused after two
-     * from the directory blocks' manager is none. A thread's cache undoes only its latest refill
-     * exactly ({@code NodeManager.unallocate}): when top and leaf each took a refill and a later
-     * request failed, the top block would stay in the cache, the manager's memory grown.
+     * first, then the top and leaf blocks, so that no request follows the two to the directory
+     * blocks' manager. A thread's cache undoes only its latest refill exactly
+     * ({@code NodeManager.unallocate}): when top and leaf each took a refill and a later request
+     * (the chunk's, as it used to come last) was refused, the top block stayed in the cache and
+     * the manager's memory grown. A refusal of the leaf block undoes the top block's refill exactly.
      */
     @Override
     public void reserveList(DynamicUnit list) {
