@@ -33,7 +33,8 @@ def runLines = { File basedir, int run ->
     }
     int to = all.findIndexOf(from) { it.startsWith('Running post-build script') && it.contains("verify.${run}.groovy") }
     assert to >= 0 : "no end of run ${run} in build.log"
-    return all.subList(from, to).findAll { !it.trim().isEmpty() }
+    // The invoker's lines around a pre-build script (modulepath has one) are not the program's either.
+    return all.subList(from, to).findAll { !it.trim().isEmpty() && !(it ==~ /(Running|Finished) pre-build script: .*/) }
 }
 
 def check = { List<String> lines, List<java.util.regex.Pattern> warnings, String what ->

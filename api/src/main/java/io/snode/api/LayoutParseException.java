@@ -29,10 +29,15 @@ public final class LayoutParseException extends IllegalArgumentException {
     }
 
     private LayoutParseException(String text, int position, String expected, String found, int lineStart) {
-        super(message(text, position - 1, lineStart, Objects.requireNonNull(expected, "expected"),
+        this(text, position, expected, found, lineStart,
+                1 + (int) text.substring(0, lineStart).chars().filter(c -> c == '\n').count());
+    }
+
+    private LayoutParseException(String text, int position, String expected, String found, int lineStart, int line) {
+        super(message(text, position - 1, lineStart, line, Objects.requireNonNull(expected, "expected"),
                 Objects.requireNonNull(found, "found")));
         this.position = position;
-        this.line = 1 + (int) text.substring(0, lineStart).chars().filter(c -> c == '\n').count();
+        this.line = line;
         this.column = position - lineStart;
         this.expected = expected;
         this.text = text;
@@ -50,12 +55,11 @@ public final class LayoutParseException extends IllegalArgumentException {
         return text.lastIndexOf('\n', Math.min(offset, text.length()) - 1) + 1;
     }
 
-    private static String message(String text, int offset, int lineStart, String expected, String found) {
+    private static String message(String text, int offset, int lineStart, int line, String expected, String found) {
         int lineEnd = text.indexOf('\n', lineStart);
         if (lineEnd < 0) {
             lineEnd = text.length();
         }
-        int line = 1 + (int) text.substring(0, lineStart).chars().filter(c -> c == '\n').count();
         int column = offset - lineStart + 1;
         boolean oneLine = lineStart == 0 && lineEnd == text.length();
         // Show at most SHOWN characters of the line, around the column, without splitting a surrogate pair.

@@ -7,13 +7,4 @@ package io.snode.codegen.kernel;
  * activate are not visited by the same launch.
  */
 public sealed interface Kernel permits Kernel1, Kernel2, Kernel3, Kernel4, Kernel5, Kernel6, Kernel7, Kernel8 {
-    /** The number of coordinates of {@code type}, a Kernel1..Kernel8 interface. */
-    static int arity(Class<?> type) {
-        for (int n = 1; n <= 8; n++) {
-            if (type.getSimpleName().equals("Kernel" + n) && type.getPackage() == Kernel.class.getPackage()) {
-                return n;
-            }
-        }
-        throw new IllegalArgumentException("type=" + type.getName() + " is not one of Kernel1..Kernel8");
-    }
 }

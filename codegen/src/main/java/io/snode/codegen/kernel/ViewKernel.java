@@ -16,13 +16,4 @@ package io.snode.codegen.kernel;
  */
 public sealed interface ViewKernel<T> permits ViewKernel1, ViewKernel2, ViewKernel3, ViewKernel4, ViewKernel5,
         ViewKernel6, ViewKernel7, ViewKernel8 {
-    /** The number of coordinates of {@code type}, a ViewKernel1..ViewKernel8 interface. */
-    static int arity(Class<?> type) {
-        for (int n = 1; n <= 8; n++) {
-            if (type.getSimpleName().equals("ViewKernel" + n) && type.getPackage() == ViewKernel.class.getPackage()) {
-                return n;
-            }
-        }
-        throw new IllegalArgumentException("type=" + type.getName() + " is not one of ViewKernel1..ViewKernel8");
-    }
 }

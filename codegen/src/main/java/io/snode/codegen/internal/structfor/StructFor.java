@@ -28,7 +28,6 @@ import io.snode.codegen.kernel.ViewKernel8;
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.NodeTree;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -352,21 +351,26 @@ public final class StructFor {
      */
     private static int arity(Object kernel, List<Class<?>> kinds, String family, int coordinates) {
         Objects.requireNonNull(kernel, "kernel");
-        List<Integer> forms = new ArrayList<>();
+        int forms = 0; // bit n - 1: the kernel is a familyN
         for (int n = 1; n <= kinds.size(); n++) {
             if (kinds.get(n - 1).isInstance(kernel)) {
-                forms.add(n);
+                forms |= 1 << (n - 1);
             }
         }
-        if (forms.contains(coordinates)) {
+        if (coordinates >= 1 && coordinates <= kinds.size() && (forms & (1 << (coordinates - 1))) != 0) {
             return coordinates;
         }
-        if (forms.size() == 1) {
-            return forms.getFirst();
+        if (Integer.bitCount(forms) == 1) {
+            return Integer.numberOfTrailingZeros(forms) + 1;
+        }
+        StringBuilder names = new StringBuilder();
+        for (int n = 1; n <= kinds.size(); n++) {
+            if ((forms & (1 << (n - 1))) != 0) {
+                names.append(names.isEmpty() ? "" : ", ").append(family).append(n);
+            }
         }
         throw new IllegalArgumentException("kernel=" + kernel.getClass().getName() + " implements "
-                + (forms.isEmpty() ? "none of " + family + "1.." + family + "8"
-                : forms.stream().map(n -> family + n).collect(java.util.stream.Collectors.joining(", ")))
+                + (forms == 0 ? "none of " + family + "1.." + family + "8" : names)
                 + "; the SNode has " + coordinates + " coordinates");
     }
 
