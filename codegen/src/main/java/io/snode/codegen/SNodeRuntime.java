@@ -178,8 +178,23 @@ public final class SNodeRuntime implements AutoCloseable {
         return handle(LayoutEmitter.appender(placed));
     }
 
-    /** A per-SNode method: {@code operation} is isActive, activate, deactivate, deactivateAll, append or length. */
+    private static final List<String> NODE_OPERATIONS =
+            List.of("isActive", "activate", "deactivate", "deactivateAll", "appendZero", "length");
+
+    /**
+     * A per-SNode method, {@code <operation>_s<id>_<kind>}: {@code operation} is isActive,
+     * activate, deactivate (sparse nodes), deactivateAll, appendZero or length (dynamic nodes;
+     * appendZero appends an element whose fields are zero and returns its index).
+     *
+     * @throws IllegalArgumentException for another operation, one the SNode's kind has not, or
+     *                                  an SNode of another layout
+     */
     public MethodHandle nodeHandle(String operation, SNode snode) {
+        Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(snode, "snode");
+        if (!NODE_OPERATIONS.contains(operation)) {
+            throw new IllegalArgumentException("operation=" + operation + " is none of " + NODE_OPERATIONS);
+        }
         if (layout().snode(snode.id()) != snode) {
             throw new IllegalArgumentException("snode=" + snode.path() + " is not from this layout");
         }

@@ -20,11 +20,27 @@ class DefinePathTest {
         try (SNodeRuntime rt = SNodeRuntime.compile(InterfaceBindingTest.LAYOUT)) {
             InterfaceBindingTest.Grid grid = rt.bind(InterfaceBindingTest.Grid.class);
             grid.phi(1, 2, 3, 4f);
-            List<GeneratedClass> bound = rt.generatedCode().stream().filter(c -> c.name().contains("BoundGrid"))
+            List<GeneratedClass> bound = rt.generatedCode().stream().filter(c -> c.name().matches(".*/Bound\\d+_Grid"))
                     .toList();
             assertThat(bound).hasSize(1);
             assertThat(bound.getFirst().disassembly()).contains("INVOKEDYNAMIC phi(IIIF)V",
                     InterfaceBindingTest.Grid.class.getName().replace('.', '/'));
+        }
+    }
+
+    /** Another interface called Grid, as a second library's might be. */
+    public interface Grid {
+        float phi(int i, int j, int k);
+    }
+
+    @Test
+    void interfacesOfTheSameSimpleNameGetClassesOfDifferentNames() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(InterfaceBindingTest.LAYOUT)) {
+            rt.bind(InterfaceBindingTest.Grid.class).phi(1, 2, 3, 4f);
+            assertThat(rt.bind(Grid.class).phi(1, 2, 3)).isEqualTo(4f);
+            List<String> names = rt.generatedCode().stream().map(GeneratedClass::fileName).toList();
+            assertThat(names).doesNotHaveDuplicates();
+            assertThat(names.stream().filter(n -> n.matches("Bound\\d+_Grid\\.class"))).hasSize(2);
         }
     }
 

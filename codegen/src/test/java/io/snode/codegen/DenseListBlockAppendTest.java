@@ -67,7 +67,7 @@ class DenseListBlockAppendTest {
             // the header's offset: the dense cell's index times its 40 bytes (one list header)
             assertThat(method(code, "public static append_id(IIII)J")).containsSubsequence("GeneratedCalls.tryAppend (",
                     "LDC 40L", "GeneratedCalls.activateListBlock (", "GeneratedCalls.appendAt (");
-            assertThat(method(code, "public static append_s4_dynamic(III)J")).containsSubsequence(
+            assertThat(method(code, "public static appendZero_s4_dynamic(III)J")).containsSubsequence(
                     "GeneratedCalls.tryAppend (", "GeneratedCalls.activateListBlock (", "GeneratedCalls.append (");
         }
     }

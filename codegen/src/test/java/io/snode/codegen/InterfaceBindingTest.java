@@ -79,6 +79,72 @@ class InterfaceBindingTest {
         long appendParticle(int i, int j, int k, int l, int particle);
     }
 
+    /** Field getX beside x: {@code getX} is the read of both. */
+    public interface GetXAmbiguous {
+        float getX(int i);
+    }
+
+    /** Each method has one field whose form it takes: addX reads field addX, x writes x, getGetX reads getX. */
+    public interface NamesOfTwoFields {
+        int addX(int i);
+
+        void x(int i, float value);
+
+        float x(int i);
+
+        float getGetX(int i);
+
+        void addX(int i, int value);
+    }
+
+    /** getPhi: a read of f64 Phi (phi is f32); addPhi(i, float) adds to phi, addPhi(i, double) to Phi. */
+    public interface CaseOnly {
+        double getPhi(int i);
+
+        float addPhi(int i, float delta);
+
+        double addPhi(int i, double delta);
+    }
+
+    /** getPhi fits both phi and Phi (both f32). */
+    public interface CaseOnlyAmbiguous {
+        float getPhi(int i);
+    }
+
+    @Test
+    void aMethodBindsToTheOneFieldWhoseFormItTakesWhateverTheFieldsOrder() {
+        for (String text : List.of("dense(i,4).place(f32 x, i32 addX, f32 getX)", "dense(i,4).place(f32 getX, i32 addX, f32 x)")) {
+            try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(text))) {
+                for (NamesOfTwoFields api : List.of(rt.bind(NamesOfTwoFields.class), rt.accessor(NamesOfTwoFields.class))) {
+                    api.x(1, 5f);
+                    api.addX(2, 7);
+                    assertThat(api.x(1)).as(text).isEqualTo(5f);
+                    assertThat(api.addX(2)).as(text).isEqualTo(7);
+                    assertThat(api.getGetX(1)).as(text).isZero();
+                    assertThat(rt.generic().getFloat("x", 1)).isEqualTo(5f);
+                    assertThat(rt.generic().getInt("addX", 2)).isEqualTo(7);
+                    assertThat(rt.generic().getFloat("getX", 1)).isZero();
+                }
+                assertThatThrownBy(() -> rt.bind(GetXAmbiguous.class)).as(text).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("GetXAmbiguous.getX").hasMessageContaining("field x")
+                        .hasMessageContaining("field getX").hasMessageContaining("getGetX");
+            }
+        }
+        for (String text : List.of("dense(i,4).place(f32 phi, f64 Phi)", "dense(i,4).place(f64 Phi, f32 phi)")) {
+            try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(text))) {
+                CaseOnly api = rt.bind(CaseOnly.class);
+                api.addPhi(1, 2f);
+                api.addPhi(1, 3.0);
+                assertThat(rt.generic().getFloat("phi", 1)).as(text).isEqualTo(2f);
+                assertThat(api.getPhi(1)).as(text).isEqualTo(3.0);
+            }
+        }
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("dense(i,4).place(f32 phi, f32 Phi)"))) {
+            assertThatThrownBy(() -> rt.accessor(CaseOnlyAmbiguous.class)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("field phi").hasMessageContaining("field Phi");
+        }
+    }
+
     @Test
     void boundMethodsReachTheGeneratedCode() {
         try (SNodeRuntime rt = SNodeRuntime.compile(LAYOUT)) {

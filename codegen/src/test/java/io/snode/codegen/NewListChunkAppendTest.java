@@ -133,7 +133,7 @@ class NewListChunkAppendTest {
     }
 
     /**
-     * The layout's {@code append_<node>} method (here through its method handle) takes its index
+     * The layout's {@code appendZero_<node>} method (here through its method handle) takes its index
      * the same way, without a value: a new block, new chunks and directory blocks with nothing
      * allocated on the Java heap, the elements zero.
      */
@@ -142,9 +142,9 @@ class NewListChunkAppendTest {
         Layout layout = WIDE_LISTS;
         SNode list = layout.field("id").snode();
         try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
-            java.lang.invoke.MethodHandle append = rt.handle("append_s3_dynamic");
+            java.lang.invoke.MethodHandle append = rt.handle("appendZero_s3_dynamic");
             String code = rt.generatedCode().getFirst().disassembly();
-            assertThat(method(code, "public static append_s3_dynamic(III)J")).containsSubsequence(
+            assertThat(method(code, "public static appendZero_s3_dynamic(III)J")).containsSubsequence(
                     "GeneratedCalls.tryAppend (", "GeneratedCalls.activateListBlock (", "GeneratedCalls.append (");
             long allocated = allocatedInLastOfThreePasses(rt, () -> {
                 long first = (long) append.invokeExact(15, 15, 15);

@@ -149,7 +149,7 @@ public class DeactivationBenchmark {
             generic = runtime.generic();
             list = LIST_LAYOUT.field("particle").snode();
             length = runtime.nodeHandle("length", list);
-            MethodHandle append = runtime.nodeHandle("append", list);
+            MethodHandle append = runtime.nodeHandle("appendZero", list);
             long state = 99;
             for (int n = 0; n < LISTS; n++) {
                 for (int e = 0; e < 4; e++) {

@@ -97,7 +97,8 @@ public final class GeneratedLayout {
     /** The one implementation of {@code api} bound to the layout class's methods (see {@link InterfaceBinder}). */
     public <T> T bind(Class<T> api) {
         Objects.requireNonNull(api, "api");
-        return api.cast(bound.computeIfAbsent(api, type -> InterfaceBinder.bind(type, layout, this::handle,
+        return api.cast(bound.computeIfAbsent(api, type -> InterfaceBinder.bind(type, layout,
+                "io/snode/codegen/generated/Bound" + SEQUENCE.incrementAndGet() + "_" + type.getSimpleName(), this::handle,
                 extraCode::add)));
     }
 

@@ -50,16 +50,18 @@ public final class InterfaceBinder {
     }
 
     /**
+     * @param className        the implementation's internal name, unique in the JVM (as every
+     *                         generated class's, so that a dump of them keeps each)
      * @param generatedMethods the compiled layout's method handle for a generated method name
      * @param listing          receives the implementation class once it is defined (the
      *                         runtime lists it in {@code generatedCode()})
      */
-    public static <T> T bind(Class<T> api, Layout layout, Function<String, MethodHandle> generatedMethods,
-                             Consumer<GeneratedClass> listing) {
+    public static <T> T bind(Class<T> api, Layout layout, String className,
+                             Function<String, MethodHandle> generatedMethods, Consumer<GeneratedClass> listing) {
         List<LayoutEmitter.Binding> bindings = bindings(api, layout);
         checkVisitedCell(bindings, null);
         List<Object> targets = new ArrayList<>();
-        ClassEmitter owner = new ClassEmitter("io/snode/codegen/generated/Bound" + api.getSimpleName(),
+        ClassEmitter owner = new ClassEmitter(className,
                 "binds " + api.getName() + " to layout " + LayoutEmitter.abbreviated(layout.toString()),
                 Type.getInternalName(api));
         MethodEmitter init = owner.method(ACC_PUBLIC, "<init>", "()V", List.of());
@@ -195,22 +197,98 @@ public final class InterfaceBinder {
         };
     }
 
-    /** The field operation that {@code method} stands for, or an exception that says why none. */
+    /**
+     * The field operation that {@code method} stands for, or an exception that says why none. A
+     * name can be a form of several fields ({@code getX} reads field {@code x} and is field
+     * {@code getX}'s own name; {@code addPhi} adds to {@code phi} and to {@code Phi}): the method
+     * binds to the one field whose form its signature takes, whatever the fields' order, and
+     * where several fit it is refused with the names only one of them has.
+     */
     private static LayoutEmitter.Binding resolve(Method method, Layout layout) {
-        String name = method.getName();
-        Class<?>[] parameters = method.getParameterTypes();
-        Class<?> returns = method.getReturnType();
+        List<LayoutEmitter.Binding> fits = new ArrayList<>();
+        List<PlacedField> named = new ArrayList<>();
         for (PlacedField field : layout.fields()) {
-            String capital = field.name().substring(0, 1).toUpperCase(Locale.ROOT) + field.name().substring(1);
-            Class<?> type = field.type().javaType();
-            int dims = field.dimensionality();
-            boolean read = name.equals(field.name()) || name.equals("get" + capital);
-            boolean write = name.equals(field.name()) || name.equals("set" + capital);
-            boolean add = name.equals("add" + capital);
-            boolean append = name.equals("append" + capital);
-            if (!(read || write || add || append)) {
+            Forms forms = new Forms(field, method.getName());
+            if (forms.none()) {
                 continue;
             }
+            named.add(field);
+            LayoutEmitter.Binding binding = forms.fit(method);
+            if (binding != null) {
+                fits.add(binding);
+            }
+        }
+        if (fits.size() == 1) {
+            return fits.getFirst();
+        }
+        if (fits.size() > 1) {
+            List<String> others = new ArrayList<>();
+            for (LayoutEmitter.Binding fit : fits) {
+                for (String other : otherNames(fit)) {
+                    if (!other.equals(method.getName())) {
+                        others.add(other);
+                    }
+                }
+            }
+            throw mismatch(method, "it is " + String.join(" and ", fits.stream().map(f -> operationText(f.operation())
+                    + " field " + f.field().name()).toList())
+                    + (others.isEmpty() ? "; rename a field, or use the runtime's method handles (getter, setter,"
+                    + " adder, appender)" : "; name it " + String.join(" or ", others) + " instead"));
+        }
+        if (named.isEmpty()) {
+            throw mismatch(method, "no field of layout " + layout + " is called by that name; fields: "
+                    + String.join(", ", layout.fields().stream().map(PlacedField::name).toList()));
+        }
+        throw mismatch(method, String.join("; ", named.stream().map(field -> "field " + field.name() + " is "
+                + field.type() + " with " + field.dimensionality() + " coordinates; expected "
+                + expected(field, capital(field))).toList()));
+    }
+
+    private static String operationText(LayoutEmitter.Operation operation) {
+        return switch (operation) {
+            case GET -> "the read of";
+            case SET -> "the write of";
+            case ADD -> "the add to";
+            case APPEND -> "the append to";
+            case CELL_GET -> "the visited cell's read of";
+            case CELL_SET -> "the visited cell's write of";
+        };
+    }
+
+    private static String capital(PlacedField field) {
+        return field.name().substring(0, 1).toUpperCase(Locale.ROOT) + field.name().substring(1);
+    }
+
+    /** The names of {@code binding}'s operation on its field (a read: {@code phi} and {@code getPhi}). */
+    private static List<String> otherNames(LayoutEmitter.Binding binding) {
+        String name = binding.field().name();
+        String capital = capital(binding.field());
+        return switch (binding.operation()) {
+            case GET, CELL_GET -> List.of(name, "get" + capital);
+            case SET, CELL_SET -> List.of(name, "set" + capital);
+            case ADD -> List.of("add" + capital);
+            case APPEND -> List.of("append" + capital);
+        };
+    }
+
+    /** Which of {@code field}'s forms a method called {@code name} may be. */
+    private record Forms(PlacedField field, boolean read, boolean write, boolean add, boolean append) {
+        Forms(PlacedField field, String name) {
+            this(field, name.equals(field.name()) || name.equals("get" + capital(field)),
+                    name.equals(field.name()) || name.equals("set" + capital(field)),
+                    name.equals("add" + capital(field)), name.equals("append" + capital(field)));
+        }
+
+        boolean none() {
+            return !(read || write || add || append);
+        }
+
+        /** The binding when {@code method}'s signature takes one of these forms, else null. */
+        LayoutEmitter.Binding fit(Method method) {
+            Class<?>[] parameters = method.getParameterTypes();
+            Class<?> returns = method.getReturnType();
+            Class<?> type = field.type().javaType();
+            int dims = field.dimensionality();
             if (read && returns == type && coordinatesOnly(parameters, dims)) {
                 return new LayoutEmitter.Binding(method, field, LayoutEmitter.Operation.GET);
             }
@@ -230,11 +308,8 @@ public final class InterfaceBinder {
                     && coordinatesThen(parameters, field.snode().parent().indexAxes().size(), type)) {
                 return new LayoutEmitter.Binding(method, field, LayoutEmitter.Operation.APPEND);
             }
-            throw mismatch(method, "field " + field.name() + " is " + field.type() + " with " + dims
-                    + " coordinates; expected " + expected(field, capital));
+            return null;
         }
-        throw mismatch(method, "no field of layout " + layout + " is called by that name; fields: "
-                + String.join(", ", layout.fields().stream().map(PlacedField::name).toList()));
     }
 
     /** The forms a method of {@code field} may take, for the message of a method that takes none of them. */

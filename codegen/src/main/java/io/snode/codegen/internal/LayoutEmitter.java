@@ -66,8 +66,12 @@ public final class LayoutEmitter {
      */
     static final int SOURCE_ATTRIBUTE_TEXT = 200;
 
-    /** The longest field name a method name ({@code append_NAME}) can hold in a class file. */
-    static final int MAX_FIELD_NAME = 65_535 - "append_".length();
+    /**
+     * The longest field name that the names generated classes derive from it can hold in a
+     * class file (at most 65,535 bytes in one string): the longest is an accessor's member
+     * {@code NAME$chunkSegment} (the layout's methods add less: {@code append_NAME}).
+     */
+    public static final int MAX_FIELD_NAME = 65_535 - "$chunkSegment".length();
 
     private final Plan plan;
     private final String className;
@@ -84,8 +88,8 @@ public final class LayoutEmitter {
         for (PlacedField field : plan.layout().fields()) {
             if (field.name().length() > MAX_FIELD_NAME) {
                 throw new IllegalArgumentException("field=" + field.name().substring(0, 40) + "... has a name of "
-                        + field.name().length() + " characters; generated method names (get_NAME, append_NAME)"
-                        + " hold at most " + MAX_FIELD_NAME);
+                        + field.name().length() + " characters; the names generated classes derive from it (get_NAME,"
+                        + " NAME$chunkSegment) hold at most " + MAX_FIELD_NAME);
             }
         }
     }
@@ -128,7 +132,11 @@ public final class LayoutEmitter {
         return "append_" + field.name();
     }
 
-    /** The name of an SNode in method names: {@code s2_pointer}. */
+    /**
+     * The name of an SNode in method names: {@code s2_pointer}. A field may have such a name
+     * too, so no per-node method shares its prefix with a per-field one ({@code get_},
+     * {@code set_}, {@code add_}, {@code append_}): every generated method has a name of its own.
+     */
     public static String nodeName(SNode node) {
         return "s" + node.id() + "_" + node.kind().text();
     }
@@ -470,7 +478,7 @@ public final class LayoutEmitter {
     }
 
     /**
-     * {@code append_<node>(listCoordinates...)}: appends an element (its fields zero) to the list
+     * {@code appendZero_<node>(listCoordinates...)}: appends an element (its fields zero) to the list
      * at the parent's coordinates and returns its index, as a field's append does without the
      * store ({@code FieldBodies.append}): where the list's axis is the last of its index axes, the
      * walk to the list and the append run in the method and its runtime calls
@@ -482,7 +490,7 @@ public final class LayoutEmitter {
         SNode parent = snode.parent();
         int dims = parent.indexAxes().size();
         int listAxis = snode.indexAxes().indexOf(snode.axes().get(0));
-        MethodEmitter mv = bodies.begin("append_" + nodeName(snode), "(" + coordinates(dims) + ")J", true,
+        MethodEmitter mv = bodies.begin("appendZero_" + nodeName(snode), "(" + coordinates(dims) + ")J", true,
                 FieldBodies.names(parent.indexAxes(), null));
         bodies.boundsChecks(mv, "snode=" + parent.path(), parent);
         if (listAxisLast(snode)) {
