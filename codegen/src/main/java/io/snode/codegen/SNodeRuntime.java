@@ -466,6 +466,9 @@ public final class SNodeRuntime implements AutoCloseable {
      * possibly at the same time), and the accumulators are combined with
      * {@code combiner} in block order. The tasks are the same whatever the parallelism, so the
      * result is too (floating-point sums included). Launch rules as for {@link #forEachBlock}.
+     * An exception of {@code reducer} reaches the caller in a {@link KernelException}, one of
+     * {@code identity} or {@code combiner} as itself; after a failure (or a {@link #close()}
+     * during the launch) {@code combiner} is not called again.
      */
     public <A> A reduceBlocks(SNode snode, Supplier<A> identity, BlockReducer<A> reducer, BinaryOperator<A> combiner) {
         return structFor.reduceBlocks(snode, identity, reducer, combiner);
@@ -554,7 +557,8 @@ public final class SNodeRuntime implements AutoCloseable {
     }
 
     /**
-     * Frees all memory. Idempotent. A launch running when it begins is stopped between ranges
+     * Frees all memory. Idempotent: a {@code close()} called while another is under way returns
+     * when that one has ended (the memory freed). A launch running when it begins is stopped between ranges
      * of blocks and its launching thread gets {@link IllegalStateException}: {@code close()}
      * first makes the running launches skip the ranges they have not started, then waits in
      * the phase lock, as a collection does, for the ranges running to finish (so they never

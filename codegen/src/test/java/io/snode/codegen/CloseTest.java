@@ -88,6 +88,83 @@ class CloseTest {
         assertThat(rt.isClosed()).isTrue();
     }
 
+    /** The ranges close() skipped have no accumulator: the combiner is never handed a null. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 4})
+    void aReductionThatCloseCutsShortNeverCombinesWhatItSkipped(int threads) throws Exception {
+        SNodeRuntime rt = filled(threads);
+        CountDownLatch inReducer = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean();
+        AtomicLong nullsCombined = new AtomicLong();
+        AtomicReference<Throwable> launchOutcome = new AtomicReference<>();
+        Thread launcher = start("launcher", () -> {
+            try {
+                rt.reduceBlocks(L.snode(2), () -> new long[1], (sum, block) -> {
+                    if (first.compareAndSet(false, true)) {
+                        inReducer.countDown();
+                        await(proceed);
+                    }
+                    sum[0]++;
+                }, (a, b) -> {
+                    if (a == null || b == null) {
+                        nullsCombined.incrementAndGet();
+                    }
+                    return new long[] {a[0] + b[0]};
+                });
+            } catch (Throwable e) {
+                launchOutcome.set(e);
+            }
+        });
+        await(inReducer);
+        Thread closer = start("closer", rt::close);
+        awaitParkedOrEnded(closer);
+        proceed.countDown();
+        join(launcher);
+        join(closer);
+        assertThat(nullsCombined.get()).isZero();
+        assertThat(launchOutcome.get()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed during the launch");
+        assertThat(launchOutcome.get()).hasNoCause();
+    }
+
+    /** A close() called while another is waiting for a launch returns once the runtime's memory is freed, not at once. */
+    @Test
+    void aSecondCloseWaitsForTheFirstToFinish() throws Exception {
+        SNodeRuntime rt = filled(2);
+        CountDownLatch inKernel = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean();
+        Thread launcher = start("launcher", () -> {
+            try {
+                rt.forEach("x", (Kernel1) i -> {
+                    if (first.compareAndSet(false, true)) {
+                        inKernel.countDown();
+                        await(proceed);
+                    }
+                });
+            } catch (IllegalStateException expected) {
+                // closed during the launch
+            }
+        });
+        await(inKernel);
+        Thread closer = start("closer", rt::close);
+        awaitParkedOrEnded(closer);
+        assertThat(rt.isClosed()).isTrue();
+        AtomicBoolean secondReturned = new AtomicBoolean();
+        Thread second = start("second closer", () -> {
+            rt.close();
+            secondReturned.set(true);
+        });
+        awaitParkedOrEnded(second);
+        assertThat(secondReturned.get()).as("the second close() returned while the first waited for the launch").isFalse();
+        proceed.countDown();
+        join(launcher);
+        join(closer);
+        join(second);
+        assertThat(secondReturned.get()).isTrue();
+    }
+
     @Test
     void aLaunchOrACollectionAfterCloseSaysTheRuntimeIsClosed() {
         SNodeRuntime rt = filled(2);

@@ -124,7 +124,8 @@ class LaunchThreadsTest {
                     }
                 }
             });
-            assertThat(fromKernel.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("inside a launch");
+            assertThat(fromKernel.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("inside a launch")
+                    .hasMessageContaining("parallelism(3)").hasMessageNotContaining("collection");
             assertThat(rt.parallelism()).isEqualTo(2);
 
             CountDownLatch inKernel = new CountDownLatch(1);

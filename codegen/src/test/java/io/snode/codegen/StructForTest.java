@@ -95,6 +95,30 @@ class StructForTest {
         }
     }
 
+    /**
+     * A launch nested in a per-cell kernel that fails passes its own KernelException through the
+     * outer launch, as a block kernel's does: the user's exception is its cause, one level down.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void aNestedLaunchsKernelExceptionPassesThroughAPerCellKernel(int threads) {
+        try (SNodeRuntime rt = filled(L1, threads)) {
+            IllegalStateException boom = new IllegalStateException("boom");
+            KernelException e = catchThrowableOfType(KernelException.class, () -> rt.forEach("phi", (Kernel3) (i, j, k) -> {
+                if (i == 37 && j == 11 && k == 53) {
+                    rt.forEach("phi", (Kernel3) (a, b, c) -> {
+                        if (a == 5 && b == 6 && c == 7) {
+                            throw boom;
+                        }
+                    });
+                }
+            }));
+            assertThat(e).isNotNull();
+            assertThat(e.getCause()).isSameAs(boom);
+            assertThat(e.coordinates()).containsExactly(5, 6, 7);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {1, 2})
     void reductionsAgreeWithAKernelAndDoNotDependOnParallelism(int threads) {

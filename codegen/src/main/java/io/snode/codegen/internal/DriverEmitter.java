@@ -12,11 +12,13 @@ import static org.objectweb.asm.Opcodes.IADD;
 import static org.objectweb.asm.Opcodes.IALOAD;
 import static org.objectweb.asm.Opcodes.IASTORE;
 import static org.objectweb.asm.Opcodes.ICONST_0;
+import static org.objectweb.asm.Opcodes.IFEQ;
 import static org.objectweb.asm.Opcodes.IFGE;
 import static org.objectweb.asm.Opcodes.IFLE;
 import static org.objectweb.asm.Opcodes.IF_ICMPGE;
 import static org.objectweb.asm.Opcodes.IF_ICMPLT;
 import static org.objectweb.asm.Opcodes.ILOAD;
+import static org.objectweb.asm.Opcodes.INSTANCEOF;
 import static org.objectweb.asm.Opcodes.IMUL;
 import static org.objectweb.asm.Opcodes.INVOKESTATIC;
 import static org.objectweb.asm.Opcodes.ISTORE;
@@ -389,9 +391,18 @@ public final class DriverEmitter {
             NodeEmitUnit.of(target.kind()).emitBlockCells(this);
             nextBlock(mv, block, mv.parameter(3), blockTest, blockBody, end);
 
-            // handler: throw new KernelException(path, coordinates of index in block, failure)
+            // handler: a nested launch's KernelException passes through (as ActiveBlocks.failure
+            // does for block kernels); else throw new KernelException(path, coordinates of index
+            // in block, failure)
             mv.visitLabel(handler);
             mv.visitVarInsn(ASTORE, failure);
+            Label wrap = new Label();
+            mv.visitVarInsn(ALOAD, failure);
+            mv.visitTypeInsn(INSTANCEOF, RuntimeMethods.KERNEL_EXCEPTION.owner());
+            mv.visitJumpInsn(IFEQ, wrap);
+            mv.visitVarInsn(ALOAD, failure);
+            mv.visitInsn(ATHROW);
+            mv.visitLabel(wrap);
             mv.visitTypeInsn(NEW, RuntimeMethods.KERNEL_EXCEPTION.owner());
             mv.visitInsn(DUP);
             mv.visitLdcInsn(target.snode().path());

@@ -18,8 +18,9 @@ public final class KernelException extends RuntimeException {
     }
 
     /**
-     * The SNode whose cells the launch visited. A launch nested in a block kernel that fails
-     * passes its own {@code KernelException} through, so there it names the nested launch's SNode.
+     * The SNode whose cells the launch visited. A launch nested in a kernel (per cell or per
+     * block) that fails passes its own {@code KernelException} through, so there it names the
+     * nested launch's SNode and cell, and the cause is the nested kernel's exception.
      */
     public String snodePath() {
         return snodePath;

@@ -170,6 +170,11 @@ public final class LaunchSplit implements AutoCloseable {
         private final Object[] accumulators;
         /** The launch's first failure; ranges not started after it are skipped. */
         final AtomicReference<Throwable> failure = new AtomicReference<>();
+        /**
+         * Whether a range was skipped because the runtime closes: its accumulator is missing, so
+         * nothing is combined (the launch throws that the runtime was closed).
+         */
+        private volatile boolean skipped;
         /** The next range {@link #combine} takes, in block order. */
         private int combined;
         /** The thread that started the launch, marked from its first range to the combination's end. */
@@ -252,7 +257,11 @@ public final class LaunchSplit implements AutoCloseable {
          * launch.
          */
         private void runRange(int r) {
-            if (failure.get() != null || closing) {
+            if (failure.get() != null) {
+                return;
+            }
+            if (closing) {
+                skipped = true;
                 return;
             }
             try {
@@ -292,7 +301,7 @@ public final class LaunchSplit implements AutoCloseable {
             }
             A first = combine(from, split);
             A second = combine(split, to);
-            if (failure.get() != null) {
+            if (failure.get() != null || skipped) {
                 return first;
             }
             try {

@@ -30,6 +30,7 @@ import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.NodeTree;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BinaryOperator;
@@ -74,6 +75,10 @@ public final class StructFor {
      */
     public void parallelism(int threads) {
         checkOpen(); // a new launcher's pool would outlive the closed runtime
+        if (phases.inLaunchOnCurrentThread()) {
+            throw new IllegalStateException("parallelism(" + threads + ") inside a launch of " + owner + " would wait"
+                    + " for that launch forever; change the parallelism after the launch");
+        }
         // Exclusive, as a collection: it waits for the running launches, keeps new ones out until
         // the new launcher is in place, and is refused inside a launch (a kernel's call would shut
         // down the pool its own launch runs on).
@@ -293,6 +298,7 @@ public final class StructFor {
                     + "forever; close the runtime after the launch");
         }
         if (!closed.compareAndSet(false, true)) {
+            awaitClosed();
             return;
         }
         Launcher current = launcher;
@@ -304,9 +310,36 @@ public final class StructFor {
                 runtime.close();
             });
         } finally {
-            last.run();
+            try {
+                last.run();
+            } finally {
+                closeEnded.countDown();
+            }
         }
     }
+
+    /**
+     * Waits until the close that began first has ended (its memory freed, or its failure
+     * thrown to its caller), so that every {@code close()} returns with the runtime closed; an
+     * interrupt does not end the wait (as the first close's wait for launches) but stays set.
+     */
+    private void awaitClosed() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                closeEnded.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Counted down when the close that began first has ended. */
+    private final CountDownLatch closeEnded = new CountDownLatch(1);
 
     public boolean isClosed() {
         return closed.get();
