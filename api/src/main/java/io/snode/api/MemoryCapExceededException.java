@@ -31,7 +31,8 @@ public final class MemoryCapExceededException extends RuntimeException {
                 + " bytesRequested=" + bytesRequested
                 + " bytesHeld=" + bytesHeld
                 + " capBytes=" + capBytes
-                + " (held + requested would exceed the cap; raise the cap or release memory)");
+                + " (held + requested would exceed the cap; raise the cap, or deactivate cells of the same SNode:"
+                + " freed cells serve that SNode again and stay counted until the runtime is closed)");
         this.ownerName = ownerName;
         this.bytesHeld = bytesHeld;
         this.bytesRequested = bytesRequested;

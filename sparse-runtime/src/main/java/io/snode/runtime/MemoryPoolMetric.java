@@ -15,7 +15,12 @@ public interface MemoryPoolMetric {
      */
     long bytesReserved();
 
-    /** Bytes backed by physical pages: equal to {@link #bytesReserved()} for allocators that commit on allocation. */
+    /**
+     * Bytes backed by physical pages: equal to {@link #bytesReserved()} for allocators that
+     * commit on allocation; in regions the pages written and not given back (a page only read
+     * is backed by the kernel's shared zero page and does not count, where
+     * {@code /proc/self/pagemap} can be read).
+     */
     long bytesCommitted();
 
     /** Chunks held. */

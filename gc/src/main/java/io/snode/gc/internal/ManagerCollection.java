@@ -6,6 +6,7 @@ import io.snode.runtime.internal.memory.ListManager;
 import io.snode.runtime.internal.memory.MemoryPool;
 import io.snode.runtime.internal.memory.NodeManager;
 import io.snode.runtime.internal.memory.NodeManagerMetrics;
+import io.snode.runtime.internal.memory.WrittenPages;
 import io.snode.runtime.internal.vectorization.GcKernels;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -48,7 +49,10 @@ import java.util.Objects;
  * {@code [T + a, T + b)} and each of its cells is zeroed. Distinct sub-ranges write distinct
  * free-list entries, and distinct cells (a cell is recycled at most once per collection, which
  * {@link #begin} checks by counting), so they are independent. Runs of recycled cells that are
- * adjacent in memory are zeroed with one kernel call.
+ * adjacent in memory are zeroed with one kernel call per page that holds a byte other than
+ * zero ({@link WrittenPages}): a page that reads zero is left as it is, so that a collection
+ * never commits a page of a region that nothing wrote (a freed 128 KiB dense block with one
+ * voxel set would otherwise commit its 31 untouched pages).
  *
  * <h2>Assumptions</h2>
  * The caller holds the exclusion the node manager's protocol asks for (NodeManager's Assumption 2:
@@ -265,6 +269,7 @@ public final class ManagerCollection {
      */
     public static final long RELEASE_AT_LEAST_BYTES = 64 << 10;
 
+
     /**
      * Fewest bytes of cells per zeroing task of phase 2 where free pages are given back in a
      * region with huge pages: 16 huge pages, so that a task's runs hold whole huge pages (a run
@@ -349,10 +354,15 @@ public final class ManagerCollection {
             if (runChunk != null) {
                 long bytes = runEnd - runStart;
                 if (bytes < RELEASE_AT_LEAST_BYTES || !release(bytes / stride)) {
-                    kernels.zero(runChunk, runStart, bytes);
+                    zeroWritten(runChunk, runStart, bytes);
                 }
                 runChunk = null;
             }
+        }
+
+        /** Zeroes {@code [offset, offset + bytes)} of {@code chunk}, writing only the pages that do not read zero ({@link WrittenPages}). */
+        private void zeroWritten(MemorySegment chunk, long offset, long bytes) {
+            WrittenPages.zero(chunk, offset, bytes, kernels::zero);
         }
 
         /** Zeroes cells {@code [first, first + count)}, which may lie in several chunks, a chunk's part at a time. */
@@ -363,7 +373,7 @@ public final class ManagerCollection {
             while (cell < end) {
                 long chunkEnd = geometry.chunkStart(geometry.chunkIndex(cell) + 1);
                 long cells = Math.min(end, chunkEnd) - cell;
-                kernels.zero(data.chunkFor(cell), data.offsetFor(cell), cells * stride);
+                zeroWritten(data.chunkFor(cell), data.offsetFor(cell), cells * stride);
                 cell += cells;
             }
         }

@@ -67,7 +67,7 @@ final class ArenaPerChunkAllocator implements MemoryAllocator {
         region.asSlice(end, offset + byteSize - end).fill((byte) 0);
     }
 
-    /** Resident pages of the range, as {@code mincore} reports them. */
+    /** Committed pages of the range ({@link NativeRegions#residentBytes}: pagemap, or mincore where it cannot be read). */
     @Override
     public long residentBytes(MemorySegment region, long offset, long byteSize) {
         return NativeRegions.residentBytes(region, offset, byteSize);

@@ -428,8 +428,8 @@ public final class MemoryPool implements AutoCloseable {
 
     /**
      * Bytes backed by physical pages: chunks that commit on allocation whole, and of each region
-     * the pages of its chunks that are resident now ({@link MemoryAllocator#residentBytes}: pages
-     * never touched, or given back by {@link #releasePages}, do not count). Equal to
+     * the pages of its chunks that are committed now ({@link MemoryAllocator#residentBytes}: pages
+     * never written, or given back by {@link #releasePages}, do not count). Equal to
      * {@link #bytesReserved()} for allocators that commit on allocation.
      */
     public long bytesCommitted() {

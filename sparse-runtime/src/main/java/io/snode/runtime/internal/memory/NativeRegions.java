@@ -6,15 +6,22 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 
 /**
  * The one class that makes restricted FFM calls: reserving address space with {@code mmap},
  * giving pages back with {@code madvise(MADV_DONTNEED)}, keeping a region on base pages with
  * {@code madvise(MADV_NOHUGEPAGE)} or asking for huge pages with
- * {@code madvise(MADV_HUGEPAGE)}, counting resident pages with
- * {@code mincore} and unmapping with {@code munmap}, on
+ * {@code madvise(MADV_HUGEPAGE)}, counting committed pages with {@code /proc/self/pagemap} (or
+ * resident ones with {@code mincore} where it cannot be read) and unmapping with {@code munmap}, on
  * Linux on x86-64 and AArch64 (where those constants hold), and only where native access is
  * enabled for this class's module ({@code --enable-native-access}), so that the JVM never warns
  * about a restricted call. Elsewhere, or without that flag (one {@link System.Logger} warning,
@@ -197,10 +204,13 @@ final class NativeRegions {
     }
 
     /**
-     * Bytes of the pages that hold {@code [offset, offset + byteSize)} of {@code region} and are
-     * resident now ({@code mincore}; a page of the range's edge counts whole). A page touched and
-     * not given back is resident: regions are private anonymous memory, and this machine's swap
-     * (if any) would make the figure lower than what was committed, never higher.
+     * Bytes of the pages that hold {@code [offset, offset + byteSize)} of {@code region} and
+     * are committed to this process now (a page of the range's edge counts whole): from
+     * {@code /proc/self/pagemap}, the pages present and mapped by this process alone, or
+     * swapped out. A page only read was never committed: the kernel maps it to the shared zero
+     * page, which {@code mincore} reports resident and this does not count. Where that file
+     * cannot be read (a sandbox without {@code /proc}), the pages {@code mincore} reports
+     * resident, which then include pages only read.
      */
     static long residentBytes(MemorySegment region, long offset, long byteSize) {
         if (byteSize <= 0) {
@@ -210,6 +220,13 @@ final class NativeRegions {
         long start = range.address() & -PAGE;
         long end = (range.address() + byteSize + PAGE - 1) & -PAGE;
         long pages = (end - start) / PAGE;
+        if (pagemapReadable) {
+            try {
+                return committedPages(start, pages) * PAGE;
+            } catch (IOException | UncheckedIOException | SecurityException e) {
+                pagemapReadable = false; // once: then mincore, as where /proc is missing
+            }
+        }
         long resident = 0;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment vector = arena.allocate(Math.min(pages, 1L << 20));
@@ -230,6 +247,47 @@ final class NativeRegions {
             }
         }
         return resident * PAGE;
+    }
+
+    /** Whether {@code /proc/self/pagemap} has been read (or not tried yet); false after it failed once. */
+    private static volatile boolean pagemapReadable = true;
+    private static final Path PAGEMAP = Path.of("/proc/self/pagemap");
+    /** Entries of {@code /proc/self/pagemap} (one 64-bit word per page) read at a time. */
+    private static final int PAGEMAP_ENTRIES = 1 << 16;
+    private static final long PAGEMAP_PRESENT = 1L << 63;
+    private static final long PAGEMAP_SWAPPED = 1L << 62;
+    private static final long PAGEMAP_EXCLUSIVE = 1L << 56;
+
+    /**
+     * Pages from address {@code start} on, {@code pages} of them, that {@code /proc/self/pagemap}
+     * says are present and mapped exclusively (bits 63 and 56: the shared zero page that a read
+     * of an untouched page maps is present, not exclusive) or swapped out (bit 62).
+     */
+    private static long committedPages(long start, long pages) throws IOException {
+        long committed = 0;
+        try (FileChannel pagemap = FileChannel.open(PAGEMAP, StandardOpenOption.READ)) {
+            ByteBuffer entries = ByteBuffer.allocate(Math.toIntExact(Math.min(pages, PAGEMAP_ENTRIES) * Long.BYTES))
+                    .order(ByteOrder.nativeOrder());
+            for (long page = 0; page < pages; ) {
+                entries.clear().limit(Math.toIntExact(Math.min(pages - page, PAGEMAP_ENTRIES) * Long.BYTES));
+                long position = (start / PAGE + page) * Long.BYTES;
+                while (entries.hasRemaining()) {
+                    if (pagemap.read(entries, position + entries.position()) < 0) {
+                        throw new IOException("pagemap ended before page " + (start / PAGE + page));
+                    }
+                }
+                entries.flip();
+                while (entries.hasRemaining()) {
+                    long entry = entries.getLong();
+                    if ((entry & (PAGEMAP_PRESENT | PAGEMAP_EXCLUSIVE)) == (PAGEMAP_PRESENT | PAGEMAP_EXCLUSIVE)
+                            || (entry & PAGEMAP_SWAPPED) != 0) {
+                        committed++;
+                    }
+                    page++;
+                }
+            }
+        }
+        return committed;
     }
 
     private static void unmap(long address, long byteSize) {

@@ -366,9 +366,9 @@ public final class NodeManager implements AutoCloseable {
         return region;
     }
 
-    /** Sets every byte of cell {@code index} (its whole stride) to zero. */
+    /** Sets every byte of cell {@code index} (its whole stride) to zero, writing only pages that do not read zero ({@link WrittenPages}). */
     public void zeroCell(int index) {
-        data.chunkFor(index).asSlice(data.offsetFor(index), cellStride).fill((byte) 0);
+        WrittenPages.zero(data.chunkFor(index), data.offsetFor(index), cellStride);
     }
 
     public long cellStride() {
