@@ -29,8 +29,7 @@ public final class LayoutParseException extends IllegalArgumentException {
     }
 
     private LayoutParseException(String text, int position, String expected, String found, int lineStart) {
-        this(text, position, expected, found, lineStart,
-                1 + (int) text.substring(0, lineStart).chars().filter(c -> c == '\n').count());
+        this(text, position, expected, found, lineStart, 1 + lineBreaks(text, lineStart));
     }
 
     private LayoutParseException(String text, int position, String expected, String found, int lineStart, int line) {
@@ -50,15 +49,28 @@ public final class LayoutParseException extends IllegalArgumentException {
         return position;
     }
 
-    /** The index where the line holding {@code offset} starts. */
+    /** The index where the line holding {@code offset} starts (lines end with LF, CR LF or CR). */
     private static int lineStart(String text, int offset) {
-        return text.lastIndexOf('\n', Math.min(offset, text.length()) - 1) + 1;
+        int before = Math.min(offset, text.length()) - 1;
+        return Math.max(text.lastIndexOf('\n', before), text.lastIndexOf('\r', before)) + 1;
+    }
+
+    /** Line breaks (LF, CR LF or CR, each one) before index {@code end}. */
+    private static int lineBreaks(String text, int end) {
+        int breaks = 0;
+        for (int n = 0; n < end; n++) {
+            char c = text.charAt(n);
+            if (c == '\n' || c == '\r' && (n + 1 >= text.length() || text.charAt(n + 1) != '\n')) {
+                breaks++;
+            }
+        }
+        return breaks;
     }
 
     private static String message(String text, int offset, int lineStart, int line, String expected, String found) {
-        int lineEnd = text.indexOf('\n', lineStart);
-        if (lineEnd < 0) {
-            lineEnd = text.length();
+        int lineEnd = lineStart;
+        while (lineEnd < text.length() && text.charAt(lineEnd) != '\n' && text.charAt(lineEnd) != '\r') {
+            lineEnd++;
         }
         int column = offset - lineStart + 1;
         boolean oneLine = lineStart == 0 && lineEnd == text.length();

@@ -2,6 +2,7 @@ package io.snode.api;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Recursive-descent parser of the layout text form. It declares the nodes through a
@@ -248,10 +249,19 @@ final class LayoutParser {
         }
     }
 
+    /** A character a message cannot show as itself: a space or control character the parser does not skip. */
+    private static boolean invisible(char c) {
+        return Character.isSpaceChar(c) || Character.isISOControl(c) || Character.getType(c) == Character.FORMAT;
+    }
+
     private LayoutParseException error(String expected) {
         String found;
         if (position >= text.length()) {
             found = "the end of the text";
+        } else if (invisible(text.charAt(position))) {
+            char c = text.charAt(position);
+            found = String.format(Locale.ROOT, "U+%04X", (int) c)
+                    + (Character.getName(c) == null ? "" : " (" + Character.getName(c).toLowerCase(Locale.ROOT) + ")");
         } else {
             int end = position;
             while (end < text.length() && end - position < 12 && !Character.isWhitespace(text.charAt(end))) {

@@ -172,7 +172,9 @@ public final class NodeBuilder {
         }
         String sizeText;
         if (kind == NodeKind.DYNAMIC) {
-            sizeText = sizes[0] + "," + chunkSize;
+            // A capacity the rules refuse shows without the chunk size derived from it.
+            sizeText = sizes[0] <= 0 && chunkSize == defaultChunkSize(sizes[0]) ? Integer.toString(sizes[0])
+                    : sizes[0] + "," + chunkSize;
         } else if (uniformSize && sizes.length == 1) {
             sizeText = Integer.toString(sizes[0]);
         } else {

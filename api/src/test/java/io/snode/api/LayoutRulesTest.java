@@ -63,6 +63,18 @@ class LayoutRulesTest {
         assertThat(e).hasMessageContaining("capacity=0");
     }
 
+    /** Without a chunk size written, a refused capacity is shown as written, without the chunk derived from it. */
+    @Test
+    void aRefusedCapacityIsShownAsWritten() {
+        for (int capacity : new int[] {0, -5}) {
+            LayoutException e = violation(root -> root.dynamic(Axis.L, capacity).place(Field.i32("p")));
+            assertThat(e.rule()).isEqualTo(LayoutRule.SIZE_POSITIVE);
+            assertThat(e).hasMessageContaining("dynamic(l," + capacity + ")").hasMessageNotContaining("dynamic(l," + capacity + ",");
+            assertThatThrownBy(() -> Layout.parse("dynamic(l," + capacity + ").place(i32 p)"))
+                    .hasMessageContaining("dynamic(l," + capacity + ")").hasMessageNotContaining("dynamic(l," + capacity + ",");
+        }
+    }
+
     @ParameterizedTest
     @CsvSource({"0", "-1", "-2147483648"})
     void sizesArePositive(int size) {

@@ -113,6 +113,30 @@ class LayoutTextTest {
                 "          ^");
     }
 
+    /** Windows' and old Mac line breaks count as one line break each, as Unix's do. */
+    @Test
+    void crLfAndALoneCrBreakLinesToo() {
+        for (String text : java.util.List.of("place(f32 a);\r\ndense(i,2)\r\n.place(f32 b);\r\n  dense(q,2).place(f32 c)",
+                "place(f32 a);\rdense(i,2)\r.place(f32 b);\r  dense(q,2).place(f32 c)")) {
+            LayoutParseException e = catchThrowableOfType(LayoutParseException.class, () -> Layout.parse(text));
+            assertThat(e.line()).isEqualTo(4);
+            assertThat(e.column()).isEqualTo(9);
+            assertThat(e.getMessage().lines()).containsExactly(
+                    "line 4, column 9: expected an axis letter i, j, k, l, m, n, o or p but found 'q,2).place(f'",
+                    "    dense(q,2).place(f32 c)",
+                    "          ^");
+        }
+    }
+
+    /** A character that looks like a space but is none to the parser (a no-break space) is named by its code point. */
+    @Test
+    void anInvisibleCharacterFoundIsNamedByItsCodePoint() {
+        LayoutParseException e = catchThrowableOfType(LayoutParseException.class,
+                () -> Layout.parse("dense(i,8).place(f32 x)\u00a0"));
+        assertThat(e.getMessage().lines().findFirst().orElseThrow())
+                .isEqualTo("column 24: expected ';' or the end of the layout but found U+00A0 (no-break space)");
+    }
+
     /** A long text is shown around the column only, so the message stays short, and a surrogate pair is never cut. */
     @Test
     void aLongTextIsShownAroundTheColumnWholeCharactersOnly() {

@@ -17,7 +17,9 @@ import org.objectweb.asm.util.TraceClassVisitor;
  * @param source    what the class was generated from, in full: {@code layout: } and the layout's
  *                  text for the layout and accessor classes (whose source attribute, the file name
  *                  in stack traces, holds only its first 200 characters: a class file holds at most
- *                  65,535 bytes in one string), the SNode served for struct-for drivers and walks
+ *                  65,535 bytes in one string) and for view drivers; the SNode served for struct-for
+ *                  drivers and walks; {@code binds <interface> to layout <text>} for a bound
+ *                  interface's class
  * @param constants one line per {@code private static final} field of the class, in declaration
  *                  order: its name (and its value, where the class file holds it), then what it is
  *                  and where its value comes from. The runtime objects (the root container, node
@@ -98,7 +100,6 @@ public record GeneratedClass(String name, byte[] bytes, String plan, String sour
         return text.toString();
     }
 
-    /** The simple file name for a dump: the class name's last segment with {@code .class}. */
     /** A reader of {@code bytes}, or an IllegalArgumentException when they are not a class file. */
     private static ClassReader reader(byte[] bytes) {
         try {
@@ -108,6 +109,7 @@ public record GeneratedClass(String name, byte[] bytes, String plan, String sour
         }
     }
 
+    /** The simple file name for a dump: the class name's last segment with {@code .class}. */
     public String fileName() {
         return name.substring(name.lastIndexOf('/') + 1) + ".class";
     }

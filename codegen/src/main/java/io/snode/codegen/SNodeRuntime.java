@@ -280,7 +280,11 @@ public final class SNodeRuntime implements AutoCloseable {
         });
     }
 
-    /** The classes generated for this layout (the layout class, then any accessors), with bytes, disassembly and plan. */
+    /**
+     * The classes generated for this layout, with bytes, disassembly, plan and constants: the
+     * layout class first, then in the order they were made the accessors, bound interfaces,
+     * struct-for drivers, view drivers and walks. Each has a name of its own.
+     */
     public List<GeneratedClass> generatedCode() {
         return code.generatedCode();
     }
