@@ -49,10 +49,11 @@ import java.util.Objects;
  * {@code [T + a, T + b)} and each of its cells is zeroed. Distinct sub-ranges write distinct
  * free-list entries, and distinct cells (a cell is recycled at most once per collection, which
  * {@link #begin} checks by counting), so they are independent. Runs of recycled cells that are
- * adjacent in memory are zeroed with one kernel call per page that holds a byte other than
- * zero ({@link WrittenPages}): a page that reads zero is left as it is, so that a collection
- * never commits a page of a region that nothing wrote (a freed 128 KiB dense block with one
- * voxel set would otherwise commit its 31 untouched pages).
+ * adjacent in memory are zeroed with one kernel call; runs of cells of two pages or more, a
+ * call per stretch of pages that hold a byte other than zero ({@link WrittenPages}): a page
+ * that reads zero is left as it is, so that a collection never commits a page of a region that
+ * nothing wrote (a freed 128 KiB dense block with one voxel set would otherwise commit its 31
+ * untouched pages).
  *
  * <h2>Assumptions</h2>
  * The caller holds the exclusion the node manager's protocol asks for (NodeManager's Assumption 2:
@@ -360,9 +361,9 @@ public final class ManagerCollection {
             }
         }
 
-        /** Zeroes {@code [offset, offset + bytes)} of {@code chunk}, writing only the pages that do not read zero ({@link WrittenPages}). */
+        /** Zeroes {@code [offset, offset + bytes)} of {@code chunk}; of large cells only the pages that do not read zero ({@link WrittenPages}). */
         private void zeroWritten(MemorySegment chunk, long offset, long bytes) {
-            WrittenPages.zero(chunk, offset, bytes, kernels::zero);
+            WrittenPages.zeroCells(chunk, offset, bytes, stride, kernels::zero);
         }
 
         /** Zeroes cells {@code [first, first + count)}, which may lie in several chunks, a chunk's part at a time. */

@@ -368,7 +368,7 @@ public final class NodeManager implements AutoCloseable {
 
     /** Sets every byte of cell {@code index} (its whole stride) to zero, writing only pages that do not read zero ({@link WrittenPages}). */
     public void zeroCell(int index) {
-        WrittenPages.zero(data.chunkFor(index), data.offsetFor(index), cellStride);
+        WrittenPages.zeroCells(data.chunkFor(index), data.offsetFor(index), cellStride, cellStride);
     }
 
     public long cellStride() {
