@@ -400,7 +400,8 @@ public final class SNodeRuntime implements AutoCloseable {
      * Struct-for with a kernel per task: every task of the launch (a range of blocks) gets its
      * own kernel from {@code kernels}, so the kernel's fields can accumulate without atomics;
      * the kernels come back in block order, one per task (the split into tasks depends only on
-     * the active blocks, never on the parallelism), for the caller to combine. {@code kernels}
+     * the active blocks, never on the parallelism), for the caller to combine; with no active
+     * cell, one kernel that was never called. {@code kernels}
      * must make kernels of one class, a Kernel1..Kernel8 taking as many coordinates as the SNode
      * has (directly, through an interface that extends it, or through a superclass). The launch's
      * threads call {@code kernels}, possibly at the same time: it must be thread-safe. Launch rules
