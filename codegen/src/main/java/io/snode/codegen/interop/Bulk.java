@@ -9,6 +9,7 @@ import io.snode.runtime.internal.BoxTransfer;
 import io.snode.runtime.internal.GeneratedCalls;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -136,6 +137,14 @@ public final class Bulk {
             }
             if (!write && segment.isReadOnly()) {
                 throw new IllegalArgumentException("into: a read-only segment");
+            }
+            // Checked here, not met halfway: a write activates each container before it copies into it.
+            if (!segment.scope().isAlive()) {
+                throw new IllegalArgumentException((write ? "values" : "into") + ": the segment's arena is closed");
+            }
+            if (!segment.isAccessibleBy(Thread.currentThread())) {
+                throw new IllegalArgumentException((write ? "values" : "into") + ": the segment is confined to another"
+                        + " thread; pass one this thread may access (a shared or global arena's, or its own)");
             }
         }
         int[] lo = low.clone();
@@ -304,7 +313,6 @@ public final class Bulk {
             throw new IllegalArgumentException("field " + field.name() + " takes corners of " + shape.length
                     + " coordinates " + axes + "; got " + low.length + " and " + high.length);
         }
-        long volume = 1;
         for (int n = 0; n < shape.length; n++) {
             if (low[n] < 0 || low[n] > shape[n]) {
                 throw GeneratedCalls.outside("field " + field.name() + " low", axes.get(n).letter(), low[n], shape[n] + 1);
@@ -316,14 +324,17 @@ public final class Bulk {
                 throw new IllegalArgumentException("field " + field.name() + ": low=" + low[n] + " > high=" + high[n]
                         + " on axis " + axes.get(n).letter());
             }
-            volume = Math.multiplyExact(volume, high[n] - low[n]);
         }
-        if (volume > Integer.MAX_VALUE) {
+        BigInteger cells = BigInteger.ONE;
+        for (int n = 0; n < shape.length; n++) {
+            cells = cells.multiply(BigInteger.valueOf(high[n] - low[n]));
+        }
+        if (cells.compareTo(BigInteger.valueOf(Integer.MAX_VALUE)) > 0) {
             throw new IllegalArgumentException("the box " + Arrays.toString(low) + " to " + Arrays.toString(high)
-                    + " holds " + volume + " cells; one bulk copy takes at most " + Integer.MAX_VALUE
+                    + " holds " + cells + " cells; one bulk copy takes at most " + Integer.MAX_VALUE
                     + " (a Java array's limit, kept for memory segments too): copy it in pieces");
         }
-        return volume;
+        return cells.longValueExact();
     }
 
     static MemorySegment heap(Object array) {

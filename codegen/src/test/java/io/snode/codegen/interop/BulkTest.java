@@ -30,7 +30,6 @@ class BulkTest {
     /** Blocks of 8^3 that are active whole, each a chunk request of its own under the cap. */
     static final String BLOCKS = "pointer(ijk,32).dense(ijk,8).place(f32 phi)";
 
-    /** A box of more cells than an int counts is refused for arrays and segments alike, with the way round it, before anything is written. */
     /** The cell list keeps its own array of axes: replacing one of the caller's afterwards changes nothing, so every coordinate is still checked before the first write. */
     @Test
     void aCellListKeepsItsAxesWhenTheCallerReplacesOne() {
@@ -43,6 +42,7 @@ class BulkTest {
         }
     }
 
+    /** A box of more cells than an int counts is refused for arrays and segments alike, with the way round it, before anything is written. */
     @Test
     void aBoxOfMoreThanAnIntsCellsIsRefusedWithTheWayRoundIt() {
         try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("pointer(ijk,32).pointer(ijk,64).dense(ijk,2).place(f32 x)"))) {
@@ -57,6 +57,52 @@ class BulkTest {
                         .hasMessageEndingWith("copy it in pieces");
             }
             assertThat(rt.count("x")).isZero();
+        }
+    }
+
+    /** Even a box of more cells than a long counts (a hash node's index space) gets that refusal, not an overflow. */
+    @Test
+    void aBoxOfMoreCellsThanALongCountsIsRefusedAsAnyTooLargeBox() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("hash(ijk,65536).pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)"))) {
+            int e = 8_388_608;
+            assertThatThrownBy(() -> Bulk.write(rt, "phi", new int[] {0, 0, 0}, new int[] {e, e, e}, new float[0]))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("holds 590295810358705651712 cells").hasMessageEndingWith("copy it in pieces");
+            assertThatThrownBy(() -> Bulk.read(rt, "phi", new int[] {0, 0, 0}, new int[] {e, e, e}, new float[0]))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageEndingWith("copy it in pieces");
+        }
+    }
+
+    /**
+     * A segment whose arena is closed, or confined to another thread, is refused before anything
+     * is written: the copy would meet it only after activating the first container.
+     */
+    @Test
+    void aSegmentThisThreadCannotAccessIsRefusedBeforeAnyActivation() throws Exception {
+        for (String layout : List.of(BLOCKS, VOXELS)) {
+            try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(layout))) {
+                Arena closed = Arena.ofConfined();
+                MemorySegment gone = closed.allocate(8 * 8 * 8 * Float.BYTES);
+                closed.close();
+                MemorySegment[] foreign = new MemorySegment[1];
+                Arena[] foreignArena = new Arena[1];
+                Thread owner = new Thread(() -> {
+                    foreignArena[0] = Arena.ofConfined();
+                    foreign[0] = foreignArena[0].allocate(8 * 8 * 8 * Float.BYTES);
+                });
+                owner.start();
+                owner.join(TimeUnit.SECONDS.toMillis(20));
+                int[] low = {0, 0, 0};
+                int[] high = {8, 8, 8};
+                assertThatThrownBy(() -> Bulk.write(rt, "phi", low, high, gone)).as(layout)
+                        .isInstanceOf(IllegalArgumentException.class).hasMessage("values: the segment's arena is closed");
+                assertThatThrownBy(() -> Bulk.read(rt, "phi", low, high, gone))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessage("into: the segment's arena is closed");
+                assertThatThrownBy(() -> Bulk.write(rt, "phi", low, high, foreign[0]))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("values: the segment is confined");
+                assertThat(rt.count("phi")).as(layout).isZero();
+                assertThat(rt.memoryStats().of(rt.layout().snode(1)).cells().cellsInUse()).as(layout).isZero();
+            }
         }
     }
 

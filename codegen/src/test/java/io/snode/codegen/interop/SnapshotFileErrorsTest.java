@@ -161,6 +161,70 @@ class SnapshotFileErrorsTest {
     }
 
     @Test
+    void theFileHeadersZeroBytesAreChecked() throws IOException {
+        for (int at = SnapshotFormat.RESERVED_OFFSET; at < SnapshotFormat.FILE_HEADER_BYTES; at++) {
+            byte[] damaged = bytes.clone();
+            damaged[at] ^= 0x01;
+            Path path = directory.resolve("reserved-" + at + ".snap");
+            Files.write(path, damaged);
+            refused(path, "bytes 12 to 15");
+        }
+    }
+
+    @Test
+    void aDirectoryIsNoSnapshotAndSaysSo() {
+        assertThatThrownBy(() -> Snapshots.read(directory)).isInstanceOf(java.nio.file.FileSystemException.class)
+                .hasMessageContaining(directory.toString()).hasMessageContaining("a directory");
+        try (SNodeRuntime empty = SNodeRuntime.compile(LAYOUT)) {
+            assertThatThrownBy(() -> Snapshots.readInto(directory, empty)).isInstanceOf(java.nio.file.FileSystemException.class)
+                    .hasMessageContaining("a directory");
+        }
+    }
+
+    /**
+     * A file that another thread rewrites (truncating it first) while it is read: every read
+     * returns a whole snapshot or throws a SnapshotException; nothing faults. (Read from a mapping,
+     * a read of the truncated part ended the JVM with SIGBUS in the CRC32C intrinsic.)
+     */
+    @Test
+    void aFileRewrittenWhileItIsReadIsLoadedWholeOrRefused() throws Exception {
+        Path big = directory.resolve("rewritten.snap");
+        Layout layout = Layout.parse("pointer(ijk,8).pointer(ijk,4).bitmasked(ijk,4).place(f32 phi)");
+        try (SNodeRuntime source = SNodeRuntime.compile(layout)) {
+            float[] ones = new float[128 * 128 * 32];
+            Arrays.fill(ones, 1f);
+            Bulk.write(source, "phi", new int[] {0, 0, 0}, new int[] {128, 128, 32}, ones);
+            Snapshots.write(source, big);
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicReference<Throwable> unexpected = new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicInteger whole = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger refusedReads = new java.util.concurrent.atomic.AtomicInteger();
+            Thread reader = new Thread(() -> {
+                while (!stop.get()) {
+                    try (SNodeRuntime copy = Snapshots.read(big)) {
+                        assertThat(copy.count("phi")).isEqualTo(ones.length);
+                        whole.incrementAndGet();
+                    } catch (SnapshotException | java.nio.file.NoSuchFileException e) {
+                        refusedReads.incrementAndGet();
+                    } catch (Throwable e) {
+                        unexpected.compareAndSet(null, e);
+                        return;
+                    }
+                }
+            }, "snapshot reader");
+            reader.start();
+            for (int n = 0; n < 60 && unexpected.get() == null; n++) {
+                Snapshots.write(source, big);
+            }
+            stop.set(true);
+            reader.join(java.util.concurrent.TimeUnit.SECONDS.toMillis(60));
+            assertThat(reader.isAlive()).isFalse();
+            assertThat(unexpected.get()).as("a read of a file being rewritten threw neither a snapshot nor a refusal").isNull();
+            assertThat(whole.get() + refusedReads.get()).isPositive();
+        }
+    }
+
+    @Test
     void aSnapshotOfAnotherLayoutIsRefusedWithBothLayouts() throws IOException {
         Layout other = Layout.parse("pointer(ij,4).bitmasked(ij,4).place(f32 phi)");
         try (SNodeRuntime runtime = SNodeRuntime.compile(other)) {

@@ -15,8 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
- * Reads the sections of a snapshot file mapped into memory, one after the other, checking each
- * before it is handed over: the file header (magic, version), every section header's CRC32C,
+ * Reads the sections of a snapshot file copied into memory, one after the other, checking each
+ * before it is handed over: the file header (magic, version, its zero bytes), every section header's CRC32C,
  * that its payload lies inside the file, the payload's CRC32C, and that the END section comes
  * last. Every failure is a {@link SnapshotException} naming the file, the section (number, kind,
  * SNode, byte offset) and what was wrong.
@@ -52,6 +52,10 @@ final class SectionReader {
         int version = memory.get(INT, SnapshotFormat.VERSION_OFFSET);
         if (version != SnapshotFormat.VERSION) {
             throw fail("format version " + version + "; this library reads version " + SnapshotFormat.VERSION);
+        }
+        int reserved = memory.get(INT, SnapshotFormat.RESERVED_OFFSET);
+        if (reserved != 0) {
+            throw fail("the file header's bytes 12 to 15 hold " + reserved + "; a snapshot has zero there");
         }
         position = SnapshotFormat.FILE_HEADER_BYTES;
         if (!next() || kind != SnapshotFormat.LAYOUT) {

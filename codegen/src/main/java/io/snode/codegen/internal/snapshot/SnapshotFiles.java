@@ -13,6 +13,8 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
@@ -48,9 +50,8 @@ public final class SnapshotFiles {
     public static SNodeRuntime read(Path file, RuntimeOptions options) throws IOException {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
-        try (Arena arena = Arena.ofConfined();
-             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            MemorySegment memory = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment memory = contents(file, arena);
             SectionReader in = new SectionReader(file, memory);
             Layout layout;
             try {
@@ -79,9 +80,8 @@ public final class SnapshotFiles {
         requireOpen(empty);
         NodeTree tree = empty.generic().internalTree();
         requireEmpty(empty, tree);
-        try (Arena arena = Arena.ofConfined();
-             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            MemorySegment memory = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size(), arena);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment memory = contents(file, arena);
             SectionReader check = new SectionReader(file, memory);
             String expected = empty.layout().toString();
             if (!check.layoutText().equals(expected)) {
@@ -100,6 +100,33 @@ public final class SnapshotFiles {
                     empty.deactivateAll(empty.layout().root());
                 }
             }
+        }
+    }
+
+    /**
+     * The bytes of {@code file}, copied into memory of {@code arena} (as much off-heap memory as
+     * the file, until the load ends). Not a mapping of the file: a mapped file that another
+     * thread or process truncates while it is read faults the reading thread (a CRC32C intrinsic
+     * that meets the fault ends the JVM), where a copy is only bytes, which the sections' checks
+     * refuse as they refuse any damage when the file changed while it was copied. A file that
+     * shrinks during the copy is as long as what was read.
+     */
+    private static MemorySegment contents(Path file, Arena arena) throws IOException {
+        if (Files.isDirectory(file)) {
+            throw new FileSystemException(file.toString(), null, "a directory, not a snapshot file");
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = channel.size();
+            MemorySegment copy = arena.allocate(size);
+            long read = 0;
+            while (read < size) {
+                int n = channel.read(copy.asSlice(read, Math.min(size - read, 1 << 30)).asByteBuffer(), read);
+                if (n < 0) {
+                    break;
+                }
+                read += n;
+            }
+            return copy.asSlice(0, read);
         }
     }
 

@@ -57,6 +57,8 @@ public final class SnapshotFormat {
     public static final int FILE_HEADER_BYTES = 16;
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;
+    /** The file header's last four bytes, zero (a reader refuses anything else). */
+    public static final int RESERVED_OFFSET = 12;
 
     public static final int KIND_OFFSET = 0;
     public static final int SNODE_OFFSET = 4;
