@@ -83,10 +83,15 @@ public final class SNodeRuntime implements AutoCloseable {
     private final ParallelCollector ownCollector;
     private final Collector collector;
 
+    /** What this runtime's last collection did (a shared collector's last may be another runtime's). */
+    private volatile GcStatistics lastGcStatistics = GcStatistics.NONE;
+
     private SNodeRuntime(Layout layout, RuntimeOptions options, ParallelCollector ownCollector) {
         this.ownCollector = ownCollector;
         this.collector = options.collector();
-        this.runtime = SparseRuntime.create(layout, options);
+        this.runtime = SparseRuntime.create(layout, collector instanceof ThreePhaseCollector threePhase
+                ? options.withCollector(managers -> lastGcStatistics = threePhase.collectReporting(managers))
+                : options);
         boolean built = false;
         try {
             this.code = new GeneratedLayout(layout, runtime.internalTree());
@@ -308,11 +313,13 @@ public final class SNodeRuntime implements AutoCloseable {
     }
 
     /**
-     * What the last collection did, per SNode (cells reclaimed, bytes zeroed, time of each
-     * phase), when the collector is one of the {@code gc} module's; else {@code GcStatistics.NONE}.
+     * What this runtime's last collection did, per SNode (cells reclaimed, bytes zeroed, time of
+     * each phase), when the collector is one of the {@code gc} module's; else, and before the
+     * first, {@code GcStatistics.NONE}. A collector shared with other runtimes does not mix
+     * theirs in; a collection that failed leaves the previous statistics.
      */
     public GcStatistics lastGcStatistics() {
-        return collector instanceof ThreePhaseCollector threePhase ? threePhase.lastStatistics() : GcStatistics.NONE;
+        return lastGcStatistics;
     }
 
     /**

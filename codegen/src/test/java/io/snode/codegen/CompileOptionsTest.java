@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.gc.GcStatistics;
+import io.snode.gc.ParallelCollector;
 import io.snode.runtime.Collector;
 import io.snode.runtime.RuntimeOptions;
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,25 @@ class CompileOptionsTest {
             assertThat(capped.cellsReclaimed()).isEqualTo(1);
             assertThat(capped.parallelism()).isEqualTo(plain.parallelism());
             assertThat(rt.memoryStats().pool().capBytes()).isEqualTo(cap);
+        }
+    }
+
+    /** Two runtimes sharing one collector each report their own collections, none before its first. */
+    @Test
+    void runtimesSharingACollectorReportTheirOwnCollections() {
+        Layout other = Layout.parse("pointer(ij,4).dense(ij,2).place(f32 y)");
+        try (ParallelCollector shared = ParallelCollector.builder().parallelism(2).build();
+             SNodeRuntime a = SNodeRuntime.compile(LAYOUT, RuntimeOptions.DEFAULT.withCollector(shared));
+             SNodeRuntime b = SNodeRuntime.compile(other, RuntimeOptions.DEFAULT.withCollector(shared))) {
+            GcStatistics ofA = collectOneCell(a);
+            assertThat(ofA.of(LAYOUT.snode(1).path()).cellsReclaimed()).isEqualTo(1);
+            assertThat(b.lastGcStatistics()).as("b has not collected").isEqualTo(GcStatistics.NONE);
+            b.gc();
+            assertThat(b.lastGcStatistics().of(other.snode(1).path()).cellsReclaimed()).isZero();
+            assertThat(a.lastGcStatistics()).as("a's own, after b collected").isEqualTo(ofA);
+            shared.close();
+            org.assertj.core.api.Assertions.assertThatThrownBy(a::gc).isInstanceOf(IllegalStateException.class);
+            assertThat(a.lastGcStatistics()).as("a failed collection keeps the previous statistics").isEqualTo(ofA);
         }
     }
 

@@ -52,7 +52,8 @@ final class CollectionDriver {
         };
     }
 
-    void collect(List<NodeManager> managers) {
+    /** Collects {@code managers}; returns this call's statistics (also {@link #lastStatistics()} until another call ends). */
+    GcStatistics collect(List<NodeManager> managers) {
         Objects.requireNonNull(managers, "managers");
         GcEvent event = new GcEvent();
         event.begin();
@@ -116,6 +117,7 @@ final class CollectionDriver {
             e.phase2 = s.phase2Nanos();
             e.commit();
         }
+        return stats;
     }
 
     GcStatistics lastStatistics() {

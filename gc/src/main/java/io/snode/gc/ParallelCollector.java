@@ -57,10 +57,15 @@ public final class ParallelCollector implements ThreePhaseCollector {
      */
     @Override
     public void collect(List<NodeManager> managers) {
+        collectReporting(managers);
+    }
+
+    @Override
+    public GcStatistics collectReporting(List<NodeManager> managers) {
         if (closed) {
             throw new IllegalStateException("this ParallelCollector is closed");
         }
-        driver.collect(managers);
+        return driver.collect(managers);
     }
 
     @Override

@@ -33,6 +33,11 @@ public final class SerialCollector implements ThreePhaseCollector {
     }
 
     @Override
+    public GcStatistics collectReporting(List<NodeManager> managers) {
+        return driver.collect(managers);
+    }
+
+    @Override
     public GcStatistics lastStatistics() {
         return driver.lastStatistics();
     }

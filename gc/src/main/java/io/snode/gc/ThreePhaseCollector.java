@@ -48,8 +48,21 @@ public sealed interface ThreePhaseCollector extends Collector, AutoCloseable
     @Override
     void collect(List<NodeManager> managers);
 
-    /** The statistics of the most recent completed collection, or {@link GcStatistics#NONE}. */
+    /**
+     * The statistics of the most recent completed collection, or {@link GcStatistics#NONE}: on a
+     * collector shared by several runtimes, whichever's collection ended last.
+     */
     GcStatistics lastStatistics();
+
+    /**
+     * Collects as {@link #collect} does and returns what this call did, whatever other callers
+     * of a shared collector do meanwhile (an {@code SNodeRuntime} reports its own collections
+     * so). The default collects and then reads {@link #lastStatistics()}.
+     */
+    default GcStatistics collectReporting(List<NodeManager> managers) {
+        collect(managers);
+        return lastStatistics();
+    }
 
     /** Threads that may work on one phase. */
     int parallelism();
