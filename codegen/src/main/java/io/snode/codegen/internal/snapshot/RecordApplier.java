@@ -24,18 +24,30 @@ import java.util.Arrays;
 final class RecordApplier {
     private final NodeTree tree;
     private final SectionReader in;
-    private final MemorySegment file;
+    /** Where records' values are read: the reader's buffer, or a deferred record's copy ({@link #from}). */
+    private MemorySegment file;
+    /** The file offset of a deferred record's copy (0 otherwise: offsets are the reader's). */
+    private long copyAt;
     private final Location location = new Location();
     private final Location cell = new Location();
 
     RecordApplier(NodeTree tree, SectionReader in) {
         this.tree = tree;
         this.in = in;
-        this.file = in.memory();
+    }
+
+    /** Values come from {@code copy} (a deferred record's, at file offset {@code at}) from now on. */
+    void from(MemorySegment copy, long at) {
+        this.file = copy;
+        this.copyAt = at;
     }
 
     void root(NodeGeometry root, long data) {
-        MemorySegment.copy(file, data, tree.root(), 0, root.fieldBytes());
+        MemorySegment.copy(source(), data, tree.root(), 0, root.fieldBytes());
+    }
+
+    private MemorySegment source() {
+        return file != null ? file : in.memory();
     }
 
     /** Moves {@link #location} to the parent cell of a record whose parent coordinates are {@code parent}. */
@@ -46,7 +58,8 @@ final class RecordApplier {
             return;
         }
         if (!tree.locate(above, parent, false, location)) {
-            throw in.fail(in.where() + ", record at byte " + at + " of " + node + ": its parent cell "
+            throw in.fail(in.where() + ", record at byte " + (file != null ? copyAt : in.fileOffset(at)) + " of " + node
+                    + ": its parent cell "
                     + Arrays.toString(parent) + " of " + above.path() + " is not active (no earlier record activates it)");
         }
     }
@@ -150,6 +163,6 @@ final class RecordApplier {
     }
 
     private void copyIn(long data, MemorySegment segment, long offset, long bytes) {
-        MemorySegment.copy(file, data, segment, offset, bytes);
+        MemorySegment.copy(source(), data, segment, offset, bytes);
     }
 }

@@ -11,7 +11,6 @@ import io.snode.runtime.internal.NodeTree;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -50,9 +49,8 @@ public final class SnapshotFiles {
     public static SNodeRuntime read(Path file, RuntimeOptions options) throws IOException {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(options, "options");
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment memory = contents(file, arena);
-            SectionReader in = new SectionReader(file, memory);
+        try (Arena arena = Arena.ofConfined(); FileChannel channel = open(file)) {
+            SectionReader in = new SectionReader(file, channel, arena);
             Layout layout;
             try {
                 layout = Layout.parse(in.layoutText());
@@ -80,9 +78,8 @@ public final class SnapshotFiles {
         requireOpen(empty);
         NodeTree tree = empty.generic().internalTree();
         requireEmpty(empty, tree);
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment memory = contents(file, arena);
-            SectionReader check = new SectionReader(file, memory);
+        try (Arena arena = Arena.ofConfined(); FileChannel channel = open(file)) {
+            SectionReader check = new SectionReader(file, channel, arena);
             String expected = empty.layout().toString();
             if (!check.layoutText().equals(expected)) {
                 throw new SnapshotException(file, "it holds layout " + check.layoutText()
@@ -91,7 +88,14 @@ public final class SnapshotFiles {
             SnapshotLoader.load(check, empty.layout(), empty.plan(), null); // every check, no write
             boolean loaded = false;
             try {
-                load(empty, new SectionReader(file, memory));
+                // The file is read again: bytes that changed since the check fail their checksums
+                // (the load stops, and what it loaded is deactivated below), another layout is refused.
+                SectionReader in = new SectionReader(file, channel, arena);
+                if (!in.layoutText().equals(expected)) {
+                    throw new SnapshotException(file, "it changed while it was read: it holds layout " + in.layoutText()
+                            + " now, " + expected + " when it was checked");
+                }
+                load(empty, in);
                 loaded = true;
             } finally {
                 if (!loaded) {
@@ -103,31 +107,12 @@ public final class SnapshotFiles {
         }
     }
 
-    /**
-     * The bytes of {@code file}, copied into memory of {@code arena} (as much off-heap memory as
-     * the file, until the load ends). Not a mapping of the file: a mapped file that another
-     * thread or process truncates while it is read faults the reading thread (a CRC32C intrinsic
-     * that meets the fault ends the JVM), where a copy is only bytes, which the sections' checks
-     * refuse as they refuse any damage when the file changed while it was copied. A file that
-     * shrinks during the copy is as long as what was read.
-     */
-    private static MemorySegment contents(Path file, Arena arena) throws IOException {
+    /** {@code file} opened for reading; a directory is refused as one (a read of it fails with a bare "Is a directory"). */
+    private static FileChannel open(Path file) throws IOException {
         if (Files.isDirectory(file)) {
             throw new FileSystemException(file.toString(), null, "a directory, not a snapshot file");
         }
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            long size = channel.size();
-            MemorySegment copy = arena.allocate(size);
-            long read = 0;
-            while (read < size) {
-                int n = channel.read(copy.asSlice(read, Math.min(size - read, 1 << 30)).asByteBuffer(), read);
-                if (n < 0) {
-                    break;
-                }
-                read += n;
-            }
-            return copy.asSlice(0, read);
-        }
+        return FileChannel.open(file, StandardOpenOption.READ);
     }
 
     private static void load(SNodeRuntime runtime, SectionReader in) throws SnapshotException {

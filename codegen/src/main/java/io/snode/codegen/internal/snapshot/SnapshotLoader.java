@@ -38,8 +38,12 @@ public final class SnapshotLoader {
      */
     private final java.util.List<Deferred> alwaysActive = new java.util.ArrayList<>();
 
-    /** An always-active record to apply after the END section: the root's fields ({@code base} null) or a dense block. */
-    private record Deferred(NodeGeometry node, int[] base, long data, long at) {
+    /**
+     * An always-active record to apply after the END section: the root's fields ({@code base}
+     * null) or a dense block, its values copied out of the reader's buffer ({@code data}), which
+     * later sections refill; {@code at} is the record's offset in the file, for messages.
+     */
+    private record Deferred(NodeGeometry node, int[] base, MemorySegment data, long at) {
     }
     /** The list whose pieces are being read: its base, length and next chunk; null between lists. */
     private int[] listBase;
@@ -88,7 +92,7 @@ public final class SnapshotLoader {
                     + root.fieldBytes());
         }
         if (apply != null) {
-            alwaysActive.add(new Deferred(root, null, in.payload, in.payload));
+            alwaysActive.add(new Deferred(root, null, in.copy(in.payload, in.length), in.fileOffset(in.payload)));
         }
     }
 
@@ -104,10 +108,11 @@ public final class SnapshotLoader {
 
     private void applyAlwaysActive() throws SnapshotException {
         for (Deferred record : alwaysActive) {
+            apply.from(record.data(), record.at());
             if (record.base() == null) {
-                apply.root(record.node(), record.data());
+                apply.root(record.node(), 0);
             } else {
-                apply.block(record.node(), record.base(), null, false, record.data(), record.at());
+                apply.block(record.node(), record.base(), null, false, 0, 0);
             }
         }
     }
@@ -154,7 +159,7 @@ public final class SnapshotLoader {
             }
             long tail = node.cellCount & 63;
             if (tail != 0 && (mask[mask.length - 1] >>> tail) != 0) {
-                throw in.fail(in.where() + ", record at byte " + at + " of " + node + ": mask bits set at or past cell "
+                throw in.fail(in.where() + ", record at byte " + in.fileOffset(at) + " of " + node + ": mask bits set at or past cell "
                         + node.cellCount);
             }
             p += 8L * mask.length;
@@ -162,7 +167,7 @@ public final class SnapshotLoader {
             if (node.kind == NodeKind.BITMASKED) {
                 byte encoding = file.get(java.lang.foreign.ValueLayout.JAVA_BYTE, p++);
                 if (encoding != SnapshotFormat.ALL_CELLS && encoding != SnapshotFormat.ACTIVE_CELLS) {
-                    throw in.fail(in.where() + ", record at byte " + at + " of " + node + ": cell encoding " + encoding
+                    throw in.fail(in.where() + ", record at byte " + in.fileOffset(at) + " of " + node + ": cell encoding " + encoding
                             + ", not 0 (every cell) or 1 (the active cells)");
                 }
                 packed = encoding == SnapshotFormat.ACTIVE_CELLS;
@@ -172,7 +177,7 @@ public final class SnapshotLoader {
         long data = cells * node.fieldBytes();
         requireBytes(node, p, end, data, cells + " cells of " + node.fieldBytes() + " bytes");
         if (apply != null && alwaysActive(node.snode)) {
-            alwaysActive.add(new Deferred(node, base, p, at));
+            alwaysActive.add(new Deferred(node, base, in.copy(p, data), in.fileOffset(at)));
         } else if (apply != null) {
             apply.block(node, base, mask, cells != node.cellCount || node.kind == NodeKind.HASH, p, at);
         }
@@ -189,7 +194,7 @@ public final class SnapshotLoader {
         long first = Integer.toUnsignedLong(file.get(INT, p + 8));
         long count = Integer.toUnsignedLong(file.get(INT, p + 12));
         p += SnapshotFormat.LIST_PIECE_BYTES;
-        String record = in.where() + ", list piece at byte " + at + " of " + node;
+        String record = in.where() + ", list piece at byte " + in.fileOffset(at) + " of " + node;
         int capacity = node.snode.capacity();
         if (length < 1 || length > capacity) {
             throw in.fail(record + ": length " + length + " outside 1.." + capacity);
@@ -251,7 +256,7 @@ public final class SnapshotLoader {
         for (int n = 0; n < base.length; n++) {
             base[n] = in.memory().get(INT, at + 4L * n);
             if (base[n] < 0 || base[n] >= bounds[n]) {
-                throw in.fail(in.where() + ", record at byte " + at + " of " + node + ": coordinate " + n + " is "
+                throw in.fail(in.where() + ", record at byte " + in.fileOffset(at) + " of " + node + ": coordinate " + n + " is "
                         + base[n] + ", outside 0.." + (bounds[n] - 1));
             }
         }
@@ -260,7 +265,7 @@ public final class SnapshotLoader {
 
     private void requireBytes(NodeGeometry node, long at, long end, long bytes, String what) throws SnapshotException {
         if (bytes > end - at) {
-            throw in.fail(in.where() + ", at byte " + at + " of " + node + ": " + what + " takes " + bytes
+            throw in.fail(in.where() + ", at byte " + in.fileOffset(at) + " of " + node + ": " + what + " takes " + bytes
                     + " bytes, the section has " + (end - at) + " left");
         }
     }
