@@ -214,8 +214,9 @@ public final class SNodeRuntime implements AutoCloseable {
      * in one that sees both it and this library. The implementation holds no state; binding
      * the same interface again returns the same object and defines no new class.
      *
-     * @throws IllegalArgumentException when a method matches no field, or has the wrong types
-     *                                  or number of coordinates
+     * @throws IllegalArgumentException when {@code api} is not a public interface, or a method
+     *                                  matches no field or has the wrong types or number of
+     *                                  coordinates
      * @throws IllegalStateException    after {@link #close()}
      */
     public <T> T bind(Class<T> api) {
@@ -231,7 +232,8 @@ public final class SNodeRuntime implements AutoCloseable {
      * collection), so the accessor stays correct across them. An accessor is not thread-safe:
      * use one per thread.
      *
-     * @throws IllegalStateException after {@link #close()}
+     * @throws IllegalArgumentException as for {@link #bind}
+     * @throws IllegalStateException    after {@link #close()}
      */
     public <T> T accessor(Class<T> api) {
         structFor.checkOpen();

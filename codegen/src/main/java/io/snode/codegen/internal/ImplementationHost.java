@@ -23,15 +23,18 @@ import org.objectweb.asm.Type;
  * {@code NESTMATE} hidden classes with class data, exactly as in the library's loader.
  *
  * <p>One bridge per interface class, kept with that class ({@link ClassValue}): it lives as long
- * as the interface's loader and is collected with it.
+ * as the interface's loader and is collected with it. Where the library's loader sees the
+ * interface, nothing is kept with it: a value on the interface class that reached the library
+ * would keep a copy of the library that a loader of its own holds (a plugin's, a redeployed
+ * application's) loaded for as long as the interface (of a parent loader) lives.
  */
 public final class ImplementationHost {
     private static final String HOST = "io/snode/codegen/generated/Host";
 
-    private static final ClassValue<MethodHandles.Lookup> LOOKUPS = new ClassValue<>() {
+    private static final ClassValue<MethodHandles.Lookup> BRIDGES = new ClassValue<>() {
         @Override
         protected MethodHandles.Lookup computeValue(Class<?> api) {
-            return host(api);
+            return bridge(api);
         }
     };
 
@@ -44,7 +47,7 @@ public final class ImplementationHost {
      * defined with it.
      */
     public static MethodHandles.Lookup lookupFor(Class<?> api) {
-        return LOOKUPS.get(api);
+        return visibleToLibrary(api) ? Anchor.lookup() : BRIDGES.get(api);
     }
 
     /** Whether {@code api} is what the library's class loader finds under its name. */
@@ -56,10 +59,7 @@ public final class ImplementationHost {
         }
     }
 
-    private static MethodHandles.Lookup host(Class<?> api) {
-        if (visibleToLibrary(api)) {
-            return Anchor.lookup();
-        }
+    private static MethodHandles.Lookup bridge(Class<?> api) {
         BridgeLoader bridge = new BridgeLoader(Anchor.class.getClassLoader(), api);
         try {
             Class<?> host = bridge.define(hostBytes());

@@ -50,7 +50,7 @@ public final class InterfaceBinder {
     }
 
     /**
-     * @param className        the implementation's internal name, unique in the JVM (as every
+     * @param className        the implementation's internal name, unique in this copy of the library (as every
      *                         generated class's, so that a dump of them keeps each)
      * @param generatedMethods the compiled layout's method handle for a generated method name
      * @param listing          receives the implementation class once it is defined (the
