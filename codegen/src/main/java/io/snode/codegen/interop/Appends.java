@@ -37,16 +37,17 @@ final class Appends {
 
     static long one(SNodeRuntime runtime, String name, int[] list, Object values, FieldType type, int length) {
         PlacedField field = listField(runtime, name, type);
-        Objects.requireNonNull(list, "list");
-        checkList(field, list, "the list");
+        // Checked and used as one copy: another thread changing the caller's array cannot slip past the check.
+        int[] at = Objects.requireNonNull(list, "list").clone();
+        checkList(field, at, "the list");
         MemorySegment segment = Bulk.heap(values);
         try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
             ListAppend append = new ListAppend(runtime.generic().internalTree(), field);
-            long done = append.append(list.clone(), segment, 0, length);
+            long done = append.append(at, segment, 0, length);
             if (done < length) {
                 int[] appended = new int[(int) done];
                 Arrays.setAll(appended, n -> n);
-                throw refused(field, appended, (int) done, list, length, append.refusal());
+                throw refused(field, appended, (int) done, at, length, append.refusal());
             }
             return done;
         }

@@ -118,12 +118,15 @@ public final class Bulk {
                             int length, boolean write) {
         PlacedField field = field(runtime, name);
         Objects.requireNonNull(buffer, write ? "values" : "into");
-        long volume = checkBox(field, low, high);
+        // Checked and used as one copy: another thread changing the caller's arrays cannot slip past the check.
+        int[] lo = Objects.requireNonNull(low, "low").clone();
+        int[] hi = Objects.requireNonNull(high, "high").clone();
+        long volume = checkBox(field, lo, hi);
         MemorySegment segment;
         if (arrayType != null) {
             checkType(field, arrayType);
             if (length != volume) {
-                throw new IllegalArgumentException("the box " + Arrays.toString(low) + " to " + Arrays.toString(high)
+                throw new IllegalArgumentException("the box " + Arrays.toString(lo) + " to " + Arrays.toString(hi)
                         + " holds " + volume + " cells; the array has " + length);
             }
             segment = heap(buffer);
@@ -131,7 +134,7 @@ public final class Bulk {
             segment = (MemorySegment) buffer;
             long bytes = volume * field.type().byteSize();
             if (segment.byteSize() != bytes) {
-                throw new IllegalArgumentException("the box " + Arrays.toString(low) + " to " + Arrays.toString(high)
+                throw new IllegalArgumentException("the box " + Arrays.toString(lo) + " to " + Arrays.toString(hi)
                         + " holds " + volume + " cells of " + field.type() + " (" + bytes + " bytes); the segment has "
                         + segment.byteSize() + " bytes");
             }
@@ -147,8 +150,6 @@ public final class Bulk {
                         + " thread; pass one this thread may access (a shared or global arena's, or its own)");
             }
         }
-        int[] lo = low.clone();
-        int[] hi = high.clone();
         try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
             BoxTransfer transfer = transfer(runtime, field);
             return write ? transfer.write(lo, hi, segment, 0) : transfer.read(lo, hi, segment, 0);
