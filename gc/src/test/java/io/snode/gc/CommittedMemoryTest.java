@@ -40,6 +40,16 @@ class CommittedMemoryTest {
             }
             assertThat(sum).isEqualTo(1.0);
             assertThat(rt.memoryStats().bytesCommitted()).as("committed after reading inactive cells").isEqualTo(before);
+            // Asked on an interrupted thread, the figure is the same, the thread keeps its interrupt, and later calls
+            // still count so (a channel's read, closed by the interrupt, switched the counting off for good).
+            Thread.currentThread().interrupt();
+            try {
+                assertThat(rt.memoryStats().bytesCommitted()).as("asked on an interrupted thread").isEqualTo(before);
+                assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            } finally {
+                Thread.interrupted();
+            }
+            assertThat(rt.memoryStats().bytesCommitted()).as("asked after the interrupt").isEqualTo(before);
         }
     }
 

@@ -51,9 +51,9 @@ import java.util.Objects;
  * {@link #begin} checks by counting), so they are independent. Runs of recycled cells that are
  * adjacent in memory are zeroed with one kernel call; runs of cells of two pages or more, a
  * call per stretch of pages that hold a byte other than zero ({@link WrittenPages}): a page
- * that reads zero is left as it is, so that a collection never commits a page of a region that
+ * that reads zero is left as it is, so that a collection commits no page of such cells that
  * nothing wrote (a freed 128 KiB dense block with one voxel set would otherwise commit its 31
- * untouched pages).
+ * untouched pages). Smaller cells are zeroed whole, untouched pages among them included.
  *
  * <h2>Assumptions</h2>
  * The caller holds the exclusion the node manager's protocol asks for (NodeManager's Assumption 2:

@@ -6,14 +6,13 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
+import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.io.RandomAccessFile;
 import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 
 /**
@@ -223,8 +222,10 @@ final class NativeRegions {
         if (pagemapReadable) {
             try {
                 return committedPages(start, pages) * PAGE;
-            } catch (IOException | UncheckedIOException | SecurityException e) {
-                pagemapReadable = false; // once: then mincore, as where /proc is missing
+            } catch (FileNotFoundException | SecurityException e) {
+                pagemapReadable = false; // no /proc/self/pagemap here: mincore from now on
+            } catch (IOException e) {
+                // a read that failed this once: mincore this once
             }
         }
         long resident = 0;
@@ -265,18 +266,16 @@ final class NativeRegions {
      */
     private static long committedPages(long start, long pages) throws IOException {
         long committed = 0;
-        try (FileChannel pagemap = FileChannel.open(PAGEMAP, StandardOpenOption.READ)) {
-            ByteBuffer entries = ByteBuffer.allocate(Math.toIntExact(Math.min(pages, PAGEMAP_ENTRIES) * Long.BYTES))
-                    .order(ByteOrder.nativeOrder());
+        // A RandomAccessFile, not a FileChannel: an interrupt of the calling thread does not stop
+        // its reads (a channel would close itself and throw), and the thread keeps its interrupt.
+        try (RandomAccessFile pagemap = new RandomAccessFile(PAGEMAP.toFile(), "r")) {
+            byte[] bytes = new byte[Math.toIntExact(Math.min(pages, PAGEMAP_ENTRIES) * Long.BYTES)];
+            ByteBuffer entries = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
             for (long page = 0; page < pages; ) {
-                entries.clear().limit(Math.toIntExact(Math.min(pages - page, PAGEMAP_ENTRIES) * Long.BYTES));
-                long position = (start / PAGE + page) * Long.BYTES;
-                while (entries.hasRemaining()) {
-                    if (pagemap.read(entries, position + entries.position()) < 0) {
-                        throw new IOException("pagemap ended before page " + (start / PAGE + page));
-                    }
-                }
-                entries.flip();
+                int length = Math.toIntExact(Math.min(pages - page, PAGEMAP_ENTRIES) * Long.BYTES);
+                pagemap.seek((start / PAGE + page) * Long.BYTES);
+                pagemap.readFully(bytes, 0, length); // EOFException (an IOException) where the file ends
+                entries.clear().limit(length);
                 while (entries.hasRemaining()) {
                     long entry = entries.getLong();
                     if ((entry & (PAGEMAP_PRESENT | PAGEMAP_EXCLUSIVE)) == (PAGEMAP_PRESENT | PAGEMAP_EXCLUSIVE)

@@ -11,9 +11,9 @@ import java.lang.foreign.MemorySegment;
  * one page again, not 32. A piece with a byte other than zero costs a read up to that byte
  * before the write; where most of a page is zero and its last bytes are not, that is a read of
  * the page before its write. So cells of less than {@link #CHECKED_CELL_BYTES} are zeroed
- * without the check: every page of a run of them holds a cell's start, which its activation
- * or its first write touched (a bitmasked cell's mask word comes first), and the check costs
- * there (W4 on L2, a delete and a bulk rewrite of 2,112-byte cells: 6 % slower with it).
+ * without the check: most pages of a run of them were written (a cell's values or mask word),
+ * and the check costs there (W4 on L2, a delete and a bulk rewrite of 2,112-byte cells: 6 %
+ * slower with it); a page holding only cells activated and never written is committed then.
  */
 public final class WrittenPages {
     /** A base page of zeros to compare pieces with. */
