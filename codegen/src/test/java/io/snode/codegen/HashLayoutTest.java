@@ -166,7 +166,7 @@ class HashLayoutTest {
     }
 
     /**
-     * A hash container holds at most {@code HashHeader.maxUsed(MAX_CAPACITY)} (2^21) active keys.
+     * A hash container holds at most {@code HashHeader.MAX_LIVE} (2^21) active keys.
      * Filled to 1,000 short of that, two threads race to add 1,000 new keys each (disjoint ones,
      * through one bound interface): exactly 1,000 writes return, every other one throws
      * {@link io.snode.runtime.HashTableFullException} and leaves nothing (its cell reads 0 and
@@ -176,7 +176,7 @@ class HashLayoutTest {
     @Test
     void aFullHashContainerRefusesNewKeysAndThreadsRacingForItsLastPlacesKeepExactlyTheWritesThatReturned()
             throws Exception {
-        int max = io.snode.runtime.HashHeader.maxUsed(io.snode.runtime.HashHeader.MAX_CAPACITY);
+        int max = io.snode.runtime.HashHeader.MAX_LIVE;
         int left = 1_000;
         try (SNodeRuntime rt = SNodeRuntime.compile(PAIRS)) {
             SNode keys = PAIRS.snode(1);
@@ -237,6 +237,24 @@ class HashLayoutTest {
             v.v(2 * (max + 2 * left), 7f);
             assertThat(v.v(2 * (max + 2 * left))).isEqualTo(7f);
             assertThat(rt.count("v")).isEqualTo(2L * max);
+
+            // Full, a key out and a new one in, again and again: the largest table takes the new keys
+            // into free slots beside the deactivated ones' tombstones, without copying itself each time
+            // (it did, 64 MiB and a full copy per key, while every slot it may use was taken).
+            io.snode.runtime.HashTableMetric before = rt.memoryStats().of(keys).tables();
+            for (int turn = 1; turn <= 8; turn++) {
+                assertThat(rt.generic().deactivate(keys, turn)).isTrue();
+                int key = max + 2 * left + turn;
+                v.v(2 * key, turn);
+                assertThat(v.v(2 * key)).isEqualTo((float) turn);
+            }
+            io.snode.runtime.HashTableMetric after = rt.memoryStats().of(keys).tables();
+            assertThat(after.retired() + after.freed()).as("tables replaced").isEqualTo(before.retired() + before.freed());
+            assertThat(after.liveEntries()).isEqualTo(max);
+            assertThatFull(() -> v.v(2 * (max + 3 * left), 1f));
+            // Nor does a deactivated key's tombstone take an active cell past the limit.
+            assertThatFull(() -> v.v(2, 1f));
+            assertThat(rt.generic().isActive(keys, 1)).isFalse();
         }
     }
 
@@ -248,7 +266,7 @@ class HashLayoutTest {
      */
     @Test
     void aCellListThatOverfillsAHashContainerLeavesAPrefixWrittenAndNothingAfter() {
-        int max = io.snode.runtime.HashHeader.maxUsed(io.snode.runtime.HashHeader.MAX_CAPACITY);
+        int max = io.snode.runtime.HashHeader.MAX_LIVE;
         int count = 2 * (max + 5);
         int[][] at = new int[1][count];
         float[] values = new float[count];

@@ -33,8 +33,8 @@ package io.snode.runtime;
  * </pre>
  *
  * The home slot of cell index {@code n} is {@link #home}; a probe goes on to the next slot
- * (wrapping) until it finds the key or an empty key. A table is at most half used
- * ({@link #maxUsed}); a resize copies the live entries into a table of
+ * (wrapping) until it finds the key or an empty key. A table is at most half used, the largest
+ * three quarters with at most half of it live ({@link #maxUsed}, {@link #MAX_LIVE}); a resize copies the live entries into a table of
  * {@link #capacityFor} entries and drops the tombstones.
  */
 public final class HashHeader {
@@ -112,9 +112,18 @@ public final class HashHeader {
         return ENTRIES_OFFSET + (long) slot * ENTRY_BYTES;
     }
 
-    /** The most entries a table of {@code capacity} may use (live and tombstones): half of it. */
+    /** The most active cells one container holds: 2^21, half of the largest table. */
+    public static final int MAX_LIVE = MAX_CAPACITY >>> 1;
+
+    /**
+     * The most entries a table of {@code capacity} may use (live and tombstones): half of it, and
+     * three quarters of the largest table, whose live entries stay at most {@link #MAX_LIVE}. So
+     * the largest table keeps room for a quarter of its entries as tombstones: a container kept
+     * near {@link #MAX_LIVE}, whose deactivations leave tombstones, copies its table (dropping
+     * them) once per 2^20 new keys, not for every new key (a 64 MiB copy each).
+     */
     public static int maxUsed(int capacity) {
-        return capacity >>> 1;
+        return capacity == MAX_CAPACITY ? capacity - (capacity >>> 2) : capacity >>> 1;
     }
 
     /**
@@ -123,7 +132,7 @@ public final class HashHeader {
      * the largest table may hold them.
      */
     public static int capacityFor(long live) {
-        if (live > maxUsed(MAX_CAPACITY)) {
+        if (live > MAX_LIVE) {
             return MAX_CAPACITY + 1;
         }
         long wanted = Math.max(MIN_CAPACITY, 4 * live);

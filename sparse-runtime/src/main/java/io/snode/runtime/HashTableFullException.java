@@ -2,7 +2,7 @@ package io.snode.runtime;
 
 /**
  * An activation of a new cell in a hash container that already holds as many active cells as
- * its largest table may ({@link HashHeader#MAX_CAPACITY} / 2). The structure is unchanged: the
+ * its largest table may ({@link HashHeader#MAX_LIVE}). The structure is unchanged: the
  * count is checked before anything is reserved or published (see {@code NodeTree}'s activation
  * protocol).
  */

@@ -189,22 +189,25 @@ public final class HashUnit extends NodeUnit {
                 return PLAN_ACTIVE;
             }
         }
-        activation.reservation().needTable(slot >= 0 ? 0 : growth(table, base));
+        activation.reservation().needTable(growth(table, base, slot < 0));
         return PLAN_INACTIVE;
     }
 
-    /** The capacity a new key needs in the table at {@code base}: 0 when it fits, else the resize's. */
-    private int growth(MemorySegment table, long base) {
-        int capacity = capacity(table, base);
-        if (count(table, base, HashHeader.USED_OFFSET) + 1 <= HashHeader.maxUsed(capacity)) {
+    /**
+     * The capacity one more active cell needs in the table at {@code base}: 0 when it fits (a
+     * tombstone's key, {@code newKey} false, takes no entry), else the resize's.
+     *
+     * @throws HashTableFullException when the container holds {@link HashHeader#MAX_LIVE} active cells
+     */
+    private int growth(MemorySegment table, long base, boolean newKey) {
+        long live = count(table, base, HashHeader.LIVE_OFFSET) + 1;
+        if (live > HashHeader.MAX_LIVE) {
+            throw new HashTableFullException(node.snode().path(), HashHeader.MAX_LIVE);
+        }
+        if (!newKey || count(table, base, HashHeader.USED_OFFSET) + 1 <= HashHeader.maxUsed(capacity(table, base))) {
             return 0;
         }
-        long live = count(table, base, HashHeader.LIVE_OFFSET) + 1;
-        int wanted = HashHeader.capacityFor(live);
-        if (wanted > HashHeader.MAX_CAPACITY) {
-            throw new HashTableFullException(node.snode().path(), HashHeader.maxUsed(HashHeader.MAX_CAPACITY));
-        }
-        return wanted;
+        return HashHeader.capacityFor(live);
     }
 
     @Override
@@ -269,7 +272,7 @@ public final class HashUnit extends NodeUnit {
                 return GO_ON; // another thread activated it first
             }
         }
-        int need = table == null ? HashHeader.MIN_CAPACITY : slot >= 0 ? 0 : growth(table, base);
+        int need = table == null ? HashHeader.MIN_CAPACITY : growth(table, base, slot < 0);
         if (need > 0) {
             long fresh = reservation.table(step);
             if (fresh == 0 || 1 << HashHeader.capacityBits(fresh) < need) {
