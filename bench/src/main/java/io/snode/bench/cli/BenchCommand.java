@@ -37,10 +37,10 @@ import picocli.CommandLine.Option;
         header = "Runs the reference workloads against Java baselines and OpenVDB; prints time ratios.",
         description = {"Runs the reference workloads (W1s build sorted, W1r build shuffled, W2 random",
                 "reads, W3 iterate active, W4 delete half + rewrite, W5 parallel build, W6",
-                "particle lists) on L1 and L2, on layouts given as text, and on the Java",
-                "baselines (hashmap, fastutil, dense), on the floors of our design (floors:",
-                "L1's and L2's memory and atomic operations without our code, for W1s and W2),",
-                "each structure in a JVM of its own, and",
+                "particle lists, W6v visit every list) on L1 and L2, on layouts given as text,",
+                "on the Java baselines (hashmap, fastutil, dense), on the floors of our design",
+                "(floors: L1's and L2's memory and atomic operations without our code, for W1s",
+                "and W2), each structure in a JVM of its own, and",
                 "on OpenVDB through its harness (--peers). Whole harness runs alternate with",
                 "whole runs of ours; ratios (ours / theirs, below 1 = faster) are taken within",
                 "a round, then the median over rounds. Every structure's checksums are",
@@ -57,7 +57,9 @@ import picocli.CommandLine.Option;
                 "",
                 "Example (a deeper L1):",
                 "  ./snode bench --no-peers --workload W1s,W2,W3 --structure \\",
-                "    'pointer(ijk,64).pointer(ijk,16).dense(ijk,8).place(f32 phi)'"})
+                "    'pointer(ijk,64).pointer(ijk,16).dense(ijk,8).place(f32 phi)'",
+                "",
+                "Options:"})
 final class BenchCommand implements Callable<Integer> {
     static final List<String> STRUCTURES = Contenders.NAMES;
 

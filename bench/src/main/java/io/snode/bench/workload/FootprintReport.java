@@ -9,7 +9,8 @@ import java.util.Locale;
 /**
  * Bytes held by a runtime after writing the first 1, 1,000, 1,000,000 and all voxels of the W1s
  * sorted list, through the generic path, on L1 and L2. Run:
- * {@code ./snode java -cp bench/target/snode-bench.jar io.snode.bench.workload.FootprintReport}.
+ * {@code ./snode java --enable-native-access=ALL-UNNAMED -cp bench/target/snode-bench.jar
+ * io.snode.bench.workload.FootprintReport} (without the flag it measures cells in chunks).
  */
 public final class FootprintReport {
     private FootprintReport() {
