@@ -572,7 +572,9 @@ public final class SNodeRuntime implements AutoCloseable {
 
     /**
      * Frees all memory. Idempotent: a {@code close()} called while another is under way returns
-     * when that one has ended (the memory freed). A launch running when it begins is stopped between ranges
+     * at once, the runtime closed to new work, and the first frees the memory when the running
+     * launches have ended (the second does not wait for that: a running kernel may be waiting
+     * for the very thread that calls it). A launch running when it begins is stopped between ranges
      * of blocks and its launching thread gets {@link IllegalStateException}: {@code close()}
      * first makes the running launches skip the ranges they have not started, then waits in
      * the phase lock, as a collection does, for the ranges running to finish (so they never

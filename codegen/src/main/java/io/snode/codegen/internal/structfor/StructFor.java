@@ -30,7 +30,6 @@ import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.NodeTree;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BinaryOperator;
@@ -298,7 +297,8 @@ public final class StructFor {
                     + "forever; close the runtime after the launch");
         }
         if (!closed.compareAndSet(false, true)) {
-            awaitClosed();
+            // Another close is under way: it frees the memory. Waiting for it here could wait for
+            // ever, where a running launch's kernel waits for this very thread.
             return;
         }
         Launcher current = launcher;
@@ -310,36 +310,9 @@ public final class StructFor {
                 runtime.close();
             });
         } finally {
-            try {
-                last.run();
-            } finally {
-                closeEnded.countDown();
-            }
+            last.run();
         }
     }
-
-    /**
-     * Waits until the close that began first has ended (its memory freed, or its failure
-     * thrown to its caller), so that every {@code close()} returns with the runtime closed; an
-     * interrupt does not end the wait (as the first close's wait for launches) but stays set.
-     */
-    private void awaitClosed() {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                closeEnded.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Counted down when the close that began first has ended. */
-    private final CountDownLatch closeEnded = new CountDownLatch(1);
 
     public boolean isClosed() {
         return closed.get();
