@@ -171,6 +171,44 @@ class SnapshotFileErrorsTest {
         }
     }
 
+    /** A list piece whose parent cell no earlier record activates is refused naming the piece's own byte in the file. */
+    @Test
+    void aListPieceWithoutItsParentNamesThePiecesByte() throws IOException {
+        Layout lists = Layout.parse("pointer(i,4).dynamic(l,8,2).place(i32 p)");
+        Path whole = directory.resolve("lists.snap");
+        try (SNodeRuntime runtime = SNodeRuntime.compile(lists)) {
+            runtime.generic().appendInt("p", 7, 2);
+            Snapshots.write(runtime, whole);
+        }
+        byte[] file = Files.readAllBytes(whole);
+        ByteBuffer buffer = ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN);
+        // Leave out the pointer's BLOCKS section (snode 1), which activates the list's parent cell.
+        java.io.ByteArrayOutputStream cut = new java.io.ByteArrayOutputStream();
+        cut.write(file, 0, SnapshotFormat.FILE_HEADER_BYTES);
+        int at = SnapshotFormat.FILE_HEADER_BYTES;
+        int listsSection = -1;
+        while (at < file.length) {
+            int length = SnapshotFormat.SECTION_HEADER_BYTES + (int) buffer.getLong(at + SnapshotFormat.LENGTH_OFFSET);
+            int kind = buffer.getInt(at + SnapshotFormat.KIND_OFFSET);
+            int snode = buffer.getInt(at + SnapshotFormat.SNODE_OFFSET);
+            if (kind == SnapshotFormat.BLOCKS && snode == 1) {
+                at += length;
+                continue;
+            }
+            if (kind == SnapshotFormat.LISTS) {
+                listsSection = cut.size();
+            }
+            cut.write(file, at, length);
+            at += length;
+        }
+        assertThat(listsSection).isPositive();
+        Path damaged = directory.resolve("no-parent.snap");
+        Files.write(damaged, cut.toByteArray());
+        assertThatThrownBy(() -> Snapshots.read(damaged).close()).isInstanceOf(SnapshotException.class)
+                .hasMessageContaining("record at byte " + (listsSection + SnapshotFormat.SECTION_HEADER_BYTES) + " ")
+                .hasMessageContaining("is not active");
+    }
+
     @Test
     void aDirectoryIsNoSnapshotAndSaysSo() {
         assertThatThrownBy(() -> Snapshots.read(directory)).isInstanceOf(java.nio.file.FileSystemException.class)

@@ -134,8 +134,9 @@ final class RecordApplier {
         }
     }
 
-    void listStart(NodeGeometry node, int[] base, String record) throws io.snode.codegen.interop.SnapshotException {
-        parent(node, node.parentCoordinates(base, 0), 0);
+    /** The list piece at {@code at} (an offset in the reader's buffer) starts a list: its parent cell must be active. */
+    void listStart(NodeGeometry node, int[] base, long at) throws io.snode.codegen.interop.SnapshotException {
+        parent(node, node.parentCoordinates(base, 0), at);
     }
 
     /** Chunk {@code chunk} of a list, {@code cells} elements: made by a write at its last element, then copied. */

@@ -216,7 +216,7 @@ public final class SnapshotLoader {
                     + " elements in " + chunks + " chunks");
         }
         if (apply != null && first == 0) {
-            apply.listStart(node, base, record);
+            apply.listStart(node, base, at);
         }
         for (long c = first; c < first + count; c++) {
             requireBytes(node, p, end, 1, "chunk " + c + "'s flag");
