@@ -29,7 +29,8 @@ import java.nio.file.Path;
  * it is read faults the reading thread (and a CRC32C intrinsic that meets the fault ends the
  * JVM), where a read only returns fewer bytes, which is refused as a truncated file, and bytes
  * that changed meanwhile fail their section's checksum. The buffer grows to the largest section
- * (the writer's sections take at most 8 MiB); offsets into it ({@link #payload}, a record's
+ * (the writer's take about 8 MiB, more where one block is larger; each larger buffer is a new
+ * one of the arena, which keeps the old until the load ends); offsets into it ({@link #payload}, a record's
  * {@code at}) name file bytes through {@link #fileOffset} in messages. Not thread-safe.
  */
 final class SectionReader {

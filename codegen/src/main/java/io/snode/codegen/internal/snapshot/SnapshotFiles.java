@@ -20,8 +20,10 @@ import java.util.Objects;
 
 /**
  * What {@link io.snode.codegen.interop.Snapshots} does: writes a snapshot in place, in large
- * sequential writes, then forces it to storage; reads one from the file mapped into memory. Writing and loading run as launches of the runtime's phase lock, so
- * no collection overlaps them; the runtime must not be changed by other threads meanwhile.
+ * sequential writes, then forces it to storage; reads one a section at a time into a buffer
+ * ({@link SectionReader}: not a mapping, which a file truncated meanwhile would fault). Writing
+ * and loading run as launches of the runtime's phase lock, so no collection overlaps them; the
+ * runtime must not be changed by other threads meanwhile.
  */
 public final class SnapshotFiles {
     private SnapshotFiles() {
