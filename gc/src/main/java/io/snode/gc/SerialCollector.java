@@ -29,7 +29,7 @@ public final class SerialCollector implements ThreePhaseCollector {
 
     @Override
     public void collect(List<NodeManager> managers) {
-        driver.collect(managers);
+        collectReporting(managers);
     }
 
     @Override

@@ -57,12 +57,9 @@ public sealed interface ThreePhaseCollector extends Collector, AutoCloseable
     /**
      * Collects as {@link #collect} does and returns what this call did, whatever other callers
      * of a shared collector do meanwhile (an {@code SNodeRuntime} reports its own collections
-     * so). The default collects and then reads {@link #lastStatistics()}.
+     * so).
      */
-    default GcStatistics collectReporting(List<NodeManager> managers) {
-        collect(managers);
-        return lastStatistics();
-    }
+    GcStatistics collectReporting(List<NodeManager> managers);
 
     /** Threads that may work on one phase. */
     int parallelism();

@@ -2,6 +2,7 @@ package io.snode.runtime;
 
 import io.snode.api.SNode;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A snapshot of a runtime's memory: the pool's totals (reserved and committed bytes, chunks,
@@ -36,7 +37,7 @@ public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
     }
 
     public SNodeStats of(SNode snode) {
-        java.util.Objects.requireNonNull(snode, "snode");
+        Objects.requireNonNull(snode, "snode");
         for (SNodeStats stats : snodes) {
             if (stats.snode() == snode) {
                 return stats;

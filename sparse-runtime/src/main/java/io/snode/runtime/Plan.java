@@ -9,6 +9,7 @@ import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The memory plan of a layout: a {@link SNodePlan} per SNode and, per SNode, the
@@ -43,7 +44,7 @@ public final class Plan {
      *         ({@link LayoutRule#CONTAINER_TOO_LARGE}, {@link LayoutRule#DYNAMIC_CHUNK_TOO_LARGE})
      */
     public static Plan of(Layout layout) {
-        return new Plan(java.util.Objects.requireNonNull(layout, "layout"));
+        return new Plan(Objects.requireNonNull(layout, "layout"));
     }
 
     public Layout layout() {
@@ -59,7 +60,7 @@ public final class Plan {
     }
 
     public SNodePlan node(SNode snode) {
-        java.util.Objects.requireNonNull(snode, "snode");
+        Objects.requireNonNull(snode, "snode");
         SNodePlan plan = nodes[snode.id()];
         if (plan.snode() != snode) {
             throw new IllegalArgumentException("snode=" + snode.path() + " is not from this plan's layout");

@@ -31,6 +31,11 @@ import java.util.function.Supplier;
 public final class GeneratedLayout {
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
+    /** The internal name of a new generated class: {@code kind} and a number no other class of this library copy has. */
+    private static String nextName(String kind) {
+        return "io/snode/codegen/generated/" + kind + SEQUENCE.incrementAndGet();
+    }
+
     private final Layout layout;
     private final Plan plan;
     private final GeneratedClass code;
@@ -48,7 +53,7 @@ public final class GeneratedLayout {
     public GeneratedLayout(Layout layout, NodeTree tree) {
         this.layout = layout;
         this.plan = tree.plan();
-        String name = "io/snode/codegen/generated/Layout" + SEQUENCE.incrementAndGet();
+        String name = nextName("Layout");
         LayoutEmitter emitter = new LayoutEmitter(plan, name);
         this.objects = new NodeTreeObjects(tree, describe(name, layout));
         byte[] bytes = emitter.emit(objects);
@@ -98,7 +103,7 @@ public final class GeneratedLayout {
     public <T> T bind(Class<T> api) {
         Objects.requireNonNull(api, "api");
         return api.cast(bound.computeIfAbsent(api, type -> InterfaceBinder.bind(type, layout,
-                "io/snode/codegen/generated/Bound" + SEQUENCE.incrementAndGet() + "_" + type.getSimpleName(), this::handle,
+                nextName("Bound") + "_" + type.getSimpleName(), this::handle,
                 extraCode::add)));
     }
 
@@ -127,7 +132,7 @@ public final class GeneratedLayout {
      */
     private MethodHandle defineImplementation(Class<?> api, String kind, String what, String planText,
                                               Function<LayoutEmitter, byte[]> emit) {
-        String name = "io/snode/codegen/generated/" + kind + SEQUENCE.incrementAndGet();
+        String name = nextName(kind);
         LayoutEmitter emitter = new LayoutEmitter(plan, name);
         byte[] bytes = emit.apply(emitter);
         GeneratedClass generatedClass = new GeneratedClass(name, bytes, planText, emitter.sourceText(),

@@ -270,7 +270,6 @@ public final class ManagerCollection {
      */
     public static final long RELEASE_AT_LEAST_BYTES = 64 << 10;
 
-
     /**
      * Fewest bytes of cells per zeroing task of phase 2 where free pages are given back in a
      * region with huge pages: 16 huge pages, so that a task's runs hold whole huge pages (a run

@@ -6,13 +6,13 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
+import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Path;
 import java.util.Locale;
 
 /**
@@ -252,7 +252,7 @@ final class NativeRegions {
 
     /** Whether {@code /proc/self/pagemap} has been read (or not tried yet); false after it failed once. */
     private static volatile boolean pagemapReadable = true;
-    private static final Path PAGEMAP = Path.of("/proc/self/pagemap");
+    private static final File PAGEMAP = new File("/proc/self/pagemap");
     /** Entries of {@code /proc/self/pagemap} (one 64-bit word per page) read at a time. */
     private static final int PAGEMAP_ENTRIES = 1 << 16;
     private static final long PAGEMAP_PRESENT = 1L << 63;
@@ -268,7 +268,7 @@ final class NativeRegions {
         long committed = 0;
         // A RandomAccessFile, not a FileChannel: an interrupt of the calling thread does not stop
         // its reads (a channel would close itself and throw), and the thread keeps its interrupt.
-        try (RandomAccessFile pagemap = new RandomAccessFile(PAGEMAP.toFile(), "r")) {
+        try (RandomAccessFile pagemap = new RandomAccessFile(PAGEMAP, "r")) {
             byte[] bytes = new byte[Math.toIntExact(Math.min(pages, PAGEMAP_ENTRIES) * Long.BYTES)];
             ByteBuffer entries = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
             for (long page = 0; page < pages; ) {

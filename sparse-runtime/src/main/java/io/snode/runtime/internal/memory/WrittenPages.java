@@ -45,7 +45,7 @@ public final class WrittenPages {
     }
 
     /** Zeroes the pieces of {@code [offset, offset + length)} of {@code segment} that hold a byte other than zero. */
-    public static void zero(MemorySegment segment, long offset, long length, Zeroer zeroer) {
+    private static void zero(MemorySegment segment, long offset, long length, Zeroer zeroer) {
         long page = ZERO_PAGE.byteSize();
         long end = offset + length;
         long at = offset;
