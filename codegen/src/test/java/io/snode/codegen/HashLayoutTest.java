@@ -166,6 +166,37 @@ class HashLayoutTest {
     }
 
     /**
+     * A box deactivation of most of a container's keys leaves it a table sized for the rest: the
+     * table of 262,144 entries (4 MiB) that 100,000 keys grew is replaced as the keys go, and the
+     * collection that {@code deactivateBox} runs gives it back, so the memory reserved falls.
+     */
+    @Test
+    void aBoxDeactivationOfMostKeysShrinksTheTableAndGivesItsMemoryBack() {
+        SNode hash = PAIRS.snode(1);
+        try (SNodeRuntime rt = SNodeRuntime.compile(PAIRS)) {
+            V bound = rt.bind(V.class);
+            for (int n = 0; n < 100_000; n++) {
+                bound.v(2 * n + 1, n + 0.5f);
+            }
+            rt.gc();
+            long reserved = rt.memoryStats().bytesReserved();
+            assertThat(rt.memoryStats().of(hash).tables().entries()).isEqualTo(262_144);
+            assertThat(rt.deactivateBox(hash, new int[] {1_000}, new int[] {100_000})).isEqualTo(99_000);
+            HashTableMetric tables = rt.memoryStats().of(hash).tables();
+            assertThat(tables.entries()).as("capacityFor(1000)").isEqualTo(4_096);
+            assertThat(tables.tables()).as("the replaced tables freed by the collection").isEqualTo(1);
+            assertThat(tables.liveEntries()).isEqualTo(1_000);
+            assertThat(rt.memoryStats().bytesReserved()).isLessThanOrEqualTo(reserved
+                    - io.snode.runtime.HashHeader.tableBytes(262_144) + io.snode.runtime.HashHeader.tableBytes(4_096));
+            for (int n = 0; n < 100_000; n++) {
+                if (bound.v(2 * n + 1) != (n < 1_000 ? n + 0.5f : 0f)) {
+                    throw new AssertionError("cell " + (2 * n + 1) + " reads " + bound.v(2 * n + 1));
+                }
+            }
+        }
+    }
+
+    /**
      * A hash container holds at most {@code HashHeader.MAX_LIVE} (2^21) active keys.
      * Filled to 1,000 short of that, two threads race to add 1,000 new keys each (disjoint ones,
      * through one bound interface): exactly 1,000 writes return, every other one throws

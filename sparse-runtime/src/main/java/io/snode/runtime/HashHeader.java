@@ -35,7 +35,9 @@ package io.snode.runtime;
  * The home slot of cell index {@code n} is {@link #home}; a probe goes on to the next slot
  * (wrapping) until it finds the key or an empty key. A table is at most half used, the largest
  * three quarters with at most half of it live ({@link #maxUsed}, {@link #MAX_LIVE}); a resize
- * copies the live entries into a table of {@link #capacityFor} entries and drops the tombstones.
+ * copies the live entries into a table of {@link #capacityFor} entries and drops the tombstones,
+ * as does a shrink, after a deactivation leaves a table of more than 2048 entries at most a
+ * sixteenth live.
  */
 public final class HashHeader {
     public static final int TABLE_OFFSET = 0;

@@ -160,6 +160,215 @@ class HashNodeTest {
         }
     }
 
+    /** The cells {@code n * 23} for n below {@code count}, with values {@code n + 1}. */
+    private static void insertKeys(SparseRuntime rt, int from, int count) {
+        for (int n = from; n < from + count; n++) {
+            rt.setLong("v", n + 1, n * 23);
+        }
+    }
+
+    private static final Layout KEYS = Layout.parse("hash(i,4000000).place(i64 v)");
+
+    /** The cells {@code n * 23} for n below {@code count} that do not read {@code n + 1} where {@code active(n)}, else 0. */
+    private static List<Integer> misread(SparseRuntime rt, int count, java.util.function.IntPredicate active) {
+        List<Integer> wrong = new ArrayList<>();
+        for (int n = 0; n < count; n++) {
+            if (rt.getLong("v", n * 23) != (active.test(n) ? n + 1 : 0)) {
+                wrong.add(n * 23);
+            }
+        }
+        return wrong;
+    }
+
+    /**
+     * A container whose cells are deactivated one by one down to a few keeps no large table: a
+     * table of more than {@link io.snode.runtime.internal.memory.HashTables#SMALL_MAX_CAPACITY}
+     * entries at most a sixteenth live is replaced by one of {@link HashHeader#capacityFor} its
+     * live entries (a quarter used), and the next collection gives the replaced one back.
+     */
+    @Test
+    void aLargeTableEmptiedByDeactivationsShrinksAndTheNextCollectionGivesItsMemoryBack() {
+        SNode hash = KEYS.snode(1);
+        try (SparseRuntime rt = SparseRuntime.create(KEYS)) {
+            insertKeys(rt, 0, 40_000);
+            rt.collect();
+            HashTableMetric full = rt.memoryStats().of(hash).tables();
+            assertThat(full.entries()).as("40,000 keys: 16 -> ... -> 65536 -> 262144 entries").isEqualTo(262_144);
+            long reservedFull = rt.memoryStats().bytesReserved();
+            for (int n = 100; n < 40_000; n++) {
+                assertThat(rt.deactivate(hash, n * 23)).isTrue();
+            }
+            HashTableMetric shrunk = rt.memoryStats().of(hash).tables();
+            // 262144 at 16384 live -> 65536; at 4096 -> 16384; at 1024 -> 4096; at 256 -> 1024, a small table
+            assertThat(shrunk.entries()).isEqualTo(1024);
+            assertThat(shrunk.liveEntries()).isEqualTo(100);
+            assertThat(shrunk.retired()).as("the replaced tables wait for the collection").isEqualTo(4);
+            rt.collect();
+            HashTableMetric collected = rt.memoryStats().of(hash).tables();
+            assertThat(collected.tables()).isEqualTo(1);
+            assertThat(collected.bytes()).isEqualTo(HashHeader.tableBytes(1024));
+            assertThat(rt.memoryStats().bytesReserved()).as("the large table's 4 MiB given back")
+                    .isLessThanOrEqualTo(reservedFull - HashHeader.tableBytes(262_144) + HashHeader.tableBytes(1024));
+            assertThat(misread(rt, 40_000, n -> n < 100)).isEmpty();
+            insertKeys(rt, 100, 39_900);
+            assertThat(misread(rt, 40_000, n -> true)).isEmpty();
+            assertThat(rt.memoryStats().of(hash).tables().liveEntries()).isEqualTo(40_000);
+        }
+    }
+
+    /**
+     * A shrink takes its smaller table as an activation does; where the memory cap refuses it,
+     * the deactivation stands and the table stays as it was, and the next deactivation tries
+     * again. The cap is the bytes the same calls reserve without one (measured on a runtime of
+     * the same layout and calls), plus half of the table the shrink would take; the keys go in
+     * with a collection every 500, so that no more than one replaced table is held at a time.
+     */
+    @Test
+    void aShrinkTheMemoryCapRefusesLeavesTheTableAndTheDeactivationStands() {
+        SNode hash = KEYS.snode(1);
+        long reserved;
+        try (SparseRuntime probe = SparseRuntime.create(KEYS, RuntimeOptions.DEFAULT.withMemoryCap(1L << 30))) {
+            insertCollecting(probe, 32_000);
+            reserved = probe.memoryStats().bytesReserved();
+        }
+        long cap = reserved + HashHeader.tableBytes(16_384) / 2; // 65536 entries shrink to 16384 at 4096 live
+        try (SparseRuntime rt = SparseRuntime.create(KEYS, RuntimeOptions.DEFAULT.withMemoryCap(cap))) {
+            insertCollecting(rt, 32_000);
+            assertThat(rt.memoryStats().bytesReserved()).isEqualTo(reserved);
+            assertThat(rt.memoryStats().of(hash).tables().entries()).isEqualTo(65_536);
+            for (int n = 0; n < 29_500; n++) {
+                assertThat(rt.deactivate(hash, n * 23)).isTrue();
+            }
+            HashTableMetric tables = rt.memoryStats().of(hash).tables();
+            assertThat(tables.entries()).as("every shrink (to 16384 entries) refused").isEqualTo(65_536);
+            assertThat(tables.liveEntries()).isEqualTo(2_500);
+            assertThat(tables.retired()).isZero();
+            assertThat(rt.memoryStats().bytesReserved()).isLessThanOrEqualTo(cap);
+            assertThat(misread(rt, 32_000, n -> n >= 29_500)).isEmpty();
+            // at 1024 live the shrink's table (4096 entries, 64 KiB) fits under the cap
+            for (int n = 29_500; n < 31_000; n++) {
+                assertThat(rt.deactivate(hash, n * 23)).isTrue();
+            }
+            assertThat(rt.memoryStats().of(hash).tables().entries()).isEqualTo(4_096);
+            assertThat(rt.memoryStats().bytesReserved()).isLessThanOrEqualTo(cap);
+            assertThat(misread(rt, 32_000, n -> n >= 31_000)).isEmpty();
+            rt.setLong("v", -1, 7); // the table takes new keys
+            assertThat(rt.getLong("v", 7)).isEqualTo(-1);
+        }
+    }
+
+    private static void insertCollecting(SparseRuntime rt, int count) {
+        for (int n = 0; n < count; n += 500) {
+            insertKeys(rt, n, Math.min(500, count - n));
+            rt.collect();
+        }
+    }
+
+    /**
+     * An allocator fault injected into a shrink's table (the allocation probe throws, as a
+     * failing allocator would) leaves the table and lets the deactivation stand; once the fault
+     * is gone, the next deactivation shrinks.
+     */
+    @Test
+    void anAllocatorFaultInAShrinkLeavesTheTableAndTheDeactivationStands() {
+        SNode hash = KEYS.snode(1);
+        try (SparseRuntime rt = SparseRuntime.create(KEYS)) {
+            insertKeys(rt, 0, 20_000);
+            java.util.concurrent.atomic.AtomicInteger faults = new java.util.concurrent.atomic.AtomicInteger();
+            rt.internalTree().probeAllocations(owner -> {
+                faults.incrementAndGet();
+                throw new IllegalStateException("injected allocator fault");
+            });
+            for (int n = 0; n < 16_000; n++) {
+                assertThat(rt.deactivate(hash, n * 23)).isTrue();
+            }
+            // live 20,000 -> 4,000: the deactivations that left 4096 (a sixteenth of 65536) down to 4000 live tried
+            assertThat(faults.get()).as("every deactivation at or below a sixteenth live tried").isEqualTo(97);
+            assertThat(rt.memoryStats().of(hash).tables().entries()).isEqualTo(65_536);
+            rt.internalTree().probeAllocations(null);
+            assertThat(rt.deactivate(hash, 16_000 * 23)).isTrue();
+            assertThat(rt.memoryStats().of(hash).tables().entries()).isEqualTo(16_384);
+            assertThat(misread(rt, 20_000, n -> n > 16_000)).isEmpty();
+            assertThat(rt.memoryStats().of(hash).tables().liveEntries()).isEqualTo(3_999);
+        }
+    }
+
+    /**
+     * Threads deactivate almost every cell of one container (so its table shrinks several
+     * times under them) while another inserts new cells and readers read cells nobody
+     * deactivates: a reader never finds such a cell inactive (a shrink copies every live entry
+     * before it publishes the smaller table; readers probe the old one meanwhile), and
+     * afterwards exactly the kept and inserted cells are active, with their values.
+     */
+    @Test
+    void threadsReadingAndInsertingWhileDeactivationsShrinkTheTableLoseNothing() throws Exception {
+        SNode hash = KEYS.snode(1);
+        int kept = 300;
+        int churned = 60_000;
+        int inserted = 4_000;
+        ExecutorService pool = Executors.newFixedThreadPool(5);
+        try (SparseRuntime rt = SparseRuntime.create(KEYS)) {
+            insertKeys(rt, 0, kept + churned);
+            assertThat(rt.memoryStats().of(hash).tables().entries()).isEqualTo(262_144);
+            CyclicBarrier start = new CyclicBarrier(5);
+            AtomicBoolean stop = new AtomicBoolean();
+            java.util.concurrent.atomic.AtomicInteger insertedSoFar = new java.util.concurrent.atomic.AtomicInteger();
+            List<Future<?>> writers = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                int first = kept + t;
+                writers.add(pool.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    for (int n = first; n < kept + churned; n += 2) {
+                        assertThat(rt.deactivate(hash, n * 23)).isTrue();
+                    }
+                    return null;
+                }));
+            }
+            writers.add(pool.submit(() -> {
+                start.await(10, TimeUnit.SECONDS);
+                for (int n = 0; n < inserted; n++) {
+                    int at = kept + churned + n;
+                    rt.setLong("v", at + 1, at * 23);
+                    insertedSoFar.set(n + 1);
+                }
+                return null;
+            }));
+            List<Future<Long>> readers = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                int seed = t;
+                readers.add(pool.submit(() -> {
+                    Random random = new Random(seed);
+                    start.await(10, TimeUnit.SECONDS);
+                    long wrong = 0;
+                    while (!stop.get()) {
+                        int n = random.nextInt(kept);
+                        wrong += rt.getLong("v", n * 23) == n + 1 ? 0 : 1;
+                        int done = insertedSoFar.get();
+                        if (done > 0) {
+                            int at = kept + churned + random.nextInt(done);
+                            wrong += rt.getLong("v", at * 23) == at + 1 ? 0 : 1;
+                        }
+                    }
+                    return wrong;
+                }));
+            }
+            for (Future<?> writer : writers) {
+                writer.get(120, TimeUnit.SECONDS);
+            }
+            stop.set(true);
+            for (Future<Long> reader : readers) {
+                assertThat(reader.get(10, TimeUnit.SECONDS)).as("kept or inserted cells read otherwise").isZero();
+            }
+            assertThat(misread(rt, kept + churned + inserted, n -> n < kept || n >= kept + churned)).isEmpty();
+            HashTableMetric tables = rt.memoryStats().of(hash).tables();
+            assertThat(tables.liveEntries()).isEqualTo(kept + inserted);
+            assertThat(tables.entries()).as("shrunk under the threads").isLessThan(262_144);
+            assertThat(rt.memoryStats().of(hash).cells().cellsInUse()).isEqualTo(kept + inserted);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void aContainerHoldsAtMostHalfOfTheLargestTable() {
         assertThat(HashHeader.capacityFor(HashHeader.MAX_CAPACITY / 2)).isEqualTo(HashHeader.MAX_CAPACITY);

@@ -15,7 +15,7 @@ import org.openjdk.jcstress.infra.results.IIIII_Result;
 /**
  * The hash node's protocol (see {@code HashUnit}): insertions into one container under its
  * lock, a resize that copies the live entries into a reserved table while readers probe the
- * old one without a lock. Layout {@code hash(i,100000).place(i32 v)}: every cell of the hash
+ * old one without a lock, and a deactivation that shrinks a large table the same way. Layout {@code hash(i,100000).place(i32 v)}: every cell of the hash
  * node is one entry of the root's table.
  */
 public final class HashTableTest {
@@ -212,6 +212,125 @@ public final class HashTableTest {
                     r.r2 = runtime.getInt("v", 50_002);
                 }
                 r.r3 = runtime.getInt("v", 3 * 1009);
+                r.r4 = live(runtime);
+                r.r5 = (int) runtime.memoryStats().of(HASH).tables().entries();
+            } catch (RuntimeException | Error e) {
+                r.r4 = Unexpected.report("check", e);
+            }
+            r.r6 = POOL.reset(runtime);
+        }
+    }
+
+    /**
+     * 513 entries (a table of 4096, a large one), then 256 of them deactivated: 257 live, one
+     * above a sixteenth of the table, so the next deactivation shrinks it (to 1024 entries).
+     */
+    static void fillToTheShrinkBound(SparseRuntime runtime) {
+        for (int n = 0; n < 513; n++) {
+            runtime.setInt("v", n == 300 ? 42 : 1000 + n, n * 13);
+        }
+        for (int n = 0; n < 256; n++) {
+            runtime.deactivate(HASH, n * 13);
+        }
+    }
+
+    /**
+     * A deactivation shrinks the table (copies the live entries into a smaller reserved table
+     * and publishes it, under the header's lock) while a reader probes for an entry that was
+     * there before: the reader sees that entry's value in the old table or the new one, never 0.
+     * (Two actors each: jcstress runs no more actors than the machine has CPUs, two here.)
+     */
+    @JCStressTest
+    @Outcome(id = "1, 42, 256, 1024, 0", expect = ACCEPTABLE,
+            desc = "Deactivated and shrunk; the old entry read through the shrink.")
+    @State
+    public static class ShrinkAgainstAReader {
+        final SparseRuntime runtime = POOL.take();
+
+        public ShrinkAgainstAReader() {
+            fillToTheShrinkBound(runtime);
+        }
+
+        @Actor
+        public void deactivate(IIIII_Result r) {
+            try {
+                r.r1 = runtime.deactivate(HASH, 512 * 13) ? 1 : -1;
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("deactivate", e);
+            }
+        }
+
+        @Actor
+        public void read(IIIII_Result r) {
+            try {
+                r.r2 = runtime.getInt("v", 300 * 13);
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("read", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIII_Result r) {
+            try {
+                if (r.r1 == 1 && runtime.getInt("v", 512 * 13) != 0) {
+                    r.r1 = -2; // deactivated, yet it reads its value
+                }
+                r.r3 = live(runtime);
+                r.r4 = (int) runtime.memoryStats().of(HASH).tables().entries();
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            r.r5 = POOL.reset(runtime);
+        }
+    }
+
+    /**
+     * A deactivation that shrinks the table races an insertion of a new cell: the insertion
+     * lands in whichever table the header names when it takes the lock. Before the
+     * deactivation: 258 live, and the deactivation leaves 257, more than a sixteenth of 4096, so
+     * no shrink; after it: the table of 1024 takes it.
+     */
+    @JCStressTest
+    @Outcome(id = "1, 7, 42, 257, 1024, 0", expect = ACCEPTABLE,
+            desc = "The deactivation shrank the table first; the insertion went into the table of 1024.")
+    @Outcome(id = "1, 7, 42, 257, 4096, 0", expect = ACCEPTABLE,
+            desc = "The insertion came first; 257 live after the deactivation, no shrink.")
+    @State
+    public static class ShrinkAgainstAnInsertion {
+        final SparseRuntime runtime = POOL.take();
+
+        public ShrinkAgainstAnInsertion() {
+            fillToTheShrinkBound(runtime);
+        }
+
+        @Actor
+        public void deactivate(IIIIII_Result r) {
+            try {
+                r.r1 = runtime.deactivate(HASH, 512 * 13) ? 1 : -1;
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("deactivate", e);
+            }
+        }
+
+        @Actor
+        public void insert(IIIIII_Result r) {
+            try {
+                runtime.setInt("v", 7, 60_001);
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("insert", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            try {
+                if (r.r1 == 1 && runtime.getInt("v", 512 * 13) != 0) {
+                    r.r1 = -2; // deactivated, yet it reads its value
+                }
+                if (r.r2 == 0) {
+                    r.r2 = runtime.getInt("v", 60_001);
+                }
+                r.r3 = runtime.getInt("v", 300 * 13);
                 r.r4 = live(runtime);
                 r.r5 = (int) runtime.memoryStats().of(HASH).tables().entries();
             } catch (RuntimeException | Error e) {

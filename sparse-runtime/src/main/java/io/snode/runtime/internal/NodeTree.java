@@ -210,7 +210,7 @@ public final class NodeTree {
         this.directories = directories.clone();
         this.ambient = ambient.clone();
         this.tables = tables.clone();
-        this.units = new NodeUnits(plan, this.cells, this.directories, this.tables);
+        this.units = new NodeUnits(plan, this.cells, this.directories, this.tables, this::reserveTable);
         int count = plan.nodes().size();
         this.pathSteps = new PathStep[2 * count][];
         this.pathUnits = new NodeUnit[2 * count][];

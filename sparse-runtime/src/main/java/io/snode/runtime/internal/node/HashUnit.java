@@ -43,7 +43,12 @@ import java.lang.foreign.ValueLayout;
  * it plans again from the root, or reopens it where it lies in a bitmasked cell that is active
  * again ({@link NodeUnit#reopen}). While an entry's subtree goes, its word is busy, so that no walk
  * arrives there. If a release below throws, the lock is still given back in a
- * finally: the child may keep cells that are never recycled, but nothing stays locked.
+ * finally: the child may keep cells that are never recycled, but nothing stays locked. A
+ * deactivation that leaves a large table at most a sixteenth live shrinks it before it gives the
+ * lock back ({@link #shrink}): the one reservation made under the lock, and one whose refusal
+ * (the memory cap, an allocator fault) changes nothing but leaving the table as it is; the
+ * deactivation has happened either way. An {@link Error} from that reservation leaves the same
+ * state and reaches the caller.
  *
  * <p>Built inside a fresh reserved cell (below a pointer or hash word not published yet), the
  * header names a fresh reserved table holding the one entry, all recorded with
@@ -366,10 +371,53 @@ public final class HashUnit extends NodeUnit {
             MemorySegment table = tables.segment(tableWord);
             long base = tables.base(tableWord);
             int slot = slot(table, base, index);
-            return slot >= 0 && releaseEntry(table, base, slot);
+            if (slot < 0 || !releaseEntry(table, base, slot)) {
+                return false;
+            }
+            shrink(segment, container, tableWord, table, base);
+            return true;
         } finally {
             Atomics.setRelease(segment, lock, LOCK_FREE);
         }
+    }
+
+    /**
+     * A large table (more than {@link HashTables#SMALL_MAX_CAPACITY} entries) at most this
+     * fraction live is replaced after a deactivation by one of {@link HashHeader#capacityFor}
+     * its live entries (a quarter used, so at most half its size): the next collection gives the
+     * large one back to the pool. A small table is kept: it is a cell of its size's node manager,
+     * which keeps its memory under the cap until {@code close()} either way, and a smaller one
+     * would be another cell of another manager. Between a shrink and the next growth the live
+     * entries must at least double (a table after either is a quarter used), so a container
+     * that churns around one size copies its table once per that many calls, not per call.
+     */
+    private static final int SHRINK_BELOW = 16;
+
+    /**
+     * Under the header's lock, after a deactivation left the table at {@code base} at most a
+     * {@link #SHRINK_BELOW}th live: reserves the smaller table (as an activation reserves one;
+     * the memory cap or an allocator fault refuse there), copies the live entries into it,
+     * publishes it with one release store of the header's table word and retires the old one,
+     * as a growth does; readers that loaded the old word probe the old table, unchanged, until
+     * the next collection. When the reservation is refused nothing of this happens: the
+     * deactivation stands, the table stays, and the next deactivation tries again.
+     */
+    private void shrink(MemorySegment segment, long container, long tableWord, MemorySegment table, long base) {
+        int capacity = capacity(table, base);
+        long live = count(table, base, HashHeader.LIVE_OFFSET);
+        if (capacity <= HashTables.SMALL_MAX_CAPACITY || live * SHRINK_BELOW > capacity) {
+            return;
+        }
+        long smaller;
+        try {
+            smaller = units.reserveTable(node.snode(), tables, HashHeader.capacityFor(live));
+        } catch (RuntimeException refused) { // the memory cap, an allocator fault: the table stays
+            return;
+        }
+        long copied = copyLive(table, base, tables.segment(smaller), tables.base(smaller));
+        Atomics.setRelease(segment, container + HashHeader.TABLE_OFFSET, smaller);
+        tables.published(smaller, copied);
+        tables.retire(tableWord, copied);
     }
 
     /** Under the lock: releases the child of an active entry and leaves a tombstone. */

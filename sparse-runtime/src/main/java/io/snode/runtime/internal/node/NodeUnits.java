@@ -26,15 +26,28 @@ public final class NodeUnits {
      * order), what {@link #zeroCell} zeroes; null for the others, whose whole cell is zeroed.
      */
     private final long[][] unmanagedRanges;
+    private final TableSource tableSource;
+
+    /**
+     * Reserves a hash node's table as an activation does ({@code NodeTree.reserveTable}: the
+     * allocation probe sees the request, the memory cap may refuse it).
+     */
+    @FunctionalInterface
+    public interface TableSource {
+        long reserve(SNode owner, HashTables tables, int capacity);
+    }
 
     /**
      * @param cells       per SNode id: the allocator of a pointer's child cells or of a dynamic's
      *                    element chunks; null for other kinds
      * @param directories per SNode id: the allocator of a dynamic's directory blocks, else null
      * @param tables      per SNode id: a hash node's tables, else null
+     * @param tableSource where a hash node's deactivation takes the smaller table it shrinks to
      */
-    public NodeUnits(Plan plan, CheckedCells[] cells, CheckedCells[] directories, HashTables[] tables) {
+    public NodeUnits(Plan plan, CheckedCells[] cells, CheckedCells[] directories, HashTables[] tables,
+                     TableSource tableSource) {
         this.plan = plan;
+        this.tableSource = tableSource;
         List<SNodePlan> nodes = plan.nodes();
         this.byId = new NodeUnit[nodes.size()];
         this.managedBelow = new boolean[nodes.size()];
@@ -105,6 +118,11 @@ public final class NodeUnits {
                 }
             }
         }
+    }
+
+    /** A table for a hash node's shrink (see {@link TableSource}). */
+    long reserveTable(SNode owner, HashTables tables, int capacity) {
+        return tableSource.reserve(owner, tables, capacity);
     }
 
     /**
