@@ -140,6 +140,11 @@ public final class PhaseLock {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+        // The first execution of each atomic update links its call site, which allocates: done
+        // here, so that a launch that a full heap ends (an OutOfMemoryError in a kernel that
+        // still holds the heap) can exit without allocating. Linked on that launch's way out,
+        // the exit failed before its count went down, and every later collection waited for it.
+        new PhaseLock().enterLaunch().close();
     }
 
     /** COLLECTING | PENDING | launches. Access: volatile reads, compareAndSet, getAndAdd, setVolatile (STATE). */
