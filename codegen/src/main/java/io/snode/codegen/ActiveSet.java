@@ -54,7 +54,7 @@ public final class ActiveSet {
      * Whether the structure's epoch is the one the set was taken at: it advances on every
      * collection, every {@code deactivateAll} and every deactivate call that reaches an existing
      * container, even one whose cell was inactive already, so a set may turn stale with nothing
-     * deactivated.
+     * deactivated. False once the runtime is closed.
      */
     public boolean isCurrent() {
         return owner.isCurrent(blocks);

@@ -585,8 +585,14 @@ public final class SNodeRuntime implements AutoCloseable {
      * calls on other threads are not waited for: one that overlaps {@code close()} may fail
      * with that exception.
      *
+     * <p>Close every runtime (try-with-resources): one that becomes unreachable unclosed keeps
+     * its off-heap memory, and the address space its regions reserve, until the JVM exits
+     * (freeing it when the object is collected could free memory that a bound interface or a
+     * handle still reaching it uses). Its generated classes unload as usual.
+     *
      * @throws IllegalStateException inside a launch of this runtime (a kernel, on any thread
-     *                               of the launch, would wait for its own launch); the runtime stays open
+     *                               of the launch, would wait for its own launch), or inside a
+     *                               collection of it (from its collector); the runtime stays open
      */
     @Override
     public void close() {

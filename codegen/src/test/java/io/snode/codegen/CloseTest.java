@@ -224,6 +224,79 @@ class CloseTest {
         }
     }
 
+    /**
+     * Node handles whose work touches no node memory (a dense node's {@code isActive} and
+     * {@code activate}, {@code deactivateAll} with nothing sparse below) also throw after close,
+     * as every generated method does (they returned true or nothing until 12-06).
+     */
+    @Test
+    void nodeHandlesOfDenseNodesAfterCloseSayWhichRuntimeIsClosed() throws Throwable {
+        for (String text : new String[] {"dense(ijk,16).place(f32 phi)", "pointer(ijk,4).dense(ijk,8).place(f32 phi)"}) {
+            Layout layout = Layout.parse(text);
+            SNodeRuntime rt = SNodeRuntime.compile(layout);
+            io.snode.api.SNode dense = layout.field("phi").snode();
+            MethodHandle isActive = rt.nodeHandle("isActive", dense);
+            MethodHandle activate = rt.nodeHandle("activate", dense);
+            MethodHandle deactivateAll = rt.nodeHandle("deactivateAll", dense);
+            MethodHandle deactivateAllRoot = rt.nodeHandle("deactivateAll", layout.root());
+            assertThat((boolean) isActive.invokeExact(1, 2, 3)).isEqualTo(text.startsWith("dense"));
+            rt.close();
+            for (ThrowingCall call : new ThrowingCall[] {
+                    () -> { boolean ignored = (boolean) isActive.invokeExact(1, 2, 3); },
+                    () -> { activate.invokeExact(1, 2, 3); }, () -> { deactivateAll.invokeExact(); },
+                    () -> { deactivateAllRoot.invokeExact(); }}) {
+                assertThatThrownBy(call::run).as(text).isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("is closed").hasMessageContaining(rt.toString());
+            }
+        }
+    }
+
+    /** A kept active set is not current once its runtime is closed (it said so until 12-06). */
+    @Test
+    void anActiveSetIsNotCurrentAfterClose() {
+        SNodeRuntime rt = filled(1);
+        ActiveSet set = rt.activeSet(L.snode(1));
+        assertThat(set.isCurrent()).isTrue();
+        rt.close();
+        assertThat(set.isCurrent()).isFalse();
+    }
+
+    /**
+     * {@code close()} from inside the runtime's own collection (a collector that closes it) is
+     * refused, as from inside a launch, and leaves the runtime open: until 12-06 it marked the
+     * runtime closed, then failed to enter the exclusive section, so its memory was never freed
+     * and every later {@code close()} returned at once.
+     */
+    @Test
+    void closeInsideTheRuntimesOwnCollectionThrowsAndLeavesTheRuntimeOpen() {
+        AtomicReference<SNodeRuntime> self = new AtomicReference<>();
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        io.snode.runtime.Collector closing = managers -> {
+            SNodeRuntime me = self.getAndSet(null);
+            if (me != null) {
+                try {
+                    me.close();
+                } catch (Throwable e) {
+                    seen.set(e);
+                }
+            }
+            io.snode.runtime.Collector.SERIAL.collect(managers);
+        };
+        SNodeRuntime rt = SNodeRuntime.compile(L, io.snode.runtime.RuntimeOptions.DEFAULT.withCollector(closing));
+        try {
+            rt.bind(X.class).x(5, 2f);
+            self.set(rt);
+            rt.gc();
+            assertThat(seen.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("inside a collection");
+            assertThat(rt.isClosed()).isFalse();
+            assertThat(rt.bind(X.class).x(5)).isEqualTo(2f);
+        } finally {
+            rt.close();
+        }
+        assertThat(rt.isClosed()).isTrue();
+        assertThatThrownBy(rt::memoryStats).isInstanceOf(IllegalStateException.class).hasMessageContaining("is closed");
+    }
+
     @FunctionalInterface
     interface ThrowingCall {
         void run() throws Throwable;

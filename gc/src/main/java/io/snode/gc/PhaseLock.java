@@ -565,6 +565,11 @@ public final class PhaseLock {
         return (state & PENDING) != 0;
     }
 
+    /** Whether this thread runs an exclusive body now (a collection's, on the thread that called it). */
+    public boolean exclusiveOnCurrentThread() {
+        return collectingThread == Thread.currentThread();
+    }
+
     /**
      * Whether this thread holds the shared phase: it is inside a launch it entered, or runs a
      * task of one ({@link #enterTask()}).

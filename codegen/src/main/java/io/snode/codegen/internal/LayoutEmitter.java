@@ -357,6 +357,7 @@ public final class LayoutEmitter {
         Label inactive = new Label();
         PathWalk walk = walkToContainer("isActive_", snode, snode, Type.BOOLEAN_TYPE, inactive);
         MethodEmitter mv = walk.mv();
+        checkAliveWhereNothingIsLoaded(mv, snode);
         PathStep last = plan.path(snode).getLast();
         walk.storeCellIndex(last, snode);
         NodeEmitUnit.of(last.node().kind()).emitActiveTest(walk, last, inactive);
@@ -523,6 +524,7 @@ public final class LayoutEmitter {
         MethodEmitter mv = bodies.begin("activate_" + nodeName(snode), "(" + coordinates(dims) + ")V", true,
                 FieldBodies.names(snode.indexAxes(), null));
         bodies.boundsChecks(mv, "snode=" + snode.path(), snode);
+        checkAliveWhereNothingIsLoaded(mv, snode);
         List<PathStep> path = plan.path(snode);
         PathWalk walk = new PathWalk(owner, mv);
         Label runtime = new Label();
@@ -537,10 +539,24 @@ public final class LayoutEmitter {
 
     private void emitDeactivateAll(SNode snode) {
         MethodEmitter mv = bodies.begin("deactivateAll_" + nodeName(snode), "()V", true, List.of());
+        owner.getConstant(mv, "ROOT"); // with no sparse node below, the runtime touches no memory
+        mv.invoke(RuntimeMethods.CHECK_ALIVE);
         owner.getConstant(mv, "STRUCTURE");
         owner.getConstant(mv, "SNODE_" + snode.id());
         mv.invoke(RuntimeMethods.DEACTIVATE_ALL);
         mv.visitInsn(RETURN);
         bodies.end(mv);
+    }
+
+    /**
+     * Where the path to {@code snode}'s cell has no sparse step (every level dense: its cells are
+     * always active and the walk loads nothing), {@code ClosedRuntime.checkAlive(ROOT)}, so that
+     * the method fails after close as the ones that load do.
+     */
+    private void checkAliveWhereNothingIsLoaded(MethodEmitter mv, SNode snode) {
+        if (plan.path(snode).stream().noneMatch(step -> step.node().kind().isSparse())) {
+            owner.getConstant(mv, "ROOT");
+            mv.invoke(RuntimeMethods.CHECK_ALIVE);
+        }
     }
 }

@@ -96,6 +96,7 @@ public final class RuntimeMethods {
             int.class);
     public static final RuntimeMethod CLOSED_RUNTIME = of(ClosedRuntime.class, "translate",
             IllegalStateException.class, MemorySegment.class, String.class);
+    public static final RuntimeMethod CHECK_ALIVE = of(ClosedRuntime.class, "checkAlive", MemorySegment.class);
 
     // Field values: plain access through the segment, atomic adds through the runtime.
     public static final RuntimeMethod GET_INT = of(MemorySegment.class, "get", ValueLayout.OfInt.class, long.class);

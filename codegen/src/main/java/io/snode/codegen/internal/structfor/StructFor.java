@@ -179,7 +179,7 @@ public final class StructFor {
 
     /** Whether a kept set is current ({@link SnapshotCache#isCurrent}). */
     public boolean isCurrent(ActiveBlocks kept) {
-        return launcher.snapshots().isCurrent(kept);
+        return !closed.get() && launcher.snapshots().isCurrent(kept);
     }
 
     /** The structure's epoch now, for the message about a stale kept set. */
@@ -295,6 +295,12 @@ public final class StructFor {
         if (phases.inLaunchOnCurrentThread()) {
             throw new IllegalStateException("close() inside a launch of " + owner + " would wait for that launch "
                     + "forever; close the runtime after the launch");
+        }
+        if (phases.exclusiveOnCurrentThread()) {
+            // Checked before the runtime is marked closed: the exclusive section below could not
+            // be entered, and a runtime marked closed with its memory kept could never be freed.
+            throw new IllegalStateException("close() inside a collection of " + owner + " (from its collector) "
+                    + "would wait for that collection forever; close the runtime after it");
         }
         if (!closed.compareAndSet(false, true)) {
             // Another close is under way: it frees the memory. Waiting for it here could wait for
