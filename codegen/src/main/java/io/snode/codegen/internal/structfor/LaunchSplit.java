@@ -112,25 +112,25 @@ public final class LaunchSplit implements AutoCloseable {
         LongAdder deactivations = structure.deactivationCounter();
         Launch<A> launch = new Launch<>(prefix, grain, blocks.size(), identity, range, combiner, deactivations);
         A result = launch.runAndCombine();
-        rethrow(launch.failure.get(), "a struct-for driver threw a checked exception");
+        rethrow(launch.failure.get());
         return result;
     }
 
     /**
-     * Throws {@code thrown} as it is when it is unchecked, else wrapped with {@code checked} as
-     * the message; nothing when it is null. The first failure of a launch's (or a split walk's)
-     * tasks reaches the caller so.
+     * Throws {@code thrown} as it is, a checked exception too (only user code, a reduction's
+     * {@code identity} or {@code combiner} throwing one sneakily, raises one here: kernels' are
+     * wrapped in a {@code KernelException} first); nothing when it is null. The first failure of
+     * a launch's (or a split walk's) tasks reaches the caller so.
      */
-    static void rethrow(Throwable thrown, String checked) {
-        if (thrown instanceof RuntimeException e) {
-            throw e;
-        }
-        if (thrown instanceof Error e) {
-            throw e;
-        }
+    static void rethrow(Throwable thrown) {
         if (thrown != null) {
-            throw new IllegalStateException(checked, thrown);
+            throw LaunchSplit.<RuntimeException>sneaky(thrown);
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T sneaky(Throwable thrown) throws T {
+        throw (T) thrown;
     }
 
     /**

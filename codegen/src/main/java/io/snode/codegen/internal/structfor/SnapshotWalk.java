@@ -393,7 +393,7 @@ final class SnapshotWalk implements ActiveCellVisitor {
                 }
             }
         });
-        LaunchSplit.rethrow(failure.get(), "a part of the walk of " + target.path() + " failed");
+        LaunchSplit.rethrow(failure.get());
         return results;
     }
 
