@@ -111,13 +111,26 @@ public final class InterfaceBinder {
     }
 
     /**
-     * The exception for an implementation of {@code api} that could not be defined, saying in
-     * which class loaders the interface and the library live.
+     * The exception for an implementation of {@code api} that could not be defined: where the
+     * interface lies in a package its named module does not export to everyone, the export to
+     * add (the implementation is defined in the library's module or, for an interface of another
+     * class loader, in the unnamed module of a class loader of the library's, which a qualified
+     * {@code exports ... to} cannot name); else in which class loaders the interface and the
+     * library live.
      */
     public static IllegalStateException cannotDefine(String what, Class<?> api, Throwable cause) {
         if (cause instanceof IllegalStateException known && known.getMessage() != null
                 && known.getMessage().startsWith("cannot implement ")) {
             return known;
+        }
+        Module module = api.getModule();
+        String pkg = api.getPackageName();
+        if (cause instanceof IllegalAccessError && module.isNamed() && !module.isExported(pkg)) {
+            return new IllegalStateException("cannot define " + what + " of " + api.getName() + ": module "
+                    + module.getName() + " does not export package " + pkg + " to the class the library defines for it; "
+                    + "add 'exports " + pkg + ";' to " + module.getName() + "'s module-info.java (in the boot layer "
+                    + "'exports " + pkg + " to io.snode.codegen;' also does where the library is a module of it): "
+                    + cause, cause);
         }
         return new IllegalStateException("cannot define " + what + " of " + api.getName() + " (loaded by "
                 + api.getClassLoader() + "; the library by " + Anchor.class.getClassLoader() + "): " + cause, cause);
