@@ -217,7 +217,8 @@ public final class SNodeRuntime implements AutoCloseable {
      * @throws IllegalArgumentException when {@code api} is not a public interface, or a method
      *                                  matches no field or has the wrong types or number of
      *                                  coordinates
-     * @throws IllegalStateException    after {@link #close()}
+     * @throws IllegalStateException    after {@link #close()}, or where {@code api} lies in a package its named
+     *                                  module does not export (the message says which export to add)
      */
     public <T> T bind(Class<T> api) {
         structFor.checkOpen();
@@ -233,7 +234,8 @@ public final class SNodeRuntime implements AutoCloseable {
      * use one per thread.
      *
      * @throws IllegalArgumentException as for {@link #bind}
-     * @throws IllegalStateException    after {@link #close()}
+     * @throws IllegalStateException    after {@link #close()}, or where {@code api} lies in a package its named
+     *                                  module does not export (as for {@link #bind})
      */
     public <T> T accessor(Class<T> api) {
         structFor.checkOpen();
