@@ -83,12 +83,34 @@ public final class LayoutParseException extends IllegalArgumentException {
         if (to < lineEnd && Character.isHighSurrogate(text.charAt(to - 1))) {
             to--;
         }
-        String shown = (from > lineStart ? "..." : "") + text.substring(from, to).replace('\t', ' ')
+        String shown = (from > lineStart ? "..." : "") + printable(text.substring(from, to))
                 + (to < lineEnd ? "..." : "");
         int caret = (from > lineStart ? 3 : 0) + text.codePointCount(from, Math.max(from, Math.min(offset, to)));
         return (oneLine ? "" : "line " + line + ", ") + "column " + column + ": expected " + expected + " but found "
                 + found + System.lineSeparator() + "  " + shown
                 + System.lineSeparator() + "  " + " ".repeat(caret) + "^";
+    }
+
+    /**
+     * {@code line} as it can be printed on one line, a character for a character (so the caret
+     * stays under its column): a tab as a space, other control characters and lone surrogates as
+     * {@code '?'} (the message names the one found by its code point).
+     */
+    private static String printable(String line) {
+        StringBuilder shown = new StringBuilder(line.length());
+        for (int n = 0; n < line.length(); n++) {
+            char c = line.charAt(n);
+            boolean paired = Character.isHighSurrogate(c) && n + 1 < line.length() && Character.isLowSurrogate(line.charAt(n + 1))
+                    || Character.isLowSurrogate(c) && n > 0 && Character.isHighSurrogate(line.charAt(n - 1));
+            if (c == '\t') {
+                shown.append(' ');
+            } else if (Character.isISOControl(c) || Character.isSurrogate(c) && !paired) {
+                shown.append('?');
+            } else {
+                shown.append(c);
+            }
+        }
+        return shown.toString();
     }
 
     /** The 1-based column, in its line, where parsing stopped. */

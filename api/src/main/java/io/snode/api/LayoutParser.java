@@ -250,8 +250,11 @@ final class LayoutParser {
     }
 
     /** A character a message cannot show as itself: a space or control character the parser does not skip. */
-    private static boolean invisible(char c) {
-        return Character.isSpaceChar(c) || Character.isISOControl(c) || Character.getType(c) == Character.FORMAT;
+    /** Named by its code point in a message: not shown as itself (a lone surrogate is half a character). */
+    private boolean invisible(char c) {
+        return Character.isSpaceChar(c) || Character.isISOControl(c) || Character.getType(c) == Character.FORMAT
+                || Character.isSurrogate(c) && !(Character.isHighSurrogate(c) && position + 1 < text.length()
+                        && Character.isLowSurrogate(text.charAt(position + 1)));
     }
 
     private LayoutParseException error(String expected) {
@@ -261,14 +264,17 @@ final class LayoutParser {
         } else if (invisible(text.charAt(position))) {
             char c = text.charAt(position);
             found = String.format(Locale.ROOT, "U+%04X", (int) c)
-                    + (Character.getName(c) == null ? "" : " (" + Character.getName(c).toLowerCase(Locale.ROOT) + ")");
+                    + (Character.getName(c) == null || Character.isSurrogate(c) ? ""
+                            : " (" + Character.getName(c).toLowerCase(Locale.ROOT) + ")");
         } else {
             int end = position;
-            while (end < text.length() && end - position < 12 && !Character.isWhitespace(text.charAt(end))) {
+            while (end < text.length() && end - position < 12 && !Character.isWhitespace(text.charAt(end))
+                    && !Character.isISOControl(text.charAt(end))) {
                 end++;
             }
             end = Math.max(end, position + 1);
-            if (end < text.length() && Character.isHighSurrogate(text.charAt(end - 1))) {
+            if (end < text.length() && Character.isHighSurrogate(text.charAt(end - 1))
+                    && Character.isLowSurrogate(text.charAt(end))) {
                 end++; // not half of a pair
             }
             found = "'" + text.substring(position, end) + "'";

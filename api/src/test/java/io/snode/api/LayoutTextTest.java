@@ -3,6 +3,7 @@ package io.snode.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -135,6 +136,36 @@ class LayoutTextTest {
                 () -> Layout.parse("dense(i,8).place(f32 x)\u00a0"));
         assertThat(e.getMessage().lines().findFirst().orElseThrow())
                 .isEqualTo("column 24: expected ';' or the end of the layout but found U+00A0 (no-break space)");
+    }
+
+    /**
+     * The message is the position line, the text's line and the caret line, whatever the text
+     * holds: a control character is named by its code point and shown as '?' in the line (it
+     * was echoed raw), and so is a lone surrogate (one before a line break took the line break
+     * into "found", making a fourth line).
+     */
+    @Test
+    void controlCharactersAndLoneSurrogatesKeepTheMessageToThreeLines() {
+        LayoutParseException nul = catchThrowableOfType(LayoutParseException.class,
+                () -> Layout.parse("dense(i,8).place(f32 x)\u0000"));
+        List<String> lines = nul.getMessage().lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(0)).endsWith("but found U+0000 (null)");
+        assertThat(lines.get(1)).isEqualTo("  dense(i,8).place(f32 x)?");
+        assertThat(lines.get(2).indexOf('^')).isEqualTo(lines.get(1).indexOf('?'));
+        LayoutParseException inWord = catchThrowableOfType(LayoutParseException.class,
+                () -> Layout.parse("dense(i,8).pl\u0007ace(f32 x)"));
+        lines = inWord.getMessage().lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(0)).endsWith("but found 'pl'");
+        assertThat(lines.get(1)).isEqualTo("  dense(i,8).pl?ace(f32 x)");
+        LayoutParseException lone = catchThrowableOfType(LayoutParseException.class,
+                () -> Layout.parse("dense(i,8).place(f32 x\uD800\n)"));
+        lines = lone.getMessage().lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(0)).startsWith("line 1, column 23:").endsWith("but found U+D800");
+        assertThat(lines.get(1)).isEqualTo("  dense(i,8).place(f32 x?");
+        assertThat(lone.getMessage().chars().filter(c -> Character.isSurrogate((char) c))).isEmpty();
     }
 
     /** A long text is shown around the column only, so the message stays short, and a surrogate pair is never cut. */
