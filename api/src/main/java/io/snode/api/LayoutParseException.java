@@ -5,8 +5,10 @@ import java.util.Objects;
 /**
  * Text that is not in the layout grammar. The message gives where parsing stopped (the 1-based
  * column, and the line when the text has several), what was expected there and what was found,
- * followed by that line of the text (around the column, when it is long) and a caret under the
- * column.
+ * followed by that line of the text (around the column, when it is long; a tab shown as a space,
+ * other control characters and lone surrogates as '?') and a caret under the column. A
+ * character that cannot be seen (a control or format character, a space other than ' ', a lone
+ * surrogate) is named as found by its code point.
  */
 public final class LayoutParseException extends IllegalArgumentException {
     /** Characters of the offending line the message shows at most, around the column. */
