@@ -20,7 +20,8 @@ import java.nio.ByteOrder;
  * the active values only, or all values for {@code NO_MASK_AND_ALL_VALS} and when the grid's flags
  * lack {@code COMPRESS_ACTIVE_MASK}. Inactive positions the mode cannot describe make it
  * {@code NO_MASK_AND_ALL_VALS}; positions of child nodes are skipped when choosing the mode.
- * Values travel as doubles (floats widen exactly). One instance per reader or writer (scratch).
+ * Values travel as doubles (floats through {@link VdbValueType#widen} and {@link VdbValueType#narrow},
+ * every bit kept). One instance per reader or writer (scratch).
  */
 final class NodeValues {
     private final VdbValueType type;
@@ -124,7 +125,7 @@ final class NodeValues {
 
     private void put(int i, double v) {
         if (type == VdbValueType.FLOAT) {
-            view.putFloat(4 * i, (float) v);
+            view.putFloat(4 * i, VdbValueType.narrow(v));
         } else {
             view.putDouble(8 * i, v);
         }
@@ -183,6 +184,6 @@ final class NodeValues {
     }
 
     private double get(int i) {
-        return type == VdbValueType.FLOAT ? view.getFloat(4 * i) : view.getDouble(8 * i);
+        return type == VdbValueType.FLOAT ? VdbValueType.widen(view.getFloat(4 * i)) : view.getDouble(8 * i);
     }
 }

@@ -184,7 +184,7 @@ final class TreeReader {
                 int base = LEAF_SIZE * leaf;
                 if (floats != null) {
                     for (int v = 0; v < LEAF_SIZE; v++) {
-                        floats[base + v] = (float) scratch[v];
+                        floats[base + v] = VdbValueType.narrow(scratch[v]);
                     }
                 } else {
                     System.arraycopy(scratch, 0, doubles, base, LEAF_SIZE);

@@ -264,7 +264,7 @@ final class TreeWriter {
                     int base = LEAF_SIZE * leaf;
                     if (floats != null) {
                         for (int v = 0; v < LEAF_SIZE; v++) {
-                            scratch[v] = floats[base + v];
+                            scratch[v] = VdbValueType.widen(floats[base + v]);
                         }
                     } else {
                         System.arraycopy(doubles, base, scratch, 0, LEAF_SIZE);

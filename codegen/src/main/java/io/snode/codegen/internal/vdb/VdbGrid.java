@@ -33,7 +33,7 @@ public final class VdbGrid {
             throw new IllegalArgumentException("translation.length=" + translation.length + " (must be 3)");
         }
         this.translation = translation.clone();
-        this.background = type == VdbValueType.FLOAT ? (float) background : background;
+        this.background = type == VdbValueType.FLOAT ? VdbValueType.widen(VdbValueType.narrow(background)) : background;
         this.leaves = Objects.requireNonNull(leaves, "leaves");
         if (leaves.type() != type) {
             throw new IllegalArgumentException("leaves.type()=" + leaves.type() + " differs from type=" + type);

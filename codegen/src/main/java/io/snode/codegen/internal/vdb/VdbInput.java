@@ -120,7 +120,7 @@ final class VdbInput implements Closeable {
     double readValue(VdbValueType type) throws IOException {
         if (type == VdbValueType.FLOAT) {
             need(4);
-            return buf.getFloat();
+            return VdbValueType.widen(buf.getFloat());
         }
         return readDouble();
     }

@@ -92,11 +92,11 @@ public final class VdbLeaves {
         return origins[3 * check(leaf) + 2];
     }
 
-    /** Sets voxel {@code offset} of {@code leaf}; a FLOAT leaf stores {@code (float) value}. */
+    /** Sets voxel {@code offset} of {@code leaf}; a FLOAT leaf stores {@link VdbValueType#narrow}{@code (value)}. */
     public void set(int leaf, int offset, double value, boolean active) {
         int i = index(leaf, offset);
         if (floats != null) {
-            floats[i] = (float) value;
+            floats[i] = VdbValueType.narrow(value);
         } else {
             doubles[i] = value;
         }
@@ -107,7 +107,7 @@ public final class VdbLeaves {
 
     public double value(int leaf, int offset) {
         int i = index(leaf, offset);
-        return floats != null ? floats[i] : doubles[i];
+        return floats != null ? VdbValueType.widen(floats[i]) : doubles[i];
     }
 
     public boolean active(int leaf, int offset) {

@@ -66,7 +66,7 @@ final class VdbOutput implements Closeable {
     void putValue(VdbValueType type, double v) throws IOException {
         if (type == VdbValueType.FLOAT) {
             room(4);
-            buf.putFloat((float) v);
+            buf.putFloat(VdbValueType.narrow(v));
         } else {
             putDouble(v);
         }
