@@ -5,7 +5,8 @@ import java.nio.file.Path;
 
 /**
  * A snapshot file that cannot be loaded: truncated, corrupted (a checksum that does not match),
- * of another format version or layout, or holding records that contradict its layout. The
+ * of another format version or layout, holding a layout that does not compile, or holding records
+ * that contradict its layout or that the writer never writes. The
  * message names the file and what is wrong: which section, at which byte, the checksum expected
  * and found, where the file ends.
  */

@@ -57,10 +57,16 @@ public final class SnapshotFiles {
             try {
                 layout = Layout.parse(in.layoutText());
             } catch (RuntimeException e) {
-                throw new SnapshotException(file, "its layout text does not compile (" + e.getMessage() + "): "
+                throw new SnapshotException(file, "its layout text does not parse (" + e.getMessage() + "): "
                         + in.layoutText(), e);
             }
-            SNodeRuntime runtime = SNodeRuntime.compile(layout, options);
+            SNodeRuntime runtime;
+            try {
+                runtime = SNodeRuntime.compile(layout, options);
+            } catch (IllegalArgumentException e) { // a LayoutException, or a layout too large for its generated classes
+                throw new SnapshotException(file, "its layout does not compile (" + e.getMessage() + "): "
+                        + in.layoutText(), e);
+            }
             boolean loaded = false;
             try {
                 load(runtime, in);
@@ -82,8 +88,8 @@ public final class SnapshotFiles {
         requireEmpty(empty, tree);
         try (Arena arena = Arena.ofConfined(); FileChannel channel = open(file)) {
             SectionReader check = new SectionReader(file, channel, arena);
-            String expected = empty.layout().toString();
-            if (!check.layoutText().equals(expected)) {
+            Layout expected = empty.layout();
+            if (!sameLayout(check.layoutText(), expected)) { // equal layouts, not texts: Layout.parse allows other spacing
                 throw new SnapshotException(file, "it holds layout " + check.layoutText()
                         + ", the runtime to load into has layout " + expected);
             }
@@ -93,9 +99,9 @@ public final class SnapshotFiles {
                 // The file is read again: bytes that changed since the check fail their checksums
                 // (the load stops, and what it loaded is deactivated below), another layout is refused.
                 SectionReader in = new SectionReader(file, channel, arena);
-                if (!in.layoutText().equals(expected)) {
+                if (!in.layoutText().equals(check.layoutText())) {
                     throw new SnapshotException(file, "it changed while it was read: it holds layout " + in.layoutText()
-                            + " now, " + expected + " when it was checked");
+                            + " now, " + check.layoutText() + " when it was checked");
                 }
                 load(empty, in);
                 loaded = true;
@@ -106,6 +112,18 @@ public final class SnapshotFiles {
                     empty.deactivateAll(empty.layout().root());
                 }
             }
+        }
+    }
+
+    /** Whether {@code text} is the text form of {@code layout} or of a layout equal to it; a text that does not parse is not. */
+    private static boolean sameLayout(String text, Layout layout) {
+        if (text.equals(layout.toString())) {
+            return true;
+        }
+        try {
+            return Layout.parse(text).equals(layout);
+        } catch (RuntimeException e) { // a LayoutException (as read reports it): some other text, refused as another layout
+            return false;
         }
     }
 
