@@ -7,6 +7,7 @@ import io.snode.api.Layout;
 import io.snode.api.LayoutException;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.internal.snapshot.SnapshotFormat;
+import io.snode.runtime.RuntimeOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -22,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Files with valid checksums that the writer never makes, crafted section by section: each is
- * refused with a SnapshotException naming the file; files that differ from the writer's only in
- * the spelling of the layout load.
+ * refused with a SnapshotException naming the file, and a refused {@code readInto} reserves
+ * nothing (its check pass sees everything the load would refuse); files that differ from the
+ * writer's only in the spelling of the layout load.
  */
 class SnapshotCraftedFilesTest {
     @TempDir
@@ -125,6 +127,97 @@ class SnapshotCraftedFilesTest {
             try (SNodeRuntime read = Snapshots.read(respelled)) {
                 SameCells.assertSame(source, read);
             }
+        }
+    }
+
+    /**
+     * A record whose parent cell no earlier record activates: readInto's check pass refuses it,
+     * so that no pointer cell is activated (and no memory reserved) before the refusal.
+     */
+    @Test
+    void aRecordWhoseParentIsNotActiveIsRefusedBeforeReadIntoReservesAnything() throws IOException {
+        Layout layout = Layout.parse("pointer(ijk,2).dense(ijk,2).place(f32 phi)");
+        Path good = directory.resolve("parent-good.snap");
+        try (SNodeRuntime source = SNodeRuntime.compile(layout)) {
+            source.generic().setFloat("phi", 1.5f, 2, 2, 0); // pointer cell (1,1,0): cell 6 of its container
+            Snapshots.write(source, good);
+        }
+        List<Section> sections = sections(Files.readAllBytes(good));
+        assertThat(sections.get(1).kind()).isEqualTo(SnapshotFormat.BLOCKS);
+        assertThat(sections.get(1).snode()).isEqualTo(1);
+        ByteBuffer.wrap(sections.get(1).payload()).order(ByteOrder.LITTLE_ENDIAN).putLong(12, 1L); // cell 0 instead
+        Path bad = write("parent-bad.snap", sections);
+        refusedBeforeAnyReservation(layout, bad, "is not active");
+    }
+
+    /** A list that comes a second time (a first piece at the same coordinates), shorter: the load would refuse it after writes. */
+    @Test
+    void aListThatComesTwiceIsRefusedBeforeReadIntoReservesAnything() throws IOException {
+        String text = "pointer(i,4).dynamic(l,8,2).place(i32 p)";
+        ByteBuffer pointer = payload(4 + 8).putInt(0).putLong(1L << 2); // activates pointer cell 2
+        ByteBuffer lists = payload(2 * (8 + 16) + (1 + 8) + (1 + 4) + (1 + 4));
+        lists.putInt(2).putInt(0).putLong(3).putInt(0).putInt(2); // list [2, 0]: 3 elements in 2 chunks
+        lists.put((byte) 1).putInt(10).putInt(11).put((byte) 1).putInt(12);
+        lists.putInt(2).putInt(0).putLong(1).putInt(0).putInt(1); // list [2, 0] again: 1 element
+        lists.put((byte) 1).putInt(20);
+        Path file = craft("list-twice.snap", text, List.of(new Section(SnapshotFormat.BLOCKS, 1, pointer.array()),
+                new Section(SnapshotFormat.LISTS, 2, lists.array())), 0, 1, 2);
+        refusedBeforeAnyReservation(Layout.parse(text), file, "list [2, 0]");
+    }
+
+    /**
+     * A record of a few bytes whose mask activates pointer cells that hold a 128 MiB dense block
+     * each, with no record for those blocks: refused before the first cell is activated, by
+     * {@code read} (one pass) as by {@code readInto}.
+     */
+    @Test
+    void cellsWhoseDenseBlocksTheFileCannotHoldAreRefusedBeforeTheyAreActivated() throws IOException {
+        String text = "pointer(i,64).dense(j,33554432).place(f32 x)";
+        Path file = craft("cell-bomb.snap", text,
+                List.of(new Section(SnapshotFormat.BLOCKS, 1, payload(4 + 8).putInt(0).putLong(0xFF).array())), 0, 1, 0);
+        // room for the pointer's ambient cell (128 MiB), not for one more cell: the old reader met the cap
+        RuntimeOptions capped = RuntimeOptions.DEFAULT.withMemoryCap(192L << 20);
+        assertThatThrownBy(() -> Snapshots.read(file, capped).close()).isInstanceOf(SnapshotException.class)
+                .hasMessageContaining(file.toString())
+                .hasMessageContaining("record at byte " + (SnapshotFormat.FILE_HEADER_BYTES + 2 * SnapshotFormat.SECTION_HEADER_BYTES
+                        + text.length()) + " ")
+                .hasMessageContaining("root/pointer(i,64)/dense(j,33554432)");
+        try (SNodeRuntime target = SNodeRuntime.compile(Layout.parse(text), capped)) {
+            long reserved = target.memoryStats().bytesReserved();
+            assertThatThrownBy(() -> Snapshots.readInto(file, target)).isInstanceOf(SnapshotException.class)
+                    .hasMessageContaining(file.toString());
+            assertThat(target.memoryStats().bytesReserved()).isEqualTo(reserved);
+        }
+    }
+
+    /** The writer writes one record per dense block (with fields) in an active parent cell; a file with fewer is refused. */
+    @Test
+    void anActiveCellWithoutARecordForItsDenseBlockIsRefused() throws IOException {
+        String text = "pointer(i,4).dense(j,4).place(f32 x)";
+        ByteBuffer pointer = payload(4 + 8).putInt(0).putLong(0b11); // pointer cells 0 and 1
+        ByteBuffer dense = payload(8 + 16).putInt(0).putInt(0).putFloat(1).putFloat(2).putFloat(3).putFloat(4);
+        Path file = craft("missing-block.snap", text, List.of(new Section(SnapshotFormat.BLOCKS, 1, pointer.array()),
+                new Section(SnapshotFormat.BLOCKS, 2, dense.array())), 0, 1, 1);
+        refusedBeforeAnyReservation(Layout.parse(text), file, "1 records of root/pointer(i,4)/dense(j,4)",
+                "2 active cells");
+    }
+
+    /** Both read forms refuse {@code file}; readInto's runtime reserves nothing and keeps no active cell. */
+    private static void refusedBeforeAnyReservation(Layout layout, Path file, String... fragments) throws IOException {
+        var read = assertThatThrownBy(() -> Snapshots.read(file).close()).isInstanceOf(SnapshotException.class)
+                .hasMessageContaining(file.toString());
+        for (String fragment : fragments) {
+            read.hasMessageContaining(fragment);
+        }
+        try (SNodeRuntime target = SNodeRuntime.compile(layout)) {
+            long reserved = target.memoryStats().bytesReserved();
+            var into = assertThatThrownBy(() -> Snapshots.readInto(file, target)).isInstanceOf(SnapshotException.class)
+                    .hasMessageContaining(file.toString());
+            for (String fragment : fragments) {
+                into.hasMessageContaining(fragment);
+            }
+            assertThat(target.memoryStats().bytesReserved()).as("bytes reserved after the refusal").isEqualTo(reserved);
+            assertThat(SameCells.noActiveCell(target)).isTrue();
         }
     }
 }

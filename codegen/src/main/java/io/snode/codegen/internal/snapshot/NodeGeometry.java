@@ -129,6 +129,29 @@ final class NodeGeometry {
         }
     }
 
+    /** The base of the container that holds the cell at {@code coordinates} (the inverse of {@link #cellCoordinates}). */
+    int[] containerBase(int[] coordinates) {
+        int[] base = new int[arity];
+        for (int n = 0; n < arity; n++) {
+            base[n] = coordinates[n] / sizes[n];
+        }
+        return base;
+    }
+
+    /** The index in its container of the cell at {@code coordinates} (the inverse of {@link #cellCoordinates}). */
+    long cellIndex(int[] coordinates) {
+        long index = 0;
+        for (int j = 0; j < ownPositions.length; j++) {
+            index += (coordinates[ownPositions[j]] % ownSizes[j]) * ownStrides[j];
+        }
+        return index;
+    }
+
+    /** Bytes of a dense record: its base and every cell's kept bytes. */
+    long denseRecordBytes() {
+        return recordHeadBytes() + cellCount * fieldBytes;
+    }
+
     @Override
     public String toString() {
         return snode.path();

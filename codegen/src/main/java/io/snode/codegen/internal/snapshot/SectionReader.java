@@ -96,6 +96,11 @@ final class SectionReader {
         return layoutText;
     }
 
+    /** The file's size when it was opened. */
+    long size() {
+        return size;
+    }
+
     Path file() {
         return file;
     }
