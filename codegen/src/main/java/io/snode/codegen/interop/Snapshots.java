@@ -14,8 +14,25 @@ import java.nio.file.Path;
  *
  * <p>The file is a header and sections, each with its length and a CRC32C checksum (the format:
  * {@link io.snode.codegen.internal.snapshot.SnapshotFormat}). A truncated or corrupted file, one
- * of another format version, or (for {@link #readInto}) of another layout gives a
- * {@link SnapshotException} naming the file and what is wrong, never a half-loaded runtime.
+ * of another format version, one whose layout does not compile, one with records the writer never
+ * writes (a record whose parent cell no earlier record activates, a list that comes twice, records
+ * of a dense SNode's blocks that do not number one per block of an active cell), or (for
+ * {@link #readInto}) one of another layout gives a {@link SnapshotException} naming the file and
+ * what is wrong, never a half-loaded runtime.
+ *
+ * <p>Read a file from an untrusted source with a memory cap
+ * ({@code read(file, RuntimeOptions.DEFAULT.withMemoryCap(bytes))}, or {@code readInto} a runtime
+ * compiled with one): a few bytes of a valid file can ask for much memory. Compiling its layout
+ * ({@code read}) reserves the root cell and a zeroed ambient cell per pointer, hash and dynamic
+ * SNode (up to 128 MiB each); each bit of a pointer record's mask, and each hash record,
+ * activates a cell that holds its children's containers (up to 128 MiB a cell), and each list
+ * makes its last chunk (up to 128 MiB) even where the file marks every chunk as without memory;
+ * so one 8-byte mask word can make the reader reserve 8 GiB, and a file of a few hundred bytes
+ * gigabytes. Only the blocks of dense
+ * SNodes with fields are bounded by the file: a record that activates more cells than the file
+ * could hold their blocks' records for (one per block) is refused before it activates any. The
+ * cap's {@link MemoryCapExceededException} then stops the load as for any file ({@code read}
+ * closes its runtime, {@code readInto} deactivates what it had loaded).
  *
  * <p>Writing and loading go block-wise (a container's cells, a list's chunks, one copy each) and
  * run as launches of the runtime's phase lock, so no collection overlaps them. The runtime must
@@ -49,25 +66,35 @@ public final class Snapshots {
      * passes through as it is), the new runtime is closed and discarded.
      *
      * @throws SnapshotException          when the file is truncated, corrupted, of another format
-     *                                    version, or holds records its layout does not allow
+     *                                    version, holds a layout that does not compile (the
+     *                                    compiler's exception is the cause) or records its layout
+     *                                    does not allow or the writer never writes
      * @throws MemoryCapExceededException when the cells do not fit {@code options}' memory cap
-     *                                    (raise it and read again)
+     *                                    (raise it and read again; for a file from an untrusted
+     *                                    source, see the class comment)
      */
     public static SNodeRuntime read(Path file, RuntimeOptions options) throws IOException {
         return SnapshotFiles.read(file, options);
     }
 
     /**
-     * Loads the snapshot into {@code empty}, a runtime of the same layout with no active cell.
-     * The whole file (checksums, layout, every record) is checked before the first write into
-     * the runtime, so a refused file leaves it untouched. When the runtime's memory cap (or an
-     * allocator fault) refuses a cell halfway through the load, what was loaded is deactivated
-     * again and the exception passes through as it is: every sparse SNode is left without an
-     * active cell, and the cells that are always active (root fields, dense cells above every
-     * sparse SNode), which a load writes only after all the others, keep the values they had.
+     * Loads the snapshot into {@code empty}, a runtime of an equal layout
+     * ({@link io.snode.api.Layout#equals}: the same canonical text, so other spacing in the
+     * file's layout text is the same layout) with no active cell. The whole file is checked
+     * before the first write into the runtime: the checksums, the layout, and every record as the
+     * load would check it (each record's parent cell activated by an earlier record, each list
+     * once, the records of a dense SNode's blocks numbering one per block of an active cell); so
+     * a refused file leaves the runtime untouched and reserves none of its memory. When the
+     * runtime's memory cap (or an allocator fault) refuses a cell halfway through the load, what
+     * was loaded is deactivated again and the exception passes through as it is: every sparse
+     * SNode is left without an active cell, and the cells that are always active (root fields,
+     * dense cells above every sparse SNode), which a load writes only after all the others, keep
+     * the values they had.
      *
      * @throws SnapshotException          when the file is truncated, corrupted, of another format
-     *                                    version, or of another layout (the message holds both layouts)
+     *                                    version, of another layout (the message holds both
+     *                                    layouts), or holds records its layout does not allow or the
+     *                                    writer never writes
      * @throws MemoryCapExceededException when the cells do not fit the runtime's memory cap
      * @throws IllegalArgumentException   when {@code empty} has an active cell
      * @throws IllegalStateException      when {@code empty} is closed
