@@ -534,7 +534,9 @@ public final class SNodeRuntime implements AutoCloseable {
     /**
      * Sum of {@code field} over the active cells (the cells a {@code forEach} over its SNode
      * visits), in {@code double}: each value widened to {@code double} (exact for {@code f32} and
-     * {@code i32}; an {@code i64} beyond 2^53 rounds to nearest) and added in one fixed order that
+     * {@code i32}; an {@code i64} beyond 2^53 rounds to nearest; integer sums are exact only while
+     * the partial sums stay within 2^53, beyond it they round as any {@code double} sum does; a
+     * sum of cells that all hold {@code -0.0} is {@code +0.0}, as a loop from {@code 0.0} gives) and added in one fixed order that
      * depends only on the active cells, so the result is the same, to the bit, for any
      * parallelism, on any CPU, with or without the Vector API. The order: every range of blocks
      * of the launch's split (the same ranges as {@link #reduceBlocks}) keeps 32 partial sums; cell

@@ -119,7 +119,7 @@ public final class Vdb {
             return new ExportOptions(gridName, how, nonZeroOnly, gridClass, voxelSize, origin);
         }
 
-        /** Exports only active cells whose value is not zero. */
+        /** Exports only active cells whose value is not zero ({@code -0.0} counts as zero: its cell is left out). */
         public ExportOptions nonZeroOnly(boolean only) {
             return new ExportOptions(gridName, compression, only, gridClass, voxelSize, origin);
         }
