@@ -193,10 +193,14 @@ public final class Vdb {
     /**
      * Writes {@code field}'s active cells to {@code file} as one grid; returns the voxels written.
      * The file is written beside {@code file} under a temporary name and then moved over it, so a
-     * write that fails halfway (a full disk, say) leaves the file that was there as it was.
+     * write that fails halfway (a full disk, say) leaves the file that was there as it was. A
+     * symbolic link is followed: the file it names is replaced (or created), the link stays.
      *
      * @throws IllegalArgumentException for a field that is not f32 or f64, not 3-D, or not in a
      *                                  dense or bitmasked SNode
+     * @throws java.nio.file.FileSystemException where {@code file} (its links followed) exists and
+     *                                  is not a regular file (a directory, a FIFO, a device):
+     *                                  nothing is written
      */
     public static long export(SNodeRuntime runtime, String field, Path file, ExportOptions options) throws IOException {
         Objects.requireNonNull(file, "file");
@@ -285,7 +289,9 @@ public final class Vdb {
      * Reads a grid of {@code file} into {@code field} of {@code runtime} (see the class comment).
      *
      * @throws VdbFormatException       for a file this codec cannot read (named with the grid and
-     *                                  the feature), or active tiles with {@code expandTiles} false
+     *                                  the feature), a file that is not a regular file (a pipe, a
+     *                                  device: the reader seeks), or active tiles with
+     *                                  {@code expandTiles} false
      * @throws IllegalArgumentException for a grid that does not fit the field's index space once
      *                                  moved by the offset, or a DoubleGrid into an f32 field
      */

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -28,7 +29,18 @@ final class VdbInput implements Closeable {
     private long bufStart;
     private String grid;
 
+    /**
+     * Opens {@code file}, which must be a regular file (or a link to one): the reader seeks to the
+     * grids' offsets and takes the file's size as its length, which a pipe or a device does not
+     * have (a FIFO without a writer would also block the open), so those are refused unopened.
+     */
     VdbInput(Path file) throws IOException {
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new VdbFormatException(file + ": not a regular file ("
+                    + (Files.isDirectory(file) ? "a directory" : "a pipe, a device or a socket")
+                    + "); the reader seeks to each grid's offset, so it reads only regular files: save the"
+                    + " input to a file first");
+        }
         this.file = file;
         this.channel = FileChannel.open(file, StandardOpenOption.READ);
         this.size = channel.size();

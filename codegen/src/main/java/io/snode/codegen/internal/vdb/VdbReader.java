@@ -14,7 +14,8 @@ import java.util.Objects;
  * offsets), and one grid's compression flags, metadata, transform and tree ({@link TreeReader}),
  * with leaf data stored raw, zip- or blosc-compressed. Anything else (other grid types, half-float
  * storage, instanced grids, files written as a stream without grid offsets, older format
- * versions) is a {@link VdbFormatException} that names the file, the grid and what is supported.
+ * versions) is a {@link VdbFormatException} that names the file, the grid and what is supported;
+ * so is input that is not a regular file (a pipe, a device), refused before it is opened.
  * The layout is in {@link VdbFormat}.
  */
 public final class VdbReader {

@@ -196,4 +196,90 @@ class VdbErrorTest {
             assertThat(listed.map(p -> p.getFileName().toString())).containsExactly("good.vdb");
         }
     }
+
+    /**
+     * A symbolic link is followed: the file it names (or will name: a link to a missing file)
+     * is written, with the temporary file beside it, and the link stays a link.
+     */
+    @Test
+    void aSymbolicLinkIsFollowedAndStaysALink() throws IOException {
+        Path real = Files.createDirectory(dir.resolve("real"));
+        Files.writeString(real.resolve("target.vdb"), "old");
+        Path link = Files.createSymbolicLink(dir.resolve("link.vdb"), Path.of("real", "target.vdb"));
+        Path chain = Files.createSymbolicLink(dir.resolve("chain.vdb"), Path.of("link.vdb"));
+        Path dangling = Files.createSymbolicLink(dir.resolve("dangling.vdb"), real.resolve("new.vdb"));
+        VdbWriter.write(chain, List.of(grids.get(0)), VdbCompression.NONE);
+        VdbWriter.write(dangling, List.of(grids.get(1)), VdbCompression.NONE);
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(Files.readSymbolicLink(chain)).isEqualTo(Path.of("link.vdb"));
+        assertThat(Files.readSymbolicLink(dangling)).isEqualTo(real.resolve("new.vdb"));
+        assertThat(VdbReader.gridNames(real.resolve("target.vdb"))).containsExactly("a");
+        assertThat(VdbReader.gridNames(real.resolve("new.vdb"))).containsExactly("phi");
+        try (var listed = Files.list(real)) {
+            assertThat(listed.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("target.vdb", "new.vdb");
+        }
+        try (var listed = Files.list(dir)) {
+            assertThat(listed.map(p -> p.getFileName().toString()))
+                    .containsExactlyInAnyOrder("good.vdb", "real", "link.vdb", "chain.vdb", "dangling.vdb");
+        }
+        Path loop = Files.createSymbolicLink(dir.resolve("loop.vdb"), Path.of("loop.vdb"));
+        assertThatThrownBy(() -> VdbWriter.write(loop, grids, VdbCompression.NONE))
+                .isInstanceOf(java.nio.file.FileSystemException.class).hasMessageContaining("symbolic links");
+    }
+
+    /** A target that exists and is not a regular file (a directory, a FIFO) is refused, and nothing is written. */
+    @Test
+    void aTargetThatIsNotARegularFileIsRefusedBeforeAnythingIsWritten() throws IOException, InterruptedException {
+        Path empty = Files.createDirectory(dir.resolve("empty"));
+        Path toEmpty = Files.createSymbolicLink(dir.resolve("to-empty"), empty);
+        List<Path> targets = new java.util.ArrayList<>(List.of(empty, toEmpty));
+        Path fifo = dir.resolve("fifo");
+        if (new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0) {
+            targets.add(fifo);
+        }
+        for (Path target : targets) {
+            assertThatThrownBy(() -> VdbWriter.write(target, grids, VdbCompression.NONE)).as(target.toString())
+                    .isInstanceOf(java.nio.file.FileSystemException.class)
+                    .hasMessageContainingAll(target.toString(), "not a regular file");
+        }
+        assertThat(Files.isDirectory(empty, java.nio.file.LinkOption.NOFOLLOW_LINKS)).isTrue();
+        assertThat(Files.isSymbolicLink(toEmpty)).isTrue();
+        if (targets.contains(fifo)) {
+            assertThat(Files.readAttributes(fifo, java.nio.file.attribute.BasicFileAttributes.class).isOther())
+                    .as("still a FIFO").isTrue();
+        }
+        try (var listed = Files.list(dir)) {
+            assertThat(listed.map(p -> p.getFileName().toString())).as("no temporary file")
+                    .allSatisfy(name -> assertThat(name).doesNotEndWith(".tmp"));
+        }
+        try (var listed = Files.list(empty)) {
+            assertThat(listed).isEmpty();
+        }
+    }
+
+    /**
+     * The reader seeks to each grid's offset, so it reads only regular files: a device, a FIFO (a
+     * shell's {@code <(...)}) or a directory is refused as such, without opening it (a FIFO
+     * without a writer would block the open).
+     */
+    @Test
+    void anInputThatIsNotARegularFileIsRefusedAsSuch() throws IOException, InterruptedException {
+        List<Path> inputs = new java.util.ArrayList<>(List.of(dir));
+        if (Files.exists(Path.of("/dev/null"))) {
+            inputs.add(Path.of("/dev/null"));
+        }
+        Path fifo = dir.resolve("fifo");
+        if (new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0) {
+            inputs.add(fifo);
+        }
+        for (Path input : inputs) {
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> {
+                assertThatThrownBy(() -> VdbReader.read(input, null)).as(input.toString())
+                        .isInstanceOf(VdbFormatException.class)
+                        .hasMessageContainingAll(input.toString(), "not a regular file");
+                assertThatThrownBy(() -> VdbReader.gridNames(input)).isInstanceOf(VdbFormatException.class)
+                        .hasMessageContaining("not a regular file");
+            });
+        }
+    }
 }
