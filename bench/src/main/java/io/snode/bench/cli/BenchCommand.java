@@ -137,13 +137,6 @@ final class BenchCommand implements Callable<Integer> {
             throw new SnodeCli.BadInputException("--threads=" + parallel + " must be between 1 and 256");
         }
         List<Integer> threadCounts = parallel == 1 ? List.of(1) : List.of(1, parallel);
-        // Refused now, not after a run of many minutes.
-        if (json != null) {
-            OutputPaths.file("--json", json);
-        }
-        if (chart != null) {
-            OutputPaths.file("--chart", chart);
-        }
         Path harness = harness();
         if (harness != null) {
             harness = harness.toAbsolutePath().normalize();
@@ -152,6 +145,11 @@ final class BenchCommand implements Callable<Integer> {
             throw new SnodeCli.BadInputException("--chart draws the time ratios against OpenVDB or hashmap; this run"
                     + " has neither (add hashmap to --structure, or run OpenVDB: without --quick and --no-peers)");
         }
+        // Refused now, not after a run of many minutes; the last refusal, as it creates directories.
+        Map<String, Path> outputs = new LinkedHashMap<>();
+        outputs.put("--json", json);
+        outputs.put("--chart", chart);
+        OutputPaths.files(outputs);
         boolean progress = System.console() != null && System.console().isTerminal();
 
         long physical = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())

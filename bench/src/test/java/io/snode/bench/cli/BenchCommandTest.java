@@ -7,9 +7,11 @@ import io.snode.bench.workload.DataSet;
 import io.snode.bench.workload.WorkloadLayout;
 import io.snode.bench.workload.WorkloadMain;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -130,6 +132,33 @@ class BenchCommandTest {
             assertThat(result.code()).as(result.err()).isEqualTo(SnodeCli.BAD_INPUT);
             assertThat(result.err()).contains(option + "=" + file.resolve("y") + ": " + file + " is a file, not a directory");
             assertThat(result.out()).as("nothing ran").doesNotContain("snode bench:");
+        }
+    }
+
+    /**
+     * Every refusal comes before anything is created: a chart with nothing to compare with, a
+     * chart path under a file, and a chart in a directory that takes no file leave no directory
+     * of the --json path behind.
+     */
+    @Test
+    void aRefusedRunCreatesNoDirectory(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("afile"), "x");
+        SnodeCliTest.Result nothingToCompare = SnodeCliTest.run("bench", "--quick", "--structure", "L2", "--workload",
+                "W1s", "--json", dir.resolve("nj/x.json").toString(), "--chart", dir.resolve("nc/x.png").toString());
+        assertThat(nothingToCompare.code()).as(nothingToCompare.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(nothingToCompare.err()).contains("--chart draws the time ratios against OpenVDB or hashmap");
+        SnodeCliTest.Result underAFile = SnodeCliTest.run("bench", "--quick", "--json",
+                dir.resolve("nj2/x.json").toString(), "--chart", file.resolve("x.png").toString());
+        assertThat(underAFile.code()).as(underAFile.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(underAFile.err()).contains("--chart=" + file.resolve("x.png") + ": " + file + " is a file");
+        if (Files.isDirectory(Path.of("/proc/self"))) {
+            SnodeCliTest.Result proc = SnodeCliTest.run("bench", "--quick", "--json",
+                    dir.resolve("nj3/deeper/x.json").toString(), "--chart", "/proc/x.png");
+            assertThat(proc.code()).as(proc.err()).isEqualTo(SnodeCli.BAD_INPUT);
+            assertThat(proc.err()).contains("--chart=/proc/x.png");
+        }
+        try (Stream<Path> listed = Files.list(dir)) {
+            assertThat(listed).as("nothing created").containsExactly(file);
         }
     }
 }
