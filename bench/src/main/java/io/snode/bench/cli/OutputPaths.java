@@ -59,6 +59,30 @@ final class OutputPaths {
         });
     }
 
+    /**
+     * Checks, as {@link #file} does, a file that the command replaces by moving a new file over it:
+     * it may be a symbolic link (the file it names is replaced, in that file's directory), but
+     * what it names must be a regular file or nothing yet, not a FIFO or a device.
+     */
+    static void replacedFile(String option, Path file) {
+        checkFile(option, file);
+        Path real = file;
+        if (Files.exists(file)) {
+            if (!Files.isRegularFile(file)) {
+                throw new SnodeCli.BadInputException(option + "=" + file + " is not a regular file (a FIFO, a device"
+                        + " or a socket), which the command would replace; name a regular file or a new one");
+            }
+            try {
+                real = file.toRealPath();
+            } catch (IOException e) {
+                real = file; // the write names the problem
+            }
+        }
+        Path parent = real.toAbsolutePath().getParent();
+        writable(option + "=" + file + ": its directory " + parent, parent, "name a file in a writable directory",
+                new ArrayList<>());
+    }
+
     /** The checks of {@link #file} that create nothing. */
     private static void checkFile(String option, Path file) {
         if (file.toString().isBlank()) {

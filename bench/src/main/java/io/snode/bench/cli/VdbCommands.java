@@ -53,7 +53,7 @@ final class VdbCommands {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
-            OutputPaths.file("--out", this.out);
+            OutputPaths.replacedFile("--out", this.out);
             NarrowBand band = NarrowBand.sorted(quick ? NarrowBand.QUICK_RADIUS : NarrowBand.RADIUS);
             try (SNodeRuntime runtime = SNodeRuntime.compile(Layouts.l2())) {
                 long start = System.nanoTime();

@@ -83,6 +83,59 @@ class VdbCommandsTest {
         }
     }
 
+    /** An --out that is a symbolic link writes the file it names; the link stays a link. */
+    @Test
+    void anOutThatIsASymbolicLinkWritesTheFileItNames(@TempDir Path dir) throws IOException {
+        Path real = Files.createDirectory(dir.resolve("real"));
+        Files.writeString(real.resolve("shell.vdb"), "old");
+        Path link = Files.createSymbolicLink(dir.resolve("link.vdb"), Path.of("real", "shell.vdb"));
+        SnodeCliTest.Result export = SnodeCliTest.run("export-vdb", "--quick", "--out", link.toString());
+        assertThat(export.code()).as(export.err()).isZero();
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        SnodeCliTest.Result back = SnodeCliTest.run("import-vdb", real.resolve("shell.vdb").toString());
+        assertThat(back.code()).as(back.err()).isZero();
+        assertThat(back.out()).contains("active 503092 (of them 0 from tiles), sum " + QUICK_SUM);
+        try (var listed = Files.list(real)) {
+            assertThat(listed).containsExactly(real.resolve("shell.vdb"));
+        }
+    }
+
+    /** An --out that exists and is not a regular file (a FIFO) is refused before the shell is built, and stays. */
+    @Test
+    void anOutThatIsNotARegularFileIsRefusedBeforeAnything(@TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("fifo");
+        Assumptions.assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "no mkfifo");
+        SnodeCliTest.Result export = SnodeCliTest.run("export-vdb", "--quick", "--out", fifo.toString());
+        assertThat(export.code()).as(export.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(export.err().strip()).doesNotContain("\n").contains("--out=" + fifo, "not a regular file");
+        assertThat(export.out()).as("nothing was built").isEmpty();
+        assertThat(Files.readAttributes(fifo, java.nio.file.attribute.BasicFileAttributes.class).isOther()).isTrue();
+        try (var listed = Files.list(dir)) {
+            assertThat(listed).containsExactly(fifo);
+        }
+    }
+
+    /** import-vdb reads regular files only: a pipe (a shell's {@code <(...)}) or a device is refused as such. */
+    @Test
+    void anInputThatIsNotARegularFileIsRefusedAsSuch(@TempDir Path dir) throws Exception {
+        java.util.List<Path> inputs = new java.util.ArrayList<>();
+        if (Files.exists(Path.of("/dev/null"))) {
+            inputs.add(Path.of("/dev/null"));
+        }
+        Path fifo = dir.resolve("fifo");
+        if (new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0) {
+            inputs.add(fifo);
+        }
+        Assumptions.assumeFalse(inputs.isEmpty(), "neither /dev/null nor mkfifo");
+        for (Path input : inputs) {
+            SnodeCliTest.Result result = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                    java.time.Duration.ofSeconds(30), () -> SnodeCliTest.run("import-vdb", input.toString()));
+            assertThat(result.code()).as(result.err()).isEqualTo(SnodeCli.BAD_INPUT);
+            assertThat(result.err().strip()).doesNotContain("\n").contains(input.toString(), "not a regular file")
+                    .doesNotContain("0 bytes");
+        }
+    }
+
     /** import-vdb's refusals say which option to change: --no-tiles, --offset, and --grid when the first grid cannot be read. */
     @Test
     void importVdbsRefusalsNameTheOptionToChange(@TempDir Path dir) throws IOException {
