@@ -77,26 +77,29 @@ final class BenchCommand implements Callable<Integer> {
                     + " layout texts (quoted; the commas inside their parentheses do not separate); repeatable")
     List<String> structures;
 
-    @Option(names = "--rounds", paramLabel = "N", description = "rounds (default: 2, --quick: 1)")
+    @Option(names = "--rounds", paramLabel = "N", description = "rounds, 1 to 1000 (default: 2, --quick: 1)")
     Integer rounds;
 
-    @Option(names = "--runs", paramLabel = "N", description = "timed runs per workload (default: 5, --quick: 1)")
+    @Option(names = "--runs", paramLabel = "N", description = "timed runs per workload, 1 to 1000 (default: 5, --quick: 1)")
     Integer runs;
 
-    @Option(names = "--warmups", paramLabel = "N", description = "least untimed warm-up runs before them (default: 2, --quick: 0)")
+    @Option(names = "--warmups", paramLabel = "N", description = "least untimed warm-up runs before them, 0 to 100"
+            + " (default: 2, --quick: 0)")
     Integer warmups;
 
-    @Option(names = "--warmup-seconds", paramLabel = "S", description = "least wall clock of a workload's warm-ups,"
-            + " set-ups included: they go on past --warmups until S seconds passed (at most "
+    @Option(names = "--warmup-seconds", paramLabel = "S", description = "least wall clock of a workload's warm-ups"
+            + " in seconds, 0 to 60, set-ups included: they go on past --warmups until S seconds passed (at most "
             + Trials.MAX_WARMUPS + " runs), so that a short run is timed after the JIT compiled it"
             + " (default: 1, --quick: 0)")
     Double warmupSeconds;
 
-    @Option(names = "--threads", paramLabel = "T", description = "The thread count besides 1 for W5 and for W3's launch after a change (default: the available processors, at most 256)")
+    @Option(names = "--threads", paramLabel = "T", description = "The thread count besides 1 for W5 and for W3's launch after a"
+            + " change, 1 to 256 (default: the available processors, at most 256)")
     Integer threads;
 
-    @Option(names = "--peers", paramLabel = "DIR", description = "the OpenVDB harness directory (default:"
-            + " ../shared/peers/openvdb, from here or from the checkout, when it exists; never with --quick)")
+    @Option(names = "--peers", paramLabel = "DIR", description = "the OpenVDB harness directory; refused with"
+            + " --quick and --no-peers (default, when it exists, from here or from the checkout:"
+            + " ../shared/peers/openvdb)")
     Path peers;
 
     @Option(names = "--no-peers", description = "do not run OpenVDB")
@@ -121,6 +124,11 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         List<Workload> chosen = chosenWorkloads();
         List<String> names = chosenStructures();
+        if (peers != null && (quick || noPeers)) {
+            String without = quick ? "--quick" : "--no-peers";
+            throw new SnodeCli.BadInputException("--peers=" + peers + " names the OpenVDB harness, which " + without
+                    + " does not run: drop --peers, or " + without + " to run it");
+        }
         int roundCount = positive("--rounds", rounds, quick ? 1 : 2);
         int runCount = positive("--runs", runs, quick ? 1 : 5);
         int warmupCount = warmups == null ? (quick ? 0 : 2) : warmups;
@@ -129,7 +137,8 @@ final class BenchCommand implements Callable<Integer> {
         }
         double warmupTime = warmupSeconds == null ? (quick ? 0 : 1) : warmupSeconds;
         if (!(warmupTime >= 0 && warmupTime <= 60)) {
-            throw new SnodeCli.BadInputException("--warmup-seconds=" + warmupSeconds + " must be between 0 and 60");
+            throw new SnodeCli.BadInputException("--warmup-seconds=" + SnodeCli.typed(spec, "--warmup-seconds",
+                    warmupSeconds) + " must be between 0 and 60");
         }
         int cores = Runtime.getRuntime().availableProcessors();
         int parallel = threads == null ? Math.min(cores, 256) : threads; // the default fits the limit on any machine
@@ -325,7 +334,7 @@ final class BenchCommand implements Callable<Integer> {
         return chosen;
     }
 
-    /** The harness to run, or null: never with --quick or --no-peers; a given directory must exist. */
+    /** The harness to run, or null: never with --quick or --no-peers (refused with --peers); a given directory must exist. */
     private Path harness() {
         if (quick || noPeers) {
             return null;

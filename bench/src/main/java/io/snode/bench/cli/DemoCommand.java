@@ -32,17 +32,20 @@ import picocli.CommandLine.Option;
                 "active blocks outlined) and DIR/memory.png (active blocks and bytes in use",
                 "per step)."})
 final class DemoCommand implements Callable<Integer> {
-    @Option(names = "--steps", paramLabel = "N", defaultValue = "200", description = "steps to run (default: ${DEFAULT-VALUE})")
+    @Option(names = "--steps", paramLabel = "N", defaultValue = "200", description = "steps to run, 1 to "
+            + ParticleInCell.MAX_STEPS + " (default: ${DEFAULT-VALUE})")
     int steps;
 
     @Option(names = "--particles", paramLabel = "N", defaultValue = "150000",
-            description = "particles the source emits in all, over the first half of the steps (default: ${DEFAULT-VALUE})")
+            description = "particles the source emits in all, 1 to " + ParticleInCell.MAX_PARTICLES
+                    + ", over the first half of the steps (default: ${DEFAULT-VALUE})")
     int particles;
 
     @Option(names = "--seed", paramLabel = "S", defaultValue = "42", description = "random seed of the source (default: ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--threads", paramLabel = "T", description = "threads for the launches (default: the available processors)")
+    @Option(names = "--threads", paramLabel = "T", description = "threads for the launches, 1 to 1024 (default: the available"
+            + " processors)")
     Integer threads;
 
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "out", description = "where the pictures go (default: ${DEFAULT-VALUE})")

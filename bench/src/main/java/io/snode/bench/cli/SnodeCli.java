@@ -69,6 +69,18 @@ public final class SnodeCli implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
+    /**
+     * What was typed for {@code option} in the command of {@code spec} (its last occurrence), else
+     * {@code value} as text: a message echoes what the user wrote, not Java's rendering of the
+     * parsed number ({@code 99999999999999}, not {@code 9.9999999999999E13}).
+     */
+    static String typed(CommandLine.Model.CommandSpec spec, String option, Object value) {
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        CommandLine.Model.OptionSpec matched = parsed == null ? null : parsed.matchedOption(option);
+        return matched == null || matched.originalStringValues().isEmpty() ? String.valueOf(value)
+                : matched.originalStringValues().getLast();
+    }
+
     /** Input that cannot be used: the message says what was wrong and what to do. */
     static final class BadInputException extends RuntimeException {
         BadInputException(String message) {

@@ -20,14 +20,16 @@ import picocli.CommandLine.Option;
                 "",
                 "Every second the threads pause while the whole model is compared, the shared",
                 "upper cells are reset and memory is collected; at the first of those pauses",
-                "after each --report-seconds a line shows throughput and footprint. The footprint (bytes reserved) must stay within",
-                "the live peak plus one largest chunk per list of each SNode. At the end",
+                "after each --report-seconds a line shows throughput and footprint. The",
+                "footprint (bytes reserved) must stay within the live peak plus one largest",
+                "chunk per list of each SNode. At the end",
                 "everything is deactivated and collected, and no cell may stay in use.",
                 "",
                 "Exit code 0 when all of that held, 1 when something was lost or leaked."})
 final class SoakCommand implements Callable<Integer> {
     @Option(names = "--minutes", paramLabel = "M", defaultValue = "1",
-            description = "how long the threads run, fractions allowed (default: ${DEFAULT-VALUE})")
+            description = "how long the threads run, above 0 and at most 10080 (a week),"
+                    + " fractions allowed (default: ${DEFAULT-VALUE})")
     double minutes;
 
     @Option(names = "--threads", paramLabel = "T",
@@ -38,8 +40,8 @@ final class SoakCommand implements Callable<Integer> {
     long seed;
 
     @Option(names = "--cap-mib", paramLabel = "MIB",
-            description = "memory cap of the runtime in MiB, to make activations and appends be refused"
-                    + " (default: the runtime's default cap)")
+            description = "memory cap of the runtime in MiB, above 0 and at most 1048576 (1 TiB), to make"
+                    + " activations and appends be refused (default: the runtime's default cap)")
     Double capMib;
 
     @Option(names = "--huge-pages",
@@ -47,20 +49,21 @@ final class SoakCommand implements Callable<Integer> {
     boolean hugePages;
 
     @Option(names = "--report-seconds", paramLabel = "S", defaultValue = "5",
-            description = "seconds between progress lines (default: ${DEFAULT-VALUE})")
+            description = "seconds between progress lines, above 0 and at most 3600"
+                    + " (default: ${DEFAULT-VALUE})")
     double reportSeconds;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    static final double MAX_MINUTES = 7 * 24 * 60;
+    static final double MAX_MINUTES = 7 * 24 * 60; // the help's 10080
 
     @Override
     public Integer call() {
         // The default is capped at the most the soak takes, so that a machine of many cores runs it without the option.
         int threadCount = threads == null ? Math.min(Runtime.getRuntime().availableProcessors(), Soak.MAX_THREADS) : threads;
         if (!(minutes > 0) || minutes > MAX_MINUTES) {
-            throw new SnodeCli.BadInputException("--minutes=" + minutes + " must be above 0 and at most "
+            throw new SnodeCli.BadInputException("--minutes=" + SnodeCli.typed(spec, "--minutes", minutes) + " must be above 0 and at most "
                     + (long) MAX_MINUTES + " (a week); fractions are allowed, e.g. 0.1");
         }
         if (threadCount < 1 || threadCount > Soak.MAX_THREADS) {
@@ -68,10 +71,11 @@ final class SoakCommand implements Callable<Integer> {
                     + Soak.MAX_THREADS);
         }
         if (capMib != null && !(capMib > 0 && capMib <= 1024 * 1024)) {
-            throw new SnodeCli.BadInputException("--cap-mib=" + capMib + " must be above 0 and at most 1048576 (1 TiB)");
+            throw new SnodeCli.BadInputException("--cap-mib=" + SnodeCli.typed(spec, "--cap-mib", capMib)
+                    + " must be above 0 and at most 1048576 (1 TiB)");
         }
         if (!(reportSeconds > 0) || reportSeconds > 3600) {
-            throw new SnodeCli.BadInputException("--report-seconds=" + reportSeconds
+            throw new SnodeCli.BadInputException("--report-seconds=" + SnodeCli.typed(spec, "--report-seconds", reportSeconds)
                     + " must be above 0 and at most 3600");
         }
         long capBytes = capMib == null ? 0 : Math.max(1, (long) (capMib * 1024 * 1024));
@@ -82,7 +86,7 @@ final class SoakCommand implements Callable<Integer> {
         try {
             result = new Soak(config, out).run();
         } catch (Soak.CapTooSmallException e) {
-            throw new SnodeCli.BadInputException("--cap-mib=" + capMib + " is too small: " + e.getMessage()
+            throw new SnodeCli.BadInputException("--cap-mib=" + SnodeCli.typed(spec, "--cap-mib", capMib) + " is too small: " + e.getMessage()
                     + "; give more");
         }
         return result.passed() ? SnodeCli.OK : SnodeCli.FAILURE;

@@ -97,7 +97,7 @@ class BenchCommandTest {
         assertThat(SnodeCliTest.run("bench", "--quick", "--runs", "0").code()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(SnodeCliTest.run("bench", "--quick", "--warmups", "-1").err()).contains("--warmups=-1 must be between 0 and 100");
         assertThat(SnodeCliTest.run("bench", "--quick", "--warmup-seconds", "-1").err())
-                .contains("--warmup-seconds=-1.0 must be between 0 and 60");
+                .contains("--warmup-seconds=-1 must be between 0 and 60");
         assertThat(SnodeCliTest.run("bench", "--quick", "--warmup-seconds", "NaN").code()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(SnodeCliTest.run("bench", "--quick", "--threads", "0").err()).contains("--threads=0 must be between 1 and 256");
         SnodeCliTest.Result peers = SnodeCliTest.run("bench", "--peers", dir.resolve("missing").toString());
@@ -160,5 +160,33 @@ class BenchCommandTest {
         try (Stream<Path> listed = Files.list(dir)) {
             assertThat(listed).as("nothing created").containsExactly(file);
         }
+    }
+
+    /** --peers names the harness to run; with --quick or --no-peers none runs, so the combination is refused. */
+    @Test
+    void peersWithQuickOrNoPeersIsRefused(@TempDir Path dir) {
+        // The chart (nothing to compare with) would be refused too, but after the contradiction.
+        for (String without : new String[] {"--quick", "--no-peers"}) {
+            SnodeCliTest.Result result = SnodeCliTest.run("bench", without, "--peers", dir.toString(), "--structure",
+                    "L2", "--workload", "W1s", "--chart", dir.resolve("c.png").toString());
+            assertThat(result.code()).as(result.err()).isEqualTo(SnodeCli.BAD_INPUT);
+            assertThat(result.err().strip()).as(without).doesNotContain("\n")
+                    .contains("--peers=" + dir, without, "drop");
+            assertThat(result.out()).isEmpty();
+        }
+    }
+
+    /** The help states each count's range, as the command enforces it, and prints the harness's path whole. */
+    @Test
+    void theHelpStatesTheRangesAndThePathWhole() {
+        String help = SnodeCliTest.run("bench", "--help").out().replaceAll("\\R +", " ");
+        assertThat(help).contains("rounds, 1 to 1000", "timed runs per workload, 1 to 1000",
+                "warm-up runs before them, 0 to 100", "warm-ups in seconds, 0 to 60,", "1 to 256",
+                "../shared/peers/openvdb", "at most " + io.snode.bench.workload.Trials.MAX_WARMUPS + " runs");
+        SnodeCliTest.Result warmups = SnodeCliTest.run("bench", "--quick", "--warmups", "101");
+        assertThat(warmups.err()).contains("--warmups=101 must be between 0 and 100");
+        SnodeCliTest.Result seconds = SnodeCliTest.run("bench", "--quick", "--warmup-seconds", "1e3");
+        assertThat(seconds.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(seconds.err()).as("what was typed").contains("--warmup-seconds=1e3 must be between 0 and 60");
     }
 }

@@ -120,6 +120,11 @@ class DemoCommandTest {
         assertThat(help.code()).isZero();
         assertThat(help.out()).contains("--steps", "--particles", "--seed", "--threads", "--out", "--no-progress",
                 "demo.png", "memory.png");
+        String options = help.out().replaceAll("\\R +", " ");
+        assertThat(options).as("the ranges the command enforces").contains(
+                "steps to run, 1 to " + io.snode.bench.demo.ParticleInCell.MAX_STEPS,
+                "particles the source emits in all, 1 to " + io.snode.bench.demo.ParticleInCell.MAX_PARTICLES,
+                "threads for the launches, 1 to 1024");
     }
 
     private static void assertBadInput(Result result, String message) {

@@ -18,16 +18,39 @@ class SoakCommandTest {
     void badOptionsExitWithTwoAndSayWhatIsAllowed() {
         SnodeCliTest.Result zero = SnodeCliTest.run("soak", "--minutes", "0");
         assertThat(zero.code()).isEqualTo(SnodeCli.BAD_INPUT);
-        assertThat(zero.err()).contains("--minutes=0.0 must be above 0");
+        assertThat(zero.err()).contains("--minutes=0 must be above 0");
         SnodeCliTest.Result threads = SnodeCliTest.run("soak", "--minutes", "0.01", "--threads", "0");
         assertThat(threads.code()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(threads.err()).contains("--threads=0 must be between 1 and 64");
         SnodeCliTest.Result cap = SnodeCliTest.run("soak", "--minutes", "0.01", "--cap-mib", "-1");
         assertThat(cap.code()).isEqualTo(SnodeCli.BAD_INPUT);
-        assertThat(cap.err()).contains("--cap-mib=-1.0 must be above 0");
+        assertThat(cap.err()).contains("--cap-mib=-1 must be above 0");
         SnodeCliTest.Result tiny = SnodeCliTest.run("soak", "--minutes", "0.01", "--cap-mib", "0.001");
         assertThat(tiny.code()).as(tiny.err()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(tiny.err()).contains("--cap-mib=0.001 is too small: compiling the soak's layout needs")
                 .doesNotContain("a bug");
+    }
+
+    /** Out-of-range numbers are echoed as typed, not in Java's rendering of the parsed double. */
+    @Test
+    void anOutOfRangeNumberIsEchoedAsTyped() {
+        SnodeCliTest.Result cap = SnodeCliTest.run("soak", "--cap-mib=99999999999999");
+        assertThat(cap.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(cap.err()).contains("--cap-mib=99999999999999 must be above 0 and at most 1048576");
+        SnodeCliTest.Result minutes = SnodeCliTest.run("soak", "--minutes", "1e9");
+        assertThat(minutes.err()).contains("--minutes=1e9 must be above 0 and at most 10080");
+        SnodeCliTest.Result report = SnodeCliTest.run("soak", "--minutes", "0.01", "--report-seconds", "3601");
+        assertThat(report.err()).contains("--report-seconds=3601 must be above 0 and at most 3600");
+    }
+
+    /** The help states the limits the command enforces. */
+    @Test
+    void theHelpStatesTheLimits() {
+        SnodeCliTest.Result help = SnodeCliTest.run("soak", "--help");
+        assertThat(help.code()).isZero();
+        assertThat(help.out().lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(80));
+        String options = help.out().replaceAll("\\R +", " ");
+        assertThat(options).contains("above 0 and at most 10080 (a week)", "above 0 and at most 1048576 (1 TiB)",
+                "above 0 and at most 3600", "worker threads, 1 to 64");
     }
 }
