@@ -62,7 +62,8 @@ final class InspectCommand implements Callable<Integer> {
     String layoutText;
 
     @Option(names = "--dump", paramLabel = "DIR",
-            description = "also write the .class files to DIR (for javap -c -p); compiles the layout")
+            description = "also write the .class files to DIR (for javap -c -p); compiles the layout."
+                    + " DIR comes first: --dump DIR LAYOUT")
     Path dumpDirectory;
 
     @Option(names = "--plan-only", description = "print only the plan; compiles and allocates nothing")
@@ -70,6 +71,15 @@ final class InspectCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /**
+     * After "Missing required parameter: 'LAYOUT'": where --dump took the layout as its
+     * directory, what to write instead; else nothing.
+     */
+    String missingLayoutHint() {
+        return dumpDirectory == null ? "" : "; --dump takes a directory before the layout, e.g. ./snode inspect"
+                + " --dump out/classes 'LAYOUT' (here it took '" + dumpDirectory + "' as the directory)";
+    }
 
     @Override
     public Integer call() throws IOException {

@@ -42,7 +42,10 @@ public final class SnodeCli implements Runnable {
                         + String.join(", ", where.subcommands().keySet()) + " (see: ./snode --help)");
                 return BAD_INPUT;
             }
-            err.println("snode: " + exception.getMessage() + " (see: ./" + where.qualifiedName() + " --help)");
+            String hint = exception instanceof CommandLine.MissingParameterException
+                    && exception.getCommandLine().getCommand() instanceof InspectCommand inspect
+                    ? inspect.missingLayoutHint() : "";
+            err.println("snode: " + exception.getMessage() + hint + " (see: ./" + where.qualifiedName() + " --help)");
             return BAD_INPUT;
         });
         commandLine.setExecutionExceptionHandler((exception, parsed, result) -> {

@@ -217,4 +217,28 @@ class SnodeCliTest {
         assertThat(result.code()).isZero();
         assertThat(result.out()).contains("inspect", "Usage: snode");
     }
+
+    /** --dump takes a directory: given the layout in its place, the message says so. */
+    @Test
+    void aLayoutGivenAsTheDumpDirectoryIsExplained() {
+        Result result = run("inspect", "--dump", "dense(ijk,8).place(f32 x)");
+        assertThat(result.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(result.out()).isEmpty();
+        assertThat(result.err().strip()).doesNotContain("\n")
+                .contains("--dump takes a directory before the layout", "'dense(ijk,8).place(f32 x)'");
+        Result missing = run("inspect", "--plan-only");
+        assertThat(missing.err()).contains("Missing required parameter").doesNotContain("--dump takes");
+    }
+
+    /** The README's list of commands names every command the top level has. */
+    @Test
+    void theReadmesListOfCommandsNamesEveryCommand() throws java.io.IOException {
+        String readme = Files.readString(Path.of(System.getProperty("user.dir")).getParent().resolve("README.md"));
+        int start = readme.indexOf("`./snode --help` lists the commands:");
+        assertThat(start).isNotNegative();
+        String list = readme.substring(start, readme.indexOf("A command exits", start));
+        for (String command : new picocli.CommandLine(new SnodeCli()).getSubcommands().keySet()) {
+            assertThat(list).as(command).contains("`" + command + "`");
+        }
+    }
 }
