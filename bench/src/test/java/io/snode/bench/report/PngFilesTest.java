@@ -33,4 +33,26 @@ class PngFilesTest {
             assertThat(listed).containsExactly(empty);
         }
     }
+
+    /** A symbolic link is followed: the file it names gets the picture, the link stays a link (it was replaced by a file). */
+    @Test
+    void aSymbolicLinkIsFollowedAndStaysALink(@TempDir Path dir) throws IOException {
+        Path target = Files.writeString(dir.resolve("target.png"), "an older file");
+        Path link = Files.createSymbolicLink(dir.resolve("link.png"), target.getFileName());
+        PngFiles.write(new BufferedImage(3, 2, BufferedImage.TYPE_INT_RGB), link);
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(ImageIO.read(target.toFile()).getWidth()).isEqualTo(3);
+    }
+
+    /** A FIFO where the picture goes is refused and kept (it was replaced by a regular file). */
+    @Test
+    void aFifoWhereThePictureGoesIsRefusedAndKept(@TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("fifo.png");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mkfifo.waitFor() == 0, "mkfifo is available");
+        assertThatThrownBy(() -> PngFiles.write(new BufferedImage(3, 2, BufferedImage.TYPE_INT_RGB), fifo))
+                .isInstanceOf(IOException.class).hasMessageContaining("not a regular file");
+        assertThat(Files.isRegularFile(fifo)).isFalse();
+        assertThat(Files.exists(fifo)).isTrue();
+    }
 }

@@ -1,14 +1,9 @@
 package io.snode.codegen.internal.vdb;
 
+import io.snode.codegen.internal.FileReplacement;
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileSystemException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -31,13 +26,10 @@ public final class VdbWriter {
     }
 
     /**
-     * Writes {@code grids} to {@code file}, replacing it. Names must be non-empty, distinct and
-     * free of the character U+001E (OpenVDB's unique-name separator). The grids go to a new file
-     * beside {@code file} ({@code .NAME.RANDOM.tmp}), which is then moved over it (atomically where
-     * the file system can): a write that fails halfway (a full disk, say) leaves the file that was
-     * there as it was and deletes its own. A symbolic link is followed (links to links too, up to
-     * 40): the file it names is written, or created where it names none, with the
-     * temporary file beside that file, and the link stays as it was.
+     * Writes {@code grids} to {@code file}, replacing it as {@link FileReplacement} does (a new
+     * file beside it, moved over it: a write that fails halfway leaves the file that was there as
+     * it was; a symbolic link is followed and stays). Names must be non-empty, distinct and free
+     * of the character U+001E (OpenVDB's unique-name separator).
      *
      * @throws FileSystemException where {@code file} (its links followed) exists and is not a
      *                             regular file (a directory, a FIFO, a device), before anything is
@@ -58,53 +50,7 @@ public final class VdbWriter {
             }
         }
         List<TreeWriter> trees = grids.stream().map(TreeWriter::new).toList();
-        Path target = destination(file);
-        Path temporary = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
-        boolean moved = false;
-        try {
-            writeFile(temporary, grids, trees, compression);
-            try {
-                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-            moved = true;
-        } finally {
-            if (!moved) {
-                Files.deleteIfExists(temporary);
-            }
-        }
-    }
-
-    /** Most symbolic links followed from the path given to {@link #write}. */
-    private static final int MAX_LINKS = 40;
-
-    /**
-     * The file that a write to {@code file} replaces or creates: {@code file} with its symbolic
-     * links followed (a link's relative target is taken from the link's directory), absolute.
-     */
-    private static Path destination(Path file) throws IOException {
-        Path path = file.toAbsolutePath();
-        for (int links = 0; Files.isSymbolicLink(path); links++) {
-            if (links == MAX_LINKS) {
-                throw new FileSystemException(file.toString(), null, "more than " + MAX_LINKS
-                        + " levels of symbolic links (a loop?)");
-            }
-            path = path.resolveSibling(Files.readSymbolicLink(path));
-        }
-        BasicFileAttributes attributes;
-        try {
-            attributes = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        } catch (NoSuchFileException e) {
-            return path; // created by the move
-        }
-        if (!attributes.isRegularFile()) {
-            throw new FileSystemException(file.toString(), null, "not a regular file ("
-                    + (attributes.isDirectory() ? "a directory" : "a FIFO, a device or a socket")
-                    + (path.equals(file.toAbsolutePath()) ? "" : ", " + path + " where its links lead")
-                    + "); a .vdb file replaces only a regular file");
-        }
-        return path;
+        FileReplacement.replace(file, temporary -> writeFile(temporary, grids, trees, compression));
     }
 
     private static void writeFile(Path file, List<VdbGrid> grids, List<TreeWriter> trees, VdbCompression compression)
