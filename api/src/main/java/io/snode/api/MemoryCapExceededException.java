@@ -30,13 +30,24 @@ public final class MemoryCapExceededException extends RuntimeException {
         super("memory cap exceeded: owner=" + ownerName
                 + " bytesRequested=" + bytesRequested
                 + " bytesHeld=" + bytesHeld
-                + " capBytes=" + capBytes
-                + " (held + requested would exceed the cap; raise the cap, or deactivate cells of the same SNode:"
-                + " freed cells serve that SNode again and stay counted until the runtime is closed)");
+                + " capBytes=" + capBytes + advice(bytesHeld, bytesRequested, capBytes));
         this.ownerName = ownerName;
         this.bytesHeld = bytesHeld;
         this.bytesRequested = bytesRequested;
         this.capBytes = capBytes;
+    }
+
+    /** What can be done: a request larger than the whole cap, or one into an empty pool, only a larger cap serves. */
+    private static String advice(long bytesHeld, long bytesRequested, long capBytes) {
+        if (bytesRequested > capBytes) {
+            return " (this one request is larger than the whole cap; raise the cap to at least "
+                    + (bytesHeld + bytesRequested) + " bytes)";
+        }
+        if (bytesHeld == 0) {
+            return " (raise the cap)";
+        }
+        return " (held + requested would exceed the cap; raise the cap, or deactivate cells of the same SNode:"
+                + " freed cells serve that SNode again and stay counted until the runtime is closed)";
     }
 
     /** The path of the SNode (or other owner) whose request was refused. */

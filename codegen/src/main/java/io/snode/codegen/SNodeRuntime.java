@@ -247,8 +247,8 @@ public final class SNodeRuntime implements AutoCloseable {
     /**
      * Deactivates the cell of {@code snode} at {@code coordinates} and everything below it, as
      * {@link SparseRuntime#deactivate} does (a dynamic node: the whole list, named by its
-     * parent's coordinates). It counts as a launch: it does not overlap a collection, and the
-     * runtime collects after it when no other launch is running (else the cells wait for a later
+     * parent's coordinates). It counts as a launch: it does not overlap a collection, and, when
+     * it deactivated something, the runtime collects after it when no other launch is running (else the cells wait for a later
      * collection); inside a kernel of a struct-for launch, after that launch; inside
      * {@code phaseLock().launch(...)}, which never collects, not at all (call {@link #gc()}). So it
      * must not run while other threads make direct calls outside launches (that collection would
@@ -298,6 +298,11 @@ public final class SNodeRuntime implements AutoCloseable {
         return code.generatedCode();
     }
 
+    /**
+     * Memory held and cell counts per pointer, hash and dynamic SNode (see {@link MemoryStats}).
+     *
+     * @throws IllegalStateException after {@link #close()}
+     */
     public MemoryStats memoryStats() {
         structFor.checkOpen();
         return runtime.memoryStats();
@@ -317,10 +322,11 @@ public final class SNodeRuntime implements AutoCloseable {
     }
 
     /**
-     * What this runtime's last collection did, per SNode (cells reclaimed, bytes zeroed, time of
+     * What this runtime's last collection did, per SNode (cells reclaimed, their bytes, time of
      * each phase), when the collector is one of the {@code gc} module's; else, and before the
      * first, {@code GcStatistics.NONE}. A collector shared with other runtimes does not mix
-     * theirs in; a collection that failed leaves the previous statistics.
+     * theirs in; a collection that failed leaves the previous statistics; after {@link #close()}
+     * it still returns the last ones.
      */
     public GcStatistics lastGcStatistics() {
         return lastGcStatistics;

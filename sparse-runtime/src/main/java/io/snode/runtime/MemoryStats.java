@@ -36,6 +36,12 @@ public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
         return pool.bytesCommitted();
     }
 
+    /**
+     * The statistics of {@code snode}, a pointer, hash or dynamic SNode of this runtime's layout.
+     *
+     * @throws IllegalArgumentException for an SNode of another kind (it has no node manager), or
+     *                                  one of another {@code Layout} object
+     */
     public SNodeStats of(SNode snode) {
         Objects.requireNonNull(snode, "snode");
         for (SNodeStats stats : snodes) {
@@ -43,6 +49,13 @@ public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
                 return stats;
             }
         }
-        throw new IllegalArgumentException("snode=" + snode.path() + " has no node manager");
+        for (SNodeStats stats : snodes) {
+            if (stats.snode().path().equals(snode.path())) {
+                throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout (an "
+                        + "SNode of another Layout object with the same path; use the runtime's layout().snode(id))");
+            }
+        }
+        throw new IllegalArgumentException("snode=" + snode.path() + " has no node manager (only pointer, hash and "
+                + "dynamic SNodes have one)");
     }
 }

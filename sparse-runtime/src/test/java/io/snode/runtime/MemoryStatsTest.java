@@ -15,6 +15,22 @@ import org.junit.jupiter.api.Test;
 /** Memory statistics are API: a user reads them without importing an internal package. */
 class MemoryStatsTest {
 
+    /** {@code of} says why it has nothing for an SNode: another layout's (it said "has no node manager"), or a kind without one. */
+    @Test
+    void ofNamesWhyItHasNothingForAnSNode() {
+        String text = "pointer(i,8).dense(i,4).place(f32 x)";
+        Layout layout = Layout.parse(text);
+        try (SparseRuntime rt = SparseRuntime.create(layout)) {
+            MemoryStats stats = rt.memoryStats();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> stats.of(Layout.parse(text).snode(1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not from this runtime's layout");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> stats.of(layout.snode(2)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("has no node manager (only pointer, hash and dynamic SNodes have one)");
+            assertThat(stats.of(layout.snode(1)).snode()).isSameAs(layout.snode(1));
+        }
+    }
+
     @Test
     void thePublicSurfaceOfMemoryStatsNamesNoInternalType() {
         List<String> leaks = new ArrayList<>();
