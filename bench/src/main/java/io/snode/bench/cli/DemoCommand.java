@@ -27,10 +27,10 @@ import picocli.CommandLine.Option;
                 "moves the particles into their new blocks' lists. Blocks left empty are",
                 "deactivated and collected, so the active set travels through the domain.",
                 "",
-                "Prints a line per step and the checksum of the final state (the same for a",
-                "seed whatever --threads is); writes DIR/demo.png (density seen along y,",
-                "active blocks outlined) and DIR/memory.png (active blocks and bytes in use",
-                "per step)."})
+                "Prints a line per step and a checksum of every step's figures and the final",
+                "state (the same for a seed whatever --threads is); writes DIR/demo.png",
+                "(density seen along y, active blocks outlined) and DIR/memory.png (active",
+                "blocks and bytes in use per step)."})
 final class DemoCommand implements Callable<Integer> {
     @Option(names = "--steps", paramLabel = "N", defaultValue = "200", description = "steps to run, 1 to "
             + ParticleInCell.MAX_STEPS + " (default: ${DEFAULT-VALUE})")
@@ -57,8 +57,8 @@ final class DemoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** One step's line: step, particles, emitted, left, blocks, touched cells, in use, held, gc, step time. */
-    private static final String ROW = "%5d  %9d  %7d  %7d  %6d  %13d  %s  %s  %5.1f ms  %6.0f ms";
+    /** One step's line: step, particles, emitted, left, blocks, touched cells, in use, reserved, gc, step time. */
+    private static final String ROW = "%5d  %9d  %7d  %7d  %6d  %13d  %s  %s  %5.1f ms  %6.1f ms";
     private static final String HEADER = "%5s  %9s  %7s  %7s  %6s  %13s  %10s  %10s  %8s  %9s";
 
     /** Whether stdout is a terminal: then a progress bar follows the step lines. */
@@ -78,6 +78,7 @@ final class DemoCommand implements Callable<Integer> {
                 ParticleInCell.BLOCK, steps, particles, seed, threadCount, threadCount == 1 ? "" : "s");
         List<ParticleInCell.StepStats> history = new ArrayList<>();
         long checksum;
+        long stepsDigest = 0;
         ParticleInCell.Projection projection;
         long runNanos;
         String phaseLine;
@@ -86,16 +87,17 @@ final class DemoCommand implements Callable<Integer> {
             printer.printf(Locale.ROOT, "compiled the layout and bound its accessors in %.0f ms%n",
                     run.compileNanos() / 1e6);
             printer.println(String.format(Locale.ROOT, HEADER, "step", "particles", "emitted", "left", "blocks",
-                    "touched cells", "in use", "held", "gc", "step time"));
+                    "touched cells", "in use", "reserved", "gc", "step time"));
             printer.flush();
             ProgressBar progress = new ProgressBar(printer, steps, !noProgress && stdoutIsTerminal());
             long start = System.nanoTime();
             for (int n = 0; n < steps; n++) {
                 ParticleInCell.StepStats stats = run.step();
                 history.add(stats);
+                stepsDigest = ParticleInCell.foldStep(stepsDigest, stats);
                 progress.line(String.format(Locale.ROOT, ROW,
                         stats.step(), stats.particles(), stats.emitted(), stats.left(), stats.activeBlocks(),
-                        stats.touchedCells(), mib(stats.bytesInUse()), mib(stats.bytesHeld()), stats.gcNanos() / 1e6,
+                        stats.touchedCells(), mib(stats.bytesInUse()), mib(stats.bytesReserved()), stats.gcNanos() / 1e6,
                         stats.stepNanos() / 1e6), stats.step());
             }
             runNanos = System.nanoTime() - start;
@@ -107,22 +109,23 @@ final class DemoCommand implements Callable<Integer> {
                         100.0 * phases[phase.ordinal()] / Math.max(1, runNanos)));
             }
             phaseLine = split.toString();
-            checksum = run.checksum();
+            checksum = ParticleInCell.runChecksum(run.checksum(), stepsDigest);
             projection = run.projection();
         }
         ParticleInCell.StepStats last = history.getLast();
         ParticleInCell.StepStats peak = history.stream()
                 .max(java.util.Comparator.comparingLong(ParticleInCell.StepStats::bytesInUse)).orElseThrow();
         long gcNanos = history.stream().mapToLong(ParticleInCell.StepStats::gcNanos).sum();
-        printer.printf(Locale.ROOT, "ran %d steps in %.1f s (%.0f ms a step, %.0f ms of it collecting in all)%n", steps,
+        printer.printf(Locale.ROOT, "ran %d steps in %.1f s (%.1f ms a step, %.0f ms of it collecting in all)%n", steps,
                 runNanos / 1e9, runNanos / 1e6 / steps, gcNanos / 1e6);
         printer.println(phaseLine);
-        long heldPeak = history.stream().mapToLong(ParticleInCell.StepStats::bytesHeld).max().orElseThrow();
+        long reservedPeak = history.stream().mapToLong(ParticleInCell.StepStats::bytesReserved).max().orElseThrow();
         printer.printf(Locale.ROOT, "in use: first step %s, peak %s (step %d, %d blocks), last %s (%d blocks);"
-                        + " held from the system at most %s%n",
+                        + " reserved (what a memory cap counts) at most %s%n",
                 mib(history.getFirst().bytesInUse()).strip(), mib(peak.bytesInUse()).strip(), peak.step(),
-                peak.activeBlocks(), mib(last.bytesInUse()).strip(), last.activeBlocks(), mib(heldPeak).strip());
-        printer.printf(Locale.ROOT, "checksum %016x (seed %d; the same for any --threads)%n", checksum, seed);
+                peak.activeBlocks(), mib(last.bytesInUse()).strip(), last.activeBlocks(), mib(reservedPeak).strip());
+        printer.printf(Locale.ROOT, "checksum %016x (of every step's figures and the final state; seed %d; the same for"
+                + " any --threads)%n", checksum, seed);
         Path picture = out.resolve("demo.png");
         Path chart = out.resolve("memory.png");
         DensityPicture.write(projection, history, config, picture);

@@ -53,9 +53,11 @@ public final class SnodeCli implements Runnable {
                 err.println("snode " + parsed.getCommandName() + ": " + bad.getMessage());
                 return BAD_INPUT;
             }
-            err.println("snode " + parsed.getCommandName() + ": failed: " + exception
-                    + " (a bug or a machine limit; run again with SNODE_JAVA_OPTS=-Dsnode.trace=true before ./snode"
-                    + " for the stack trace)");
+            err.println("snode " + parsed.getCommandName() + ": failed: " + exception + (heapExhausted(exception)
+                    ? " (the Java heap is too small for this run: give it more with SNODE_JAVA_OPTS=-Xmx4g before"
+                    + " ./snode, or ask for less work)"
+                    : " (a bug or a machine limit; run again with SNODE_JAVA_OPTS=-Dsnode.trace=true before ./snode"
+                    + " for the stack trace)"));
             if (Boolean.getBoolean("snode.trace")) {
                 exception.printStackTrace(err);
             }
@@ -70,6 +72,16 @@ public final class SnodeCli implements Runnable {
     @Override
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** Whether {@code failure} or one of its causes is the Java heap running out. */
+    static boolean heapExhausted(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof OutOfMemoryError error && String.valueOf(error.getMessage()).contains("Java heap")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

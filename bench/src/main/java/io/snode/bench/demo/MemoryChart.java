@@ -29,7 +29,7 @@ public final class MemoryChart {
     /** Baselines of the subtitle and of the caption under it. */
     static final int SUBTITLE = 46;
     static final int CAPTION = 64;
-    static final String HELD_CAPTION = "Bytes held stay at their peak: collected cells go to free lists and are"
+    static final String HELD_CAPTION = "Bytes reserved stay at their peak: collected cells go to free lists and are"
             + " reused; their chunks stay with the runtime until it closes.";
     static final int BOTTOM = 58;
     static final Color BLOCKS = new Color(40, 110, 200);
@@ -55,7 +55,7 @@ public final class MemoryChart {
         int plotHeight = HEIGHT - TOP - BOTTOM;
         int steps = history.size();
         double maxBlocks = niceCeiling(history.stream().mapToLong(ParticleInCell.StepStats::activeBlocks).max().orElse(1));
-        double maxMib = niceCeiling(history.stream().mapToDouble(s -> mib(Math.max(s.bytesHeld(), s.bytesInUse())))
+        double maxMib = niceCeiling(history.stream().mapToDouble(s -> mib(Math.max(s.bytesReserved(), s.bytesInUse())))
                 .max().orElse(1));
         int lastStep = Math.max(1, history.getLast().step());
 
@@ -103,7 +103,7 @@ public final class MemoryChart {
         // Series.
         series(g, history, s -> s.activeBlocks() / maxBlocks, plotWidth, plotHeight, lastStep, BLOCKS,
                 new BasicStroke(2.2f));
-        series(g, history, s -> mib(s.bytesHeld()) / maxMib, plotWidth, plotHeight, lastStep, HELD,
+        series(g, history, s -> mib(s.bytesReserved()) / maxMib, plotWidth, plotHeight, lastStep, HELD,
                 new BasicStroke(1.4f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 1f, new float[] {6f, 5f}, 0f));
         series(g, history, s -> mib(s.bytesInUse()) / maxMib, plotWidth, plotHeight, lastStep, IN_USE,
                 new BasicStroke(2.2f));
@@ -123,7 +123,7 @@ public final class MemoryChart {
         legend(g, legendX, TOP + 34, IN_USE, new BasicStroke(2.2f), "bytes of cells in use (right axis)");
         legend(g, legendX, TOP + 52, HELD,
                 new BasicStroke(1.4f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 1f, new float[] {6f, 5f}, 0f),
-                "bytes held from the system (right axis)");
+                "bytes reserved, as a cap counts (right axis)");
         g.dispose();
         return image;
     }

@@ -133,10 +133,11 @@ public final class ParticleInCell implements AutoCloseable {
      * @param left         particles that left the domain this step
      * @param activeBlocks active 8^3 blocks after the collection
      * @param bytesInUse   bytes of the node cells in use (pointer cells, list chunks and directories)
-     * @param bytesHeld    bytes the runtime holds from the system (in use, free and recycled)
+     * @param bytesReserved bytes the runtime reserves, what a memory cap counts (cells in use, free and
+     *                     recycled; with regions, pages never touched are reserved, not committed)
      */
     public record StepStats(int step, long particles, long emitted, long left, long activeBlocks,
-                            long touchedCells, long bytesInUse, long bytesHeld, long gcNanos, long stepNanos) {
+                            long touchedCells, long bytesInUse, long bytesReserved, long gcNanos, long stepNanos) {
     }
 
     /**
@@ -726,6 +727,26 @@ public final class ParticleInCell implements AutoCloseable {
             }
         }
         return bytes;
+    }
+
+    /**
+     * {@code digest} with one step's figures folded in (its number, particles, emitted, left,
+     * active blocks, touched cells: what the step's line prints that does not depend on the
+     * machine), in step order, so that the demo's checksum covers the whole run, not only its
+     * final state (which is the same for every run once every particle has left the domain).
+     */
+    public static long foldStep(long digest, StepStats stats) {
+        long d = mix(digest ^ stats.step());
+        d = mix(d ^ stats.particles());
+        d = mix(d ^ stats.emitted());
+        d = mix(d ^ stats.left());
+        d = mix(d ^ stats.activeBlocks());
+        return mix(d ^ stats.touchedCells());
+    }
+
+    /** The demo's printed checksum: the final state's {@link #checksum()} and the steps' {@link #foldStep} digest. */
+    public static long runChecksum(long stateChecksum, long stepsDigest) {
+        return mix(stateChecksum ^ mix(stepsDigest));
     }
 
     static long mix(long z) {

@@ -66,6 +66,34 @@ class DemoCommandTest {
         assertThat(parallel.out()).contains("seed 7", "3 threads");
     }
 
+    /**
+     * The checksum covers every step, not only the final state: once every particle has left the
+     * domain the final state is the same for every seed, and so was the checksum (until 12-06).
+     * Also the labels: what the memory column shows is reserved (a cap's count), not "held from
+     * the system", and a step under a millisecond is not printed as 0 ms.
+     */
+    @Test
+    void runsThatEndEmptyStillDifferByTheirSeedsChecksum(@TempDir Path directory) {
+        String[] common = {"demo", "--steps", "1500", "--particles", "1", "--threads", "1", "--no-progress", "--out",
+                directory.toString()};
+        Result first = run(concat(common, "--seed", "42"));
+        Result second = run(concat(common, "--seed", "7"));
+        assertThat(first.code()).as(first.err()).isZero();
+        assertThat(second.code()).as(second.err()).isZero();
+        assertThat(first.out()).contains(" 1500          0").as("the particle has left");
+        assertThat(second.checksum()).isNotEqualTo(first.checksum());
+        assertThat(first.out()).contains("reserved (what a memory cap counts) at most", "  reserved  ")
+                .doesNotContain("held").doesNotContainPattern("\\(0 ms a step");
+    }
+
+    @Test
+    void aFailureForWantOfHeapSaysToGiveTheHeapMore() {
+        RuntimeException wrapped = new RuntimeException("kernel failed", new OutOfMemoryError("Java heap space"));
+        assertThat(SnodeCli.heapExhausted(wrapped)).isTrue();
+        assertThat(SnodeCli.heapExhausted(new RuntimeException(new OutOfMemoryError("Metaspace")))).isFalse();
+        assertThat(SnodeCli.heapExhausted(new IllegalStateException("x"))).isFalse();
+    }
+
     @Test
     void badNumbersExitWithTwoAndSayWhatIsAllowed(@TempDir Path directory) {
         String out = directory.toString();

@@ -118,7 +118,7 @@ class PicturesTest {
                 new ParticleInCell.StepStats(1, 10, 10, 0, 4, 8, 3 << 20, 4 << 20, 1000, 2000),
                 new ParticleInCell.StepStats(2, 20, 0, 0, 2, 4, 1 << 20, 4 << 20, 1000, 2000));
         BufferedImage chart = MemoryChart.render(history, CONFIG);
-        assertThat(MemoryChart.HELD_CAPTION).contains("free lists", "reused", "held");
+        assertThat(MemoryChart.HELD_CAPTION).contains("free lists", "reused", "reserved");
         // The caption's line, between the subtitle and the plot, is drawn.
         int dark = 0;
         for (int y = MemoryChart.SUBTITLE + 5; y < MemoryChart.TOP - 4; y++) {
