@@ -145,6 +145,44 @@ class InterfaceBindingTest {
         }
     }
 
+    public interface RootGetV {
+        float getV();
+
+        void setGetV(float value);
+
+        float v(int i);
+    }
+
+    public interface VisitedV {
+        float getV();
+
+        float v(int i);
+    }
+
+    /**
+     * Outside a view no cell is visited, so a coordinate-free {@code getV()} can only be the read
+     * of a root field {@code getV}: it binds there, even beside a field {@code v}, whose
+     * visited-cell read has the same form (it was refused as ambiguous until 12-06). In a view
+     * over {@code v}'s SNode both fit, and the view refuses it naming the names that tell them
+     * apart.
+     */
+    @Test
+    void aCoordinateFreeFormBindsToTheRootFieldOutsideViews() {
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("place(f32 getV); pointer(i,4).dense(i,8).place(f32 v)"))) {
+            for (RootGetV api : List.of(rt.bind(RootGetV.class), rt.accessor(RootGetV.class))) {
+                api.setGetV(2.5f);
+                assertThat(api.getV()).isEqualTo(2.5f);
+                assertThat(rt.generic().getFloat("getV")).isEqualTo(2.5f);
+                assertThat(api.v(3)).isZero();
+            }
+            rt.generic().setFloat("v", 1f, 3);
+            io.snode.api.SNode dense = rt.layout().field("v").snode();
+            assertThatThrownBy(() -> rt.forEach(dense, VisitedV.class,
+                    (io.snode.codegen.kernel.ViewKernel1<VisitedV>) (view, i) -> view.getV()))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("field v").hasMessageContaining("field getV");
+        }
+    }
+
     @Test
     void boundMethodsReachTheGeneratedCode() {
         try (SNodeRuntime rt = SNodeRuntime.compile(LAYOUT)) {

@@ -119,7 +119,7 @@ public final class GeneratedLayout {
     }
 
     private MethodHandle defineAccessor(Class<?> api) {
-        var bindings = InterfaceBinder.bindings(api, layout);
+        var bindings = InterfaceBinder.bindings(api, layout, null);
         InterfaceBinder.checkVisitedCell(bindings, null);
         return defineImplementation(api, "Accessor", "the accessor class", plan.describe(),
                 emitter -> emitter.emitAccessor(api, bindings, objects));
@@ -170,7 +170,7 @@ public final class GeneratedLayout {
     }
 
     private MethodHandle defineViewDriver(Class<?> api, SNode target, int arity) {
-        var bindings = InterfaceBinder.bindings(api, layout);
+        var bindings = InterfaceBinder.bindings(api, layout, target);
         InterfaceBinder.checkVisitedCell(bindings, target);
         return defineImplementation(api, "ViewDriver", "the view driver class", plan.node(target).toString(),
                 emitter -> emitter.emitViewDriver(api, bindings, objects, plan.node(target), arity));

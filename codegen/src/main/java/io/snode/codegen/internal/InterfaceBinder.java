@@ -58,7 +58,7 @@ public final class InterfaceBinder {
      */
     public static <T> T bind(Class<T> api, Layout layout, String className,
                              Function<String, MethodHandle> generatedMethods, Consumer<GeneratedClass> listing) {
-        List<LayoutEmitter.Binding> bindings = bindings(api, layout);
+        List<LayoutEmitter.Binding> bindings = bindings(api, layout, null);
         checkVisitedCell(bindings, null);
         List<Object> targets = new ArrayList<>();
         ClassEmitter owner = new ClassEmitter(className,
@@ -139,16 +139,19 @@ public final class InterfaceBinder {
     /**
      * The methods of {@code api} to implement, each with its field and operation. Object's public
      * methods declared again in the interface ({@code equals}, {@code hashCode}, {@code toString})
-     * are not among them: every class, the generated ones too, has Object's.
+     * are not among them: every class, the generated ones too, has Object's. {@code visited} is
+     * the SNode a view visits, null for a bound interface or an accessor (which visit nothing):
+     * a visited-cell form of a field elsewhere does not count as a fit where another field's form
+     * does (outside views, a coordinate-free {@code getV()} is then a root field's read).
      */
-    public static List<LayoutEmitter.Binding> bindings(Class<?> api, Layout layout) {
+    public static List<LayoutEmitter.Binding> bindings(Class<?> api, Layout layout, SNode visited) {
         if (!api.isInterface() || !Modifier.isPublic(api.getModifiers())) {
             throw new IllegalArgumentException("api=" + api.getName() + " must be a public interface");
         }
         List<LayoutEmitter.Binding> bindings = new ArrayList<>();
         for (Method method : api.getMethods()) {
             if (Modifier.isAbstract(method.getModifiers()) && !isObjectMethod(method)) {
-                bindings.add(resolve(method, layout));
+                bindings.add(resolve(method, layout, visited));
             }
         }
         return bindings;
@@ -217,7 +220,7 @@ public final class InterfaceBinder {
      * binds to the one field whose form its signature takes, whatever the fields' order, and
      * where several fit it is refused with the names only one of them has.
      */
-    private static LayoutEmitter.Binding resolve(Method method, Layout layout) {
+    private static LayoutEmitter.Binding resolve(Method method, Layout layout, SNode visited) {
         List<LayoutEmitter.Binding> fits = new ArrayList<>();
         List<PlacedField> named = new ArrayList<>();
         for (PlacedField field : layout.fields()) {
@@ -230,6 +233,12 @@ public final class InterfaceBinder {
             if (binding != null) {
                 fits.add(binding);
             }
+        }
+        if (fits.size() > 1) {
+            // A visited-cell form of a field this context does not visit cannot be what is meant
+            // where another form fits (checkVisitedCell refuses it alone, with its own message).
+            fits.removeIf(fit -> (fit.operation() == LayoutEmitter.Operation.CELL_GET
+                    || fit.operation() == LayoutEmitter.Operation.CELL_SET) && fit.field().snode() != visited);
         }
         if (fits.size() == 1) {
             return fits.getFirst();
