@@ -120,6 +120,14 @@ final class NativeRegions {
     record Mapping(MemorySegment segment, Arena arena) {
     }
 
+    /** Whether a refused mapping was logged: once per JVM (per copy of the library). */
+    private static final java.util.concurrent.atomic.AtomicBoolean REFUSAL_LOGGED =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    static boolean refusalLogged() {
+        return REFUSAL_LOGGED.get();
+    }
+
     /** The alignment of a region's start: {@link MemoryPool#HUGE_PAGE}, so that huge pages cover it from its first byte. */
     static final long REGION_ALIGNMENT = MemoryPool.HUGE_PAGE;
 
@@ -143,6 +151,13 @@ final class NativeRegions {
             throw new IllegalStateException("mmap of " + mapped + " bytes failed", t);
         }
         if (start == MAP_FAILED || start == 0) {
+            if (REFUSAL_LOGGED.compareAndSet(false, true)) {
+                System.getLogger(LOGGER).log(System.Logger.Level.WARNING, "SNode could not reserve a region of "
+                        + mapped + " bytes of address space: mmap refused it (the process's address space is used up, "
+                        + "often by runtimes that were never closed: close() unmaps their regions; or the kernel's "
+                        + "overcommit policy is strict). An SNode whose region is refused keeps its cells in chunks "
+                        + "(a chunk lookup per pointer level). Logged once per JVM.");
+            }
             return null;
         }
         long address = (start + REGION_ALIGNMENT - 1) & -REGION_ALIGNMENT;

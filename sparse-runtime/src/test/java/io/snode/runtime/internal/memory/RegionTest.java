@@ -92,6 +92,45 @@ class RegionTest {
         }
     }
 
+    /**
+     * A region the kernel refuses (here 2^60 bytes: more address space than a process has) is
+     * null, so the caller keeps its cells in chunks, and the first refusal in the JVM is logged
+     * with what usually causes it (runtimes never closed exhaust the address space); until 12-06
+     * the fallback was silent.
+     */
+    @Test
+    void aRegionTheKernelRefusesIsNullAndTheFirstRefusalIsLogged() {
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(NativeRegions.LOGGER);
+        java.util.List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            assertThat(NativeRegions.reserve(1L << 60)).isNull();
+            assertThat(NativeRegions.reserve(1L << 60)).isNull();
+            assertThat(records).as("logged once, whatever the refusals").hasSizeLessThanOrEqualTo(1);
+            if (!NativeRegions.refusalLogged()) {
+                throw new AssertionError("no refusal was logged");
+            }
+            records.forEach(record -> assertThat(record.getMessage())
+                    .contains("could not reserve", "chunks", "close()"));
+        } finally {
+            logger.removeHandler(handler);
+        }
+    }
+
     @Test
     void cellsLieInOneRegionAtIndexTimesStrideZeroedAndCountedAsTheyAreHandedOut() {
         try (MemoryPool pool = new MemoryPool(MemoryAllocator.regionsWherePossible(), MemoryPool.UNLIMITED);
