@@ -25,7 +25,9 @@ import java.util.Locale;
  * enabled for this class's module ({@code --enable-native-access}), so that the JVM never warns
  * about a restricted call. Elsewhere, or without that flag (one {@link System.Logger} warning,
  * logger {@value #LOGGER}, names it), or where the native linker or the symbols are missing,
- * {@link #AVAILABLE} is false and the pool allocates chunks one by one.
+ * {@link #AVAILABLE} is false and the pool allocates chunks one by one. A mapping the kernel
+ * refuses (address space used up, strict overcommit) makes {@link #reserve} return null, so that
+ * SNode's cells live in chunks; the first refusal is logged, once per JVM.
  *
  * <p>A region is mapped {@code PROT_READ | PROT_WRITE}, private, anonymous and
  * {@code MAP_NORESERVE}: no physical page and no swap is committed until a page is first touched,
