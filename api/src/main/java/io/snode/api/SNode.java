@@ -3,6 +3,7 @@ package io.snode.api;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One structural node of a built {@link Layout}: immutable, with links to its parent and
@@ -87,6 +88,7 @@ public final class SNode {
 
     /** This node's size on {@code axis}, or 1 when it does not consume that axis. */
     public int size(Axis axis) {
+        Objects.requireNonNull(axis, "axis");
         int position = axes.list().indexOf(axis);
         return position < 0 ? 1 : sizes[position];
     }
@@ -156,6 +158,7 @@ public final class SNode {
 
     /** The extent of this node's index space on {@code axis}; 1 when the axis is not used. */
     public int extent(Axis axis) {
+        Objects.requireNonNull(axis, "axis");
         for (int n = 0; n < indexAxes.length; n++) {
             if (indexAxes[n] == axis) {
                 return indexShape[n];

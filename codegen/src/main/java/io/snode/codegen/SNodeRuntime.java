@@ -508,6 +508,7 @@ public final class SNodeRuntime implements AutoCloseable {
 
     /** {@link #forEach(SNode, Kernel)} over the cells of a kept set; throws if the set is stale. */
     public void forEach(ActiveSet set, Kernel kernel) {
+        Objects.requireNonNull(set, "set");
         structFor.forEach(set.snode(), kept(set), kernel);
     }
 

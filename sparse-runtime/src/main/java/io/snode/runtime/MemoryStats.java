@@ -49,11 +49,11 @@ public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
                 return stats;
             }
         }
-        for (SNodeStats stats : snodes) {
-            if (stats.snode().path().equals(snode.path())) {
-                throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout (an "
-                        + "SNode of another Layout object with the same path; use the runtime's layout().snode(id))");
-            }
+        boolean managed = snode.kind() == io.snode.api.NodeKind.POINTER || snode.kind() == io.snode.api.NodeKind.HASH
+                || snode.kind() == io.snode.api.NodeKind.DYNAMIC;
+        if (managed || snodes.stream().anyMatch(stats -> stats.snode().path().equals(snode.path()))) {
+            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout (an "
+                    + "SNode of another Layout object; use the runtime's layout().snode(id))");
         }
         throw new IllegalArgumentException("snode=" + snode.path() + " has no node manager (only pointer, hash and "
                 + "dynamic SNodes have one)");

@@ -82,7 +82,7 @@ public final class Plan {
 
     /** The steps to the node that holds {@code field}. */
     public List<PathStep> path(PlacedField field) {
-        return path(field.snode());
+        return path(Objects.requireNonNull(field, "field").snode());
     }
 
     /** The plan of every SNode, root first, as printed by {@code snode inspect}. */

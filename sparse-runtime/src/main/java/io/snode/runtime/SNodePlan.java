@@ -5,6 +5,7 @@ import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The memory plan of one SNode (Taichi's {@code StructMeta}): its cells, their size and the byte
@@ -165,7 +166,7 @@ public final class SNodePlan {
     }
 
     public long fieldOffset(PlacedField field) {
-        if (field.snode() != snode) {
+        if (Objects.requireNonNull(field, "field").snode() != snode) {
             throw new IllegalArgumentException("field=" + field.name() + " is not placed on " + snode.path());
         }
         return fieldOffsets[field.slot()];

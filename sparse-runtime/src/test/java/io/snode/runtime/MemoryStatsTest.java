@@ -28,6 +28,8 @@ class MemoryStatsTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("has no node manager (only pointer, hash and dynamic SNodes have one)");
             assertThat(stats.of(layout.snode(1)).snode()).isSameAs(layout.snode(1));
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> stats.of(Layout.parse("hash(i,8).place(f32 y)").snode(1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not from this runtime's layout");
         }
     }
 

@@ -42,6 +42,9 @@ public final class FileReplacement {
      */
     public static void replace(Path file, Content content) throws IOException {
         Path target = destination(file);
+        if (!Files.isDirectory(target.getParent())) {
+            throw new NoSuchFileException(file.toString(), null, "its directory " + target.getParent() + " does not exist");
+        }
         Path temporary = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
         boolean moved = false;
         try {

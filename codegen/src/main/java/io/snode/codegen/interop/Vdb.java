@@ -108,6 +108,11 @@ public final class Vdb {
             if (!(voxelSize > 0) || !Double.isFinite(voxelSize)) {
                 throw new IllegalArgumentException("voxelSize=" + voxelSize + " (allowed: finite and > 0)");
             }
+            for (double coordinate : origin) {
+                if (!Double.isFinite(coordinate)) {
+                    throw new IllegalArgumentException("origin=" + java.util.Arrays.toString(origin) + " (allowed: finite)");
+                }
+            }
             origin = origin.clone();
         }
 

@@ -222,7 +222,7 @@ public final class LeafBlock {
 
     /** Byte offset of {@code field} inside a cell. */
     public long fieldOffset(PlacedField field) {
-        if (field.snode() != snode) {
+        if (Objects.requireNonNull(field, "field").snode() != snode) {
             throw new IllegalArgumentException("field=" + field.name() + " is not placed on " + snode.path());
         }
         return fieldOffsets[field.slot()];
