@@ -2,5 +2,5 @@
 module com.example.quickstart {
     requires io.snode.codegen;
     requires io.snode.api;
-    exports com.example; // the bound interface's package: the library defines its implementation there
+    exports com.example; // the bound interface's package: the library's generated class implements it
 }

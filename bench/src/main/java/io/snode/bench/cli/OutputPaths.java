@@ -1,5 +1,6 @@
 package io.snode.bench.cli;
 
+import io.snode.codegen.internal.FileReplacement;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -66,19 +67,17 @@ final class OutputPaths {
      */
     static void replacedFile(String option, Path file) {
         checkFile(option, file);
-        Path real = file;
-        if (Files.exists(file)) {
-            if (!Files.isRegularFile(file)) {
-                throw new SnodeCli.BadInputException(option + "=" + file + " is not a regular file (a FIFO, a device"
-                        + " or a socket), which the command would replace; name a regular file or a new one");
-            }
-            try {
-                real = file.toRealPath();
-            } catch (IOException e) {
-                real = file; // the write names the problem
-            }
+        Path real;
+        try {
+            real = FileReplacement.destination(file); // its links followed, even to a file not made yet
+        } catch (IOException e) {
+            throw new SnodeCli.BadInputException(option + "=" + file + ": " + e.getMessage() + "; name a regular file"
+                    + " or a new one");
         }
-        Path parent = real.toAbsolutePath().getParent();
+        if (!real.equals(file.toAbsolutePath())) {
+            checkFile(option + " (" + file + " leads to " + real + ")", real);
+        }
+        Path parent = real.getParent();
         writable(option + "=" + file + ": its directory " + parent, parent, "name a file in a writable directory",
                 new ArrayList<>());
     }
@@ -90,6 +89,10 @@ final class OutputPaths {
         }
         if (Files.isDirectory(file)) {
             throw new SnodeCli.BadInputException(option + "=" + file + " is a directory; name a file");
+        }
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new SnodeCli.BadInputException(option + "=" + file + " is not a regular file (a FIFO, a device"
+                    + " or a socket), which the command would write into or replace; name a regular file or a new one");
         }
         Path parent = file.toAbsolutePath().getParent();
         for (Path above = parent; above != null; above = above.getParent()) {

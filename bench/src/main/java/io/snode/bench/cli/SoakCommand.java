@@ -79,7 +79,7 @@ final class SoakCommand implements Callable<Integer> {
                     + " must be above 0 and at most 3600");
         }
         long capBytes = capMib == null ? 0 : Math.max(1, (long) (capMib * 1024 * 1024));
-        Soak.Config config = new Soak.Config((long) (minutes * 60e9), threadCount, seed, capBytes,
+        Soak.Config config = new Soak.Config((long) Math.max(1, Math.ceil(minutes * 60e9)), threadCount, seed, capBytes,
                 TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9), hugePages);
         PrintWriter out = spec.commandLine().getOut();
         Soak.Result result;

@@ -135,6 +135,18 @@ class BenchCommandTest {
         }
     }
 
+    /** A --json that names a FIFO is refused before any workload (the run blocked on it at its end). */
+    @Test
+    void aJsonFileThatIsAFifoIsRefused(@TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("fifo.json");
+        org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0,
+                "no mkfifo");
+        SnodeCliTest.Result run = SnodeCliTest.run("bench", "--quick", "--structure", "hashmap", "--workload", "W1s",
+                "--json", fifo.toString());
+        assertThat(run.code()).as(run.err()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(run.err()).contains("--json=" + fifo, "not a regular file");
+    }
+
     /**
      * Every refusal comes before anything is created: a chart with nothing to compare with, a
      * chart path under a file, and a chart in a directory that takes no file leave no directory

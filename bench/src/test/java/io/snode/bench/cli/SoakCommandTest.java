@@ -43,6 +43,14 @@ class SoakCommandTest {
         assertThat(report.err()).contains("--report-seconds=3601 must be above 0 and at most 3600");
     }
 
+    /** A duration above 0 shorter than a nanosecond runs (it failed with "durationNanos=0 must be positive", exit 1). */
+    @Test
+    void aDurationShorterThanANanosecondStillRuns() {
+        SnodeCliTest.Result tiny = SnodeCliTest.run("soak", "--minutes", "1e-300", "--threads", "1");
+        assertThat(tiny.code()).as(tiny.out() + tiny.err()).isZero();
+        assertThat(tiny.out()).contains("PASSED");
+    }
+
     /** The help states the limits the command enforces. */
     @Test
     void theHelpStatesTheLimits() {

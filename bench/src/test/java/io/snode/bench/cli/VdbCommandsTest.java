@@ -100,6 +100,19 @@ class VdbCommandsTest {
         }
     }
 
+    /**
+     * A link to a file in a directory that does not exist yet: the directory is made, as for a
+     * path given directly (it failed with exit 1 and NoSuchFileException).
+     */
+    @Test
+    void aLinkIntoAMissingDirectoryIsTreatedAsThePathItNames(@TempDir Path dir) throws IOException {
+        Path link = Files.createSymbolicLink(dir.resolve("dangling.vdb"), Path.of("sub", "new.vdb"));
+        SnodeCliTest.Result export = SnodeCliTest.run("export-vdb", "--quick", "--out", link.toString());
+        assertThat(export.code()).as(export.err()).isZero();
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(dir.resolve("sub/new.vdb")).isRegularFile();
+    }
+
     /** An --out that exists and is not a regular file (a FIFO) is refused before the shell is built, and stays. */
     @Test
     void anOutThatIsNotARegularFileIsRefusedBeforeAnything(@TempDir Path dir) throws Exception {
