@@ -21,6 +21,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The hash node kind on the generic path: an unbounded top level whose memory follows its
@@ -364,6 +366,103 @@ class HashNodeTest {
             assertThat(tables.liveEntries()).isEqualTo(kept + inserted);
             assertThat(tables.entries()).as("shrunk under the threads").isLessThan(262_144);
             assertThat(rt.memoryStats().of(hash).cells().cellsInUse()).isEqualTo(kept + inserted);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * Shrinks refused while other threads use the container: the deactivating threads' table
+     * reservations fail (an injected allocator fault, on their threads only), or the memory cap
+     * refuses them (the cap leaves less room than the smaller table), while an inserter adds new
+     * keys (some refused by the cap) and readers read the kept keys. Every deactivation returns
+     * true and stands, the table is never replaced, no kept key ever reads otherwise, and
+     * afterwards exactly the kept keys and the insertions that returned are active.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"fault", "cap"})
+    void shrinksRefusedWhileOtherThreadsUseTheContainerChangeNothingElse(String refusal) throws Exception {
+        SNode hash = KEYS.snode(1);
+        int kept = 300;
+        int churned = 20_000;
+        long reserved;
+        try (SparseRuntime probe = SparseRuntime.create(KEYS, RuntimeOptions.DEFAULT.withMemoryCap(1L << 30))) {
+            insertCollecting(probe, kept + churned);
+            reserved = probe.memoryStats().bytesReserved();
+        }
+        // 65536 entries would shrink to 16384 at 4096 live: the cap leaves room for half of that table
+        RuntimeOptions options = refusal.equals("cap")
+                ? RuntimeOptions.DEFAULT.withMemoryCap(reserved + HashHeader.tableBytes(16_384) / 2)
+                : RuntimeOptions.DEFAULT.withMemoryCap(1L << 30);
+        ExecutorService pool = Executors.newFixedThreadPool(5);
+        try (SparseRuntime rt = SparseRuntime.create(KEYS, options)) {
+            insertCollecting(rt, kept + churned);
+            assertThat(rt.memoryStats().of(hash).tables().entries()).isEqualTo(65_536);
+            Set<Thread> deactivators = ConcurrentHashMap.newKeySet();
+            if (refusal.equals("fault")) {
+                rt.internalTree().probeAllocations(owner -> {
+                    if (deactivators.contains(Thread.currentThread())) {
+                        throw new IllegalStateException("injected allocator fault");
+                    }
+                });
+            }
+            CyclicBarrier start = new CyclicBarrier(5);
+            AtomicBoolean stop = new AtomicBoolean();
+            List<Future<?>> writers = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                int first = kept + t;
+                writers.add(pool.submit(() -> {
+                    deactivators.add(Thread.currentThread());
+                    start.await(10, TimeUnit.SECONDS);
+                    for (int n = first; n < kept + churned; n += 2) {
+                        assertThat(rt.deactivate(hash, n * 23)).isTrue();
+                    }
+                    return null;
+                }));
+            }
+            Future<Set<Integer>> inserter = pool.submit(() -> {
+                Set<Integer> returned = new HashSet<>();
+                start.await(10, TimeUnit.SECONDS);
+                for (int n = 0; n < 2_000; n++) {
+                    int at = kept + churned + n;
+                    try {
+                        rt.setLong("v", at + 1, at * 23);
+                        returned.add(at);
+                    } catch (MemoryCapExceededException refused) {
+                        assertThat(rt.isActive(hash, at * 23)).as("a refused insertion left nothing").isFalse();
+                    }
+                }
+                return returned;
+            });
+            List<Future<Long>> readers = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                int seed = t;
+                readers.add(pool.submit(() -> {
+                    Random random = new Random(seed);
+                    start.await(10, TimeUnit.SECONDS);
+                    long wrong = 0;
+                    while (!stop.get()) {
+                        int n = random.nextInt(kept);
+                        wrong += rt.getLong("v", n * 23) == n + 1 ? 0 : 1;
+                    }
+                    return wrong;
+                }));
+            }
+            for (Future<?> writer : writers) {
+                writer.get(120, TimeUnit.SECONDS);
+            }
+            Set<Integer> inserted = inserter.get(120, TimeUnit.SECONDS);
+            stop.set(true);
+            for (Future<Long> reader : readers) {
+                assertThat(reader.get(10, TimeUnit.SECONDS)).as("kept keys read otherwise").isZero();
+            }
+            rt.internalTree().probeAllocations(null);
+            assertThat(misread(rt, kept + churned + 2_000, n -> n < kept || inserted.contains(n))).isEmpty();
+            HashTableMetric tables = rt.memoryStats().of(hash).tables();
+            assertThat(tables.liveEntries()).isEqualTo(kept + inserted.size());
+            assertThat(tables.entries()).as("every shrink refused").isEqualTo(65_536);
+            assertThat(tables.retired()).isZero();
+            assertThat(rt.memoryStats().bytesReserved()).isLessThanOrEqualTo(options.memoryCapBytes());
         } finally {
             pool.shutdownNow();
         }
