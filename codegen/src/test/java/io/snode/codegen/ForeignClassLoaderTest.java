@@ -3,14 +3,11 @@ package io.snode.codegen;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
-import java.io.StringWriter;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,11 +38,7 @@ class ForeignClassLoaderTest {
                     float addPhi(int i, int j, float delta);
                 }
                 """);
-        JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
-        StringWriter errors = new StringWriter();
-        int status = compiler.getTask(errors, null, null, java.util.List.of("-d", classes.resolve("bin").toString()),
-                null, compiler.getStandardFileManager(null, null, null).getJavaFileObjects(source)).call() ? 0 : 1;
-        assertThat(status).as(errors.toString()).isZero();
+        SourceCompiler.compile(classes.resolve("bin"), source);
     }
 
     private static URLClassLoader loader(ClassLoader parent) throws Exception {
@@ -149,9 +142,7 @@ class ForeignClassLoaderTest {
                 }
                 """);
         Path bin = classes.resolve("twin-bin");
-        JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
-        assertThat(compiler.getTask(null, null, null, java.util.List.of("-d", bin.toString()), null,
-                compiler.getStandardFileManager(null, null, null).getJavaFileObjects(source)).call()).isTrue();
+        SourceCompiler.compile(bin, source);
         String name = Twin.class.getName();
         try (URLClassLoader childFirst = new URLClassLoader(new URL[] {bin.toUri().toURL()},
                 ForeignClassLoaderTest.class.getClassLoader()) {

@@ -4,16 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.snode.api.Layout;
-import java.io.StringWriter;
 import java.lang.module.Configuration;
 import java.lang.module.ModuleFinder;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Set;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,11 +42,7 @@ class NamedModuleInterfaceTest {
         Path moduleInfo = sources.resolve("module-info.java");
         Files.writeString(moduleInfo, "module plugin { " + moduleBody + " }\n");
         Path bin = dir.resolve("bin");
-        JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
-        StringWriter errors = new StringWriter();
-        boolean compiled = compiler.getTask(errors, null, null, List.of("-d", bin.toString()), null,
-                compiler.getStandardFileManager(null, null, null).getJavaFileObjects(grid, moduleInfo)).call();
-        assertThat(compiled).as(errors.toString()).isTrue();
+        SourceCompiler.compile(bin, grid, moduleInfo);
         Configuration configuration = ModuleLayer.boot().configuration()
                 .resolve(ModuleFinder.of(bin), ModuleFinder.of(), Set.of("plugin"));
         ModuleLayer layer = ModuleLayer.boot().defineModulesWithOneLoader(configuration,

@@ -49,9 +49,7 @@ public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
                 return stats;
             }
         }
-        boolean managed = snode.kind() == io.snode.api.NodeKind.POINTER || snode.kind() == io.snode.api.NodeKind.HASH
-                || snode.kind() == io.snode.api.NodeKind.DYNAMIC;
-        if (managed || snodes.stream().anyMatch(stats -> stats.snode().path().equals(snode.path()))) {
+        if (SNodePlan.hasNodeManager(snode.kind())) { // this runtime's SNodes of such a kind are all listed
             throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout (an "
                     + "SNode of another Layout object; use the runtime's layout().snode(id))");
         }

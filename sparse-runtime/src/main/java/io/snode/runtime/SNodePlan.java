@@ -233,7 +233,12 @@ public final class SNodePlan {
 
     /** Whether this kind allocates its cells through a node manager (pointer, hash, dynamic). */
     public boolean hasNodeManager() {
-        return hasChildCells() || snode.kind() == NodeKind.DYNAMIC;
+        return hasNodeManager(snode.kind());
+    }
+
+    /** Whether SNodes of {@code kind} allocate their cells through a node manager (pointer, hash, dynamic). */
+    public static boolean hasNodeManager(NodeKind kind) {
+        return kind == NodeKind.POINTER || kind == NodeKind.HASH || kind == NodeKind.DYNAMIC;
     }
 
     @Override

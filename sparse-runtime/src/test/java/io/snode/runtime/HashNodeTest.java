@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -276,7 +277,7 @@ class HashNodeTest {
         SNode hash = KEYS.snode(1);
         try (SparseRuntime rt = SparseRuntime.create(KEYS)) {
             insertKeys(rt, 0, 20_000);
-            java.util.concurrent.atomic.AtomicInteger faults = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger faults = new AtomicInteger();
             rt.internalTree().probeAllocations(owner -> {
                 faults.incrementAndGet();
                 throw new IllegalStateException("injected allocator fault");
@@ -314,18 +315,8 @@ class HashNodeTest {
             assertThat(rt.memoryStats().of(hash).tables().entries()).isEqualTo(262_144);
             CyclicBarrier start = new CyclicBarrier(5);
             AtomicBoolean stop = new AtomicBoolean();
-            java.util.concurrent.atomic.AtomicInteger insertedSoFar = new java.util.concurrent.atomic.AtomicInteger();
-            List<Future<?>> writers = new ArrayList<>();
-            for (int t = 0; t < 2; t++) {
-                int first = kept + t;
-                writers.add(pool.submit(() -> {
-                    start.await(10, TimeUnit.SECONDS);
-                    for (int n = first; n < kept + churned; n += 2) {
-                        assertThat(rt.deactivate(hash, n * 23)).isTrue();
-                    }
-                    return null;
-                }));
-            }
+            AtomicInteger insertedSoFar = new AtomicInteger();
+            List<Future<?>> writers = deactivateHalves(pool, rt, kept, churned, start, null);
             writers.add(pool.submit(() -> {
                 start.await(10, TimeUnit.SECONDS);
                 for (int n = 0; n < inserted; n++) {
@@ -335,25 +326,7 @@ class HashNodeTest {
                 }
                 return null;
             }));
-            List<Future<Long>> readers = new ArrayList<>();
-            for (int t = 0; t < 2; t++) {
-                int seed = t;
-                readers.add(pool.submit(() -> {
-                    Random random = new Random(seed);
-                    start.await(10, TimeUnit.SECONDS);
-                    long wrong = 0;
-                    while (!stop.get()) {
-                        int n = random.nextInt(kept);
-                        wrong += rt.getLong("v", n * 23) == n + 1 ? 0 : 1;
-                        int done = insertedSoFar.get();
-                        if (done > 0) {
-                            int at = kept + churned + random.nextInt(done);
-                            wrong += rt.getLong("v", at * 23) == at + 1 ? 0 : 1;
-                        }
-                    }
-                    return wrong;
-                }));
-            }
+            List<Future<Long>> readers = readers(pool, rt, kept, kept + churned, insertedSoFar, start, stop);
             for (Future<?> writer : writers) {
                 writer.get(120, TimeUnit.SECONDS);
             }
@@ -369,6 +342,60 @@ class HashNodeTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Two threads that deactivate cells {@code kept .. kept + churned} (keys {@code n * 23}),
+     * one the even and one the odd {@code n}, each asserting that its cell was active; each
+     * thread first adds itself to {@code threads} where that is not null.
+     */
+    private static List<Future<?>> deactivateHalves(ExecutorService pool, SparseRuntime rt, int kept, int churned,
+                                                    CyclicBarrier start, Set<Thread> threads) {
+        List<Future<?>> writers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            int first = kept + t;
+            writers.add(pool.submit(() -> {
+                if (threads != null) {
+                    threads.add(Thread.currentThread());
+                }
+                start.await(10, TimeUnit.SECONDS);
+                for (int n = first; n < kept + churned; n += 2) {
+                    assertThat(rt.deactivate(KEYS.snode(1), n * 23)).isTrue();
+                }
+                return null;
+            }));
+        }
+        return writers;
+    }
+
+    /**
+     * Two readers, until {@code stop}, of the kept cells {@code n < kept} and of the first
+     * {@code insertedSoFar} cells from {@code insertedFrom} on; each returns how many reads were
+     * not the cell's value ({@code n + 1}).
+     */
+    private static List<Future<Long>> readers(ExecutorService pool, SparseRuntime rt, int kept, int insertedFrom,
+                                              AtomicInteger insertedSoFar,
+                                              CyclicBarrier start, AtomicBoolean stop) {
+        List<Future<Long>> readers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            int seed = t;
+            readers.add(pool.submit(() -> {
+                Random random = new Random(seed);
+                start.await(10, TimeUnit.SECONDS);
+                long wrong = 0;
+                while (!stop.get()) {
+                    int n = random.nextInt(kept);
+                    wrong += rt.getLong("v", n * 23) == n + 1 ? 0 : 1;
+                    int done = insertedSoFar.get();
+                    if (done > 0) {
+                        int at = insertedFrom + random.nextInt(done);
+                        wrong += rt.getLong("v", at * 23) == at + 1 ? 0 : 1;
+                    }
+                }
+                return wrong;
+            }));
+        }
+        return readers;
     }
 
     /**
@@ -408,18 +435,7 @@ class HashNodeTest {
             }
             CyclicBarrier start = new CyclicBarrier(5);
             AtomicBoolean stop = new AtomicBoolean();
-            List<Future<?>> writers = new ArrayList<>();
-            for (int t = 0; t < 2; t++) {
-                int first = kept + t;
-                writers.add(pool.submit(() -> {
-                    deactivators.add(Thread.currentThread());
-                    start.await(10, TimeUnit.SECONDS);
-                    for (int n = first; n < kept + churned; n += 2) {
-                        assertThat(rt.deactivate(hash, n * 23)).isTrue();
-                    }
-                    return null;
-                }));
-            }
+            List<Future<?>> writers = deactivateHalves(pool, rt, kept, churned, start, deactivators);
             Future<Set<Integer>> inserter = pool.submit(() -> {
                 Set<Integer> returned = new HashSet<>();
                 start.await(10, TimeUnit.SECONDS);
@@ -434,20 +450,8 @@ class HashNodeTest {
                 }
                 return returned;
             });
-            List<Future<Long>> readers = new ArrayList<>();
-            for (int t = 0; t < 2; t++) {
-                int seed = t;
-                readers.add(pool.submit(() -> {
-                    Random random = new Random(seed);
-                    start.await(10, TimeUnit.SECONDS);
-                    long wrong = 0;
-                    while (!stop.get()) {
-                        int n = random.nextInt(kept);
-                        wrong += rt.getLong("v", n * 23) == n + 1 ? 0 : 1;
-                    }
-                    return wrong;
-                }));
-            }
+            List<Future<Long>> readers = readers(pool, rt, kept, 0, new AtomicInteger(), start,
+                    stop);
             for (Future<?> writer : writers) {
                 writer.get(120, TimeUnit.SECONDS);
             }
