@@ -21,7 +21,8 @@ import java.util.Locale;
  * {@code madvise(MADV_NOHUGEPAGE)} or asking for huge pages with
  * {@code madvise(MADV_HUGEPAGE)}, counting committed pages with {@code /proc/self/pagemap} (or
  * resident ones with {@code mincore} where it cannot be read) and unmapping with {@code munmap}, on
- * Linux on x86-64 and AArch64 (where those constants hold), and only where native access is
+ * Linux on x86-64 and AArch64 (where those constants hold) with 4 KiB base pages
+ * ({@link #pageSizeRefusal}: a kernel with larger ones is logged once and gets chunks), and only where native access is
  * enabled for this class's module ({@code --enable-native-access}), so that the JVM never warns
  * about a restricted call. Elsewhere, or without that flag (one {@link System.Logger} warning,
  * logger {@value #LOGGER}, names it), or where the native linker or the symbols are missing,
@@ -69,10 +70,7 @@ final class NativeRegions {
         MethodHandle munmap = null;
         MethodHandle madvise = null;
         MethodHandle mincore = null;
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        boolean platform = os.startsWith("linux")
-                && (arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"));
+        boolean platform = supportedPlatform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
         boolean nativeAccess = NativeRegions.class.getModule().isNativeAccessEnabled();
         if (platform && !nativeAccess) {
             System.getLogger(LOGGER).log(System.Logger.Level.WARNING, "SNode keeps each SNode's cells in chunks "
@@ -96,6 +94,13 @@ final class NativeRegions {
                 mincore = linker.downcallHandle(libc.find("mincore").orElseThrow(),
                         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
                                 ValueLayout.ADDRESS));
+                MethodHandle getpagesize = linker.downcallHandle(libc.find("getpagesize").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT));
+                String refusal = pageSizeRefusal(pageSize(getpagesize));
+                if (refusal != null) {
+                    System.getLogger(LOGGER).log(System.Logger.Level.WARNING, refusal);
+                    mmap = null;
+                }
             } catch (RuntimeException | LinkageError unavailable) {
                 mmap = null;
             }
@@ -108,6 +113,38 @@ final class NativeRegions {
     }
 
     private NativeRegions() {
+    }
+
+    /** Whether {@code os.name} and {@code os.arch} name a platform whose {@code mmap}/{@code madvise} constants this class holds. */
+    static boolean supportedPlatform(String osName, String osArch) {
+        String os = osName.toLowerCase(Locale.ROOT);
+        String arch = osArch.toLowerCase(Locale.ROOT);
+        return os.startsWith("linux") && (arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"));
+    }
+
+    /**
+     * Null where the kernel's base page is {@link #PAGE} bytes, else the warning that says why
+     * regions are not used: every offset this class gives {@code madvise} and every count of
+     * committed pages assumes 4 KiB pages, and the pool counts a region's cells against the cap
+     * by those pages; with larger base pages (an AArch64 kernel built for 16 or 64 KiB pages)
+     * the first touch of a cell would commit more than was counted, and a huge page would not be
+     * 2 MiB. So such a kernel gets chunks, as a platform without {@code mmap} does.
+     */
+    static String pageSizeRefusal(int pageSize) {
+        if (pageSize == PAGE) {
+            return null;
+        }
+        return "SNode keeps each SNode's cells in chunks (a chunk lookup per pointer level): the kernel's page is "
+                + pageSize + " bytes, and SNode's regions of address space assume pages of " + PAGE
+                + " bytes (the memory cap counts a region's committed memory by them).";
+    }
+
+    private static int pageSize(MethodHandle getpagesize) {
+        try {
+            return (int) getpagesize.invokeExact();
+        } catch (Throwable t) {
+            throw new IllegalStateException("getpagesize failed", t);
+        }
     }
 
     private static String describe(Module module) {

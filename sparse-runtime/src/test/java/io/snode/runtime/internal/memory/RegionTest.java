@@ -93,6 +93,27 @@ class RegionTest {
     }
 
     /**
+     * Regions assume the kernel's base page is 4 KiB (the offsets given to {@code madvise}, the
+     * pagemap entries, the pages the cap counts); an AArch64 kernel with 16 or 64 KiB pages gets
+     * chunks and a warning that says why. Until 12-06 the page size was not asked: such a kernel
+     * got regions whose first touch of a cell committed up to 16 times what the cap counted.
+     */
+    @Test
+    void aKernelWhosePagesAreNot4KiBGetsChunksAndAWarningThatSaysWhy() {
+        assertThat(NativeRegions.pageSizeRefusal(4096)).isNull();
+        for (int pageSize : new int[] {16384, 65536, 8192}) {
+            assertThat(NativeRegions.pageSizeRefusal(pageSize))
+                    .contains("chunks", "page is " + pageSize + " bytes", "pages of 4096 bytes");
+        }
+        assertThat(NativeRegions.supportedPlatform("Linux", "aarch64")).isTrue();
+        assertThat(NativeRegions.supportedPlatform("Linux", "amd64")).isTrue();
+        assertThat(NativeRegions.supportedPlatform("Mac OS X", "aarch64")).isFalse();
+        assertThat(NativeRegions.supportedPlatform("Linux", "ppc64le")).isFalse();
+        // This machine's pages are 4 KiB (the Linux x86-64 the tests run on), so it has regions.
+        assertThat(NativeRegions.AVAILABLE).isTrue();
+    }
+
+    /**
      * A region the kernel refuses (here 2^60 bytes: more address space than a process has) is
      * null, so the caller keeps its cells in chunks, and the first refusal in the JVM is logged
      * with what usually causes it (runtimes never closed exhaust the address space); until 12-06
