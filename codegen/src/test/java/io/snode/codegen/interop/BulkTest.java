@@ -740,4 +740,48 @@ class BulkTest {
         }
         return whole;
     }
+
+    /**
+     * A scattered list (4,096 cells in as many blocks, which sends the rest of the list to the
+     * grouped path) whose rest lies in 17 blocks whose container keys are multiples of
+     * 2,971,215,073: times 2^64 / phi, every such key has the same top 34 bits, so they share
+     * a home slot in the grouped path's table of container numbers at every size up to 2^34.
+     * Until 12-06 the table doubled whenever a probe reached 16 slots, which never separated
+     * them: the call ran out of Java heap (an audit's probe: after 1 to 8 s, with 1 to 3 GiB). It
+     * writes every cell now.
+     */
+    @Test
+    void containersWhoseKeysShareAHomeSlotDoNotGrowTheGroupedWritesTableWithoutBound() {
+        int scattered = 4096;
+        int tail = 4096;
+        int colliding = 17;
+        int n = scattered + tail;
+        int[] xs = new int[n];
+        int[] ys = new int[n];
+        int[] zs = new int[n];
+        float[] values = new float[n];
+        java.util.Random random = new java.util.Random(1);
+        for (int c = 0; c < scattered; c++) {
+            xs[c] = random.nextInt(1 << 19);
+            ys[c] = random.nextInt(1 << 19);
+            zs[c] = random.nextInt(1 << 19);
+            values[c] = 1;
+        }
+        for (int c = 0; c < tail; c++) {
+            long key = (c % colliding + 1) * 2_971_215_073L; // (bx * 2^16 + by) * 2^16 + bz
+            int local = c / colliding;
+            xs[scattered + c] = (int) (key >>> 32) * 8 + (local & 7);
+            ys[scattered + c] = (int) ((key >>> 16) & 0xFFFF) * 8 + ((local >> 3) & 7);
+            zs[scattered + c] = (int) (key & 0xFFFF) * 8 + ((local >> 6) & 7);
+            values[scattered + c] = 2 + c;
+        }
+        try (SNodeRuntime runtime = SNodeRuntime.compile(
+                Layout.parse("hash(ijk,4096).pointer(ijk,16).dense(ijk,8).place(f32 phi)"))) {
+            assertThat(Bulk.writeCells(runtime, "phi", new int[][] {xs, ys, zs}, values)).isEqualTo(n);
+            for (int c = 0; c < n; c++) {
+                assertThat(runtime.generic().getFloat("phi", xs[c], ys[c], zs[c])).as("cell %d", c).isEqualTo(values[c]);
+            }
+            assertThat(runtime.count("phi")).isEqualTo(scattered * 512L + colliding * 512L);
+        }
+    }
 }

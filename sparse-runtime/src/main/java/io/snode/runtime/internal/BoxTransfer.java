@@ -699,6 +699,8 @@ public final class BoxTransfer {
         private static final int BUCKET_BITS = 8;
         private static final long EMPTY = -1;
         private static final int MAX_PROBES = 16;
+        /** Slots per container numbered beyond which a long probe no longer grows the table. */
+        private static final int SPARSE = 16;
         /**
          * Per cell of the group, in bucket order, {@link #width} longs: {@code key * cellCount +
          * cell index} (after the numbering {@code number << 32 | cell index}), then for four-byte
@@ -932,8 +934,12 @@ public final class BoxTransfer {
                     break;
                 }
                 slot = (slot + 1) & mask;
-                if (++probes == MAX_PROBES) {
-                    // The buckets fill the table's stretches one after another: grow before they run into each other.
+                if (++probes == MAX_PROBES && tableKeys.length < SPARSE * (known + 1)) {
+                    // The buckets fill the table's stretches one after another: grow before they run
+                    // into each other. Not past SPARSE slots a container: keys whose hashes share
+                    // their top bits collide at every size (multiples of 2,971,215,073 share 34),
+                    // and doubling for them ran the heap out; they probe on (the table is at most
+                    // half full, so a probe ends).
                     grow();
                     return number(key);
                 }
