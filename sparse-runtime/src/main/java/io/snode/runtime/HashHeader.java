@@ -117,9 +117,17 @@ public final class HashHeader {
      * Fibonacci hashing alone (the top bits of the index times 2^64 / phi, until 12-06) gave
      * indices that share their low bits, as a line of cells along an axis other than the last
      * does, clustered homes: 31 probes per insertion for 2^19 cells 65,536 apart.
+     *
+     * <p>The index is offset by {@code bits} times 2^64 / phi first, so that tables of other
+     * sizes place the same cells independently: a table emptied in its own order (a box
+     * deactivation, a collection's walk) keeps the cells whose homes lie in its last stretch,
+     * and without the offset the smaller table of a shrink gave all of them homes in its own
+     * last stretch (its homes were the larger table's with the low bits dropped), one cluster
+     * that every copy and probe walked.
      */
     public static int homeByBits(long index, int bits) {
-        long h = (index ^ (index >>> 30)) * MIX_1;
+        long salted = index + bits * 0x9E3779B97F4A7C15L;
+        long h = (salted ^ (salted >>> 30)) * MIX_1;
         h = (h ^ (h >>> 27)) * MIX_2;
         return (int) (h >>> (64 - bits));
     }
