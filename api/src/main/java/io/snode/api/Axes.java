@@ -55,7 +55,17 @@ public final class Axes {
         return axes.size();
     }
 
+    /**
+     * The axis at {@code index}, in the order written.
+     *
+     * @throws IndexOutOfBoundsException when {@code index} is not in {@code [0, size())}; the
+     *                                   message names it and the range
+     */
     public Axis get(int index) {
+        if (index < 0 || index >= axes.size()) {
+            throw new IndexOutOfBoundsException("index=" + index + " is not in [0, " + axes.size() + ") (axes "
+                    + this + ")");
+        }
         return axes.get(index);
     }
 

@@ -110,10 +110,11 @@ public final class Layout {
     /**
      * The field called {@code name}.
      *
+     * @throws NullPointerException     when {@code name} is null (the message is {@code name})
      * @throws IllegalArgumentException when the layout has no such field
      */
     public PlacedField field(String name) {
-        PlacedField field = fields.get(name);
+        PlacedField field = fields.get(Objects.requireNonNull(name, "name"));
         if (field == null) {
             throw new IllegalArgumentException("field=" + name + " is not in the layout; its fields are "
                     + String.join(", ", fields.keySet()));
