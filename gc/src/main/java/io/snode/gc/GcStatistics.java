@@ -21,7 +21,7 @@ public record GcStatistics(long sequence, int parallelism, String kernels, long 
 
     public GcStatistics {
         Objects.requireNonNull(kernels, "kernels");
-        snodes = List.copyOf(snodes);
+        snodes = List.copyOf(Objects.requireNonNull(snodes, "snodes"));
     }
 
     public long cellsReclaimed() {
@@ -47,9 +47,11 @@ public record GcStatistics(long sequence, int parallelism, String kernels, long 
     /**
      * The statistics of the manager charged to {@code ownerName} (an SNode path).
      *
+     * @throws NullPointerException     when {@code ownerName} is null (the message is {@code ownerName})
      * @throws IllegalArgumentException if no manager of that name was collected
      */
     public SNodeGcStatistics of(String ownerName) {
+        Objects.requireNonNull(ownerName, "ownerName");
         for (SNodeGcStatistics s : snodes) {
             if (s.ownerName().equals(ownerName)) {
                 return s;

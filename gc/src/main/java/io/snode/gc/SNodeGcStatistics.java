@@ -1,5 +1,7 @@
 package io.snode.gc;
 
+import java.util.Objects;
+
 /**
  * What one collection did to one node manager (one SNode's cells, or a dynamic SNode's
  * directory blocks).
@@ -33,6 +35,10 @@ public record SNodeGcStatistics(
         long phase0Nanos,
         long phase1Nanos,
         long phase2Nanos) {
+
+    public SNodeGcStatistics {
+        Objects.requireNonNull(ownerName, "ownerName");
+    }
 
     /** Time of the three phases together. */
     public long totalNanos() {

@@ -1,0 +1,24 @@
+package io.snode.gc;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bad arguments of this module's public statistics: each is refused up front with a message that
+ * names it. Before, a null list failed with List.copyOf's message-less NullPointerException, a
+ * null owner name was accepted (and broke {@code of} later), and {@code of(null)} said
+ * "ownerName=null was not collected" (an IllegalArgumentException).
+ */
+class ArgumentChecksTest {
+
+    @Test
+    void nullsAreNamed() {
+        assertThatThrownBy(() -> new GcStatistics(1, 1, "scalar", 0, null))
+                .isInstanceOf(NullPointerException.class).hasMessage("snodes");
+        assertThatThrownBy(() -> new SNodeGcStatistics(null, 8, 0, 0, 0, 0, 0, 0, 0, 0))
+                .isInstanceOf(NullPointerException.class).hasMessage("ownerName");
+        assertThatThrownBy(() -> GcStatistics.NONE.of(null))
+                .isInstanceOf(NullPointerException.class).hasMessage("ownerName");
+    }
+}
