@@ -38,6 +38,10 @@ package io.snode.runtime;
  * copies the live entries into a table of {@link #capacityFor} entries and drops the tombstones,
  * as does a shrink, after a deactivation leaves a table of more than 2048 entries at most a
  * sixteenth live.
+ *
+ * <p>Apart from {@link #tableWord}, which runs once per table, the helpers do not check their
+ * arguments (a table word of 0, a capacity that is not a power of two give meaningless
+ * results): every probe calls them.
  */
 public final class HashHeader {
     public static final int TABLE_OFFSET = 0;

@@ -19,6 +19,9 @@ package io.snode.runtime;
  *
  * A word is never turned into a raw address: {@link #cellIndex} gives an index that the node
  * manager resolves through its checked chunk table, so a corrupted word gives an exception.
+ *
+ * <p>Apart from {@link #encode}, the helpers do not check their arguments (the cell index of a
+ * word that is not active means nothing): they run on every access of a pointer SNode.
  */
 public final class PointerWord {
     /** Bytes of one pointer word. */
