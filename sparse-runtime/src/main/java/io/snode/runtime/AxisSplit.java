@@ -1,6 +1,7 @@
 package io.snode.runtime;
 
 import io.snode.api.Axis;
+import java.util.Objects;
 
 /**
  * How one level of a path takes its local index on one axis from a coordinate of the path's
@@ -15,6 +16,10 @@ import io.snode.api.Axis;
  * @param stride      weight of the local index in the row-major cell index of the level
  */
 public record AxisSplit(Axis axis, int coordinate, long divisor, int size, long stride) {
+
+    public AxisSplit {
+        Objects.requireNonNull(axis, "axis");
+    }
 
     /** {@code log2(divisor)} when the divisor is a power of two, else -1. */
     public int shift() {
@@ -31,7 +36,11 @@ public record AxisSplit(Axis axis, int coordinate, long divisor, int size, long 
         return shift() >= 0 && mask() >= 0;
     }
 
-    /** This level's index on the axis for {@code coordinate}, the value of the coordinate. */
+    /**
+     * This level's index on the axis for {@code coordinate}, the value of the coordinate. It
+     * does not check {@code coordinateValue} (a negative one gives a meaningless index): the
+     * generic path calls it on every access.
+     */
     public int local(int coordinateValue) {
         return (int) split(coordinateValue, divisor, -1, size);
     }

@@ -1,5 +1,7 @@
 package io.snode.runtime;
 
+import java.util.Objects;
+
 /**
  * The activity mask at the start of a bitmasked SNode's container: one bit per cell, packed in
  * 64-bit words, followed by the cells themselves (at {@link SNodePlan#cellsOffset()}).
@@ -15,6 +17,10 @@ package io.snode.runtime;
  *
  * A bit is set with an atomic OR and cleared with an atomic AND, so cells that share a word do
  * not share a lock.
+ *
+ * <p>The helpers do not check their arguments (an index past the cell count or negative gives
+ * a meaningless offset or bit; {@link #set} and {@link #isSet} refuse only a null array): they
+ * run for every cell the generated code and the scans visit.
  */
 public final class BitmaskWords {
     /** Cells per mask word. */
@@ -49,11 +55,13 @@ public final class BitmaskWords {
      * snapshot's mask, a bitmap of cells), with the layout of the container's words.
      */
     public static void set(long[] words, int at, long index) {
+        Objects.requireNonNull(words, "words");
         words[at + (int) (index >>> LOG_BITS)] |= bit(index);
     }
 
     /** Whether cell {@code index}'s bit is set in a copy of a mask held in {@code words[at ...]}. */
     public static boolean isSet(long[] words, int at, long index) {
+        Objects.requireNonNull(words, "words");
         return (words[at + (int) (index >>> LOG_BITS)] & bit(index)) != 0;
     }
 

@@ -19,13 +19,19 @@ public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
      */
     public record SNodeStats(SNode snode, NodeManagerMetric cells, NodeManagerMetric directories,
                              HashTableMetric tables) {
+        public SNodeStats {
+            Objects.requireNonNull(snode, "snode");
+            Objects.requireNonNull(cells, "cells");
+        }
+
         public SNodeStats(SNode snode, NodeManagerMetric cells, NodeManagerMetric directories) {
             this(snode, cells, directories, null);
         }
     }
 
     public MemoryStats {
-        snodes = List.copyOf(snodes);
+        Objects.requireNonNull(pool, "pool");
+        snodes = List.copyOf(Objects.requireNonNull(snodes, "snodes"));
     }
 
     public long bytesReserved() {

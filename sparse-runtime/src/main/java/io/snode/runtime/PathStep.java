@@ -46,7 +46,7 @@ public final class PathStep {
     public PathStep(SNodePlan node, long containerOffset, List<AxisSplit> splits) {
         this.node = Objects.requireNonNull(node, "node");
         this.containerOffset = containerOffset;
-        this.splits = List.copyOf(splits);
+        this.splits = List.copyOf(Objects.requireNonNull(splits, "splits"));
         int count = this.splits.size();
         this.coordinate = new int[count];
         this.shift = new int[count];

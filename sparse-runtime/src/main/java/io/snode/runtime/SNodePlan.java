@@ -160,11 +160,23 @@ public final class SNodePlan {
         return maskBytes;
     }
 
-    /** Offset of the field in slot {@code slot} inside a cell of this node. */
+    /**
+     * Offset of the field in slot {@code slot} inside a cell of this node.
+     *
+     * @throws IndexOutOfBoundsException when {@code slot} is not one of this node's field slots
+     */
     public long fieldOffset(int slot) {
+        if (slot < 0 || slot >= fieldOffsets.length) {
+            throw outside("slot", slot, fieldOffsets.length, "fields");
+        }
         return fieldOffsets[slot];
     }
 
+    /**
+     * Offset of {@code field} inside a cell of this node.
+     *
+     * @throws IllegalArgumentException when {@code field} is not placed on this node
+     */
     public long fieldOffset(PlacedField field) {
         if (Objects.requireNonNull(field, "field").snode() != snode) {
             throw new IllegalArgumentException("field=" + field.name() + " is not placed on " + snode.path());
@@ -172,14 +184,34 @@ public final class SNodePlan {
         return fieldOffsets[field.slot()];
     }
 
-    /** Offset, inside a cell of this node, of the container of its child number {@code index}. */
+    /**
+     * Offset, inside a cell of this node, of the container of its child number {@code index}.
+     *
+     * @throws IndexOutOfBoundsException when {@code index} is not one of this node's children
+     */
     public long childContainerOffset(int index) {
+        if (index < 0 || index >= childContainerOffsets.length) {
+            throw outside("index", index, childContainerOffsets.length, "children");
+        }
         return childContainerOffsets[index];
     }
 
-    /** The row-major weights of this node's own axes in its cell index. */
+    /**
+     * The row-major weight of this node's own axis number {@code axisIndex} in its cell index.
+     *
+     * @throws IndexOutOfBoundsException when {@code axisIndex} is not one of this node's own axes
+     */
     public long stride(int axisIndex) {
+        if (axisIndex < 0 || axisIndex >= strides.length) {
+            throw outside("axisIndex", axisIndex, strides.length, "axes");
+        }
         return strides[axisIndex];
+    }
+
+    /** {@code name=value is not in [0, length) (the <what> of <path>)}. */
+    private IndexOutOfBoundsException outside(String name, int value, int length, String what) {
+        return new IndexOutOfBoundsException(name + "=" + value + " is not in [0, " + length + ") (the " + what
+                + " of " + snode.path() + ")");
     }
 
     /** This node's own splits with divisor 1: its index space coordinates are local indices. */

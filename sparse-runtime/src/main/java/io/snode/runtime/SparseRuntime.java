@@ -30,7 +30,10 @@ import java.util.Objects;
  * SNode named (Taichi's convention), except that a dynamic node's list operations
  * ({@link #append}, {@link #length}, {@link #deactivate}) take the list's coordinates, those of
  * the node's parent; a coordinate outside it throws
- * {@link IndexOutOfBoundsException}. A failed operation leaves the structure as it was.
+ * {@link IndexOutOfBoundsException}. A field name that is not in the layout, or a field or SNode
+ * of another layout, throws {@link IllegalArgumentException}; a null argument throws
+ * {@link NullPointerException} whose message is the parameter's name ({@code field} for a field
+ * name). A failed operation leaves the structure as it was.
  *
  * <p>Thread safety: every method may be called from many threads at once, except that
  * {@link #collect()} and {@link #close()} must not overlap any other call.
@@ -230,7 +233,7 @@ public final class SparseRuntime implements AutoCloseable {
     }
 
     private PlacedField typed(String name, FieldType type) {
-        PlacedField field = layout.field(name);
+        PlacedField field = layout.field(Objects.requireNonNull(name, "field"));
         if (field.type() != type) {
             throw new IllegalArgumentException("field=" + name + " is " + field.type() + ", not " + type
                     + "; use the " + field.type() + " accessors");
@@ -348,6 +351,7 @@ public final class SparseRuntime implements AutoCloseable {
      */
     public long append(SNode dynamic, int... listCoordinates) {
         checkOpen();
+        Objects.requireNonNull(dynamic, "dynamic");
         return structure.append(dynamic, listToElement(dynamic, listCoordinates, 0), new Location());
     }
 
@@ -380,6 +384,7 @@ public final class SparseRuntime implements AutoCloseable {
     /** The length of the list of {@code dynamic} at {@code listCoordinates}; 0 when inactive. */
     public long length(SNode dynamic, int... listCoordinates) {
         checkOpen();
+        Objects.requireNonNull(dynamic, "dynamic");
         return structure.length(dynamic, listToElement(dynamic, listCoordinates, 0), new Location());
     }
 
