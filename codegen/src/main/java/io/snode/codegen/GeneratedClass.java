@@ -62,7 +62,7 @@ public record GeneratedClass(String name, byte[] bytes, String plan, String sour
 
     /** A class without constants whose source attribute is its whole {@link #source()}. */
     public GeneratedClass(String name, byte[] bytes, String plan) {
-        this(name, bytes, plan, sourceAttribute(bytes));
+        this(name, bytes, plan, sourceAttribute(Objects.requireNonNull(bytes, "bytes")));
     }
 
     private static String sourceAttribute(byte[] bytes) {

@@ -72,6 +72,11 @@ import java.util.function.Supplier;
  * application's, {@link RuntimeOptions#withCollector}), the exception reaches the launching
  * thread; the launch's writes and deactivations stand, and what the collection did not reclaim
  * waits for the next one.
+ *
+ * <p>A field or method name given as null (to {@link #handle}, {@link #getter} and the other
+ * handles, {@code forEach}, {@link #sum} and the other reductions) throws
+ * {@link NullPointerException} whose message is the parameter's name ({@code field},
+ * {@code name}); a name that is not in the layout throws {@link IllegalArgumentException}.
  */
 public final class SNodeRuntime implements AutoCloseable {
     private final SparseRuntime runtime;
@@ -153,34 +158,46 @@ public final class SNodeRuntime implements AutoCloseable {
      * The generated static method {@code name}, for example {@code get_phi} or
      * {@code isActive_s2_pointer}.
      *
+     * @throws NullPointerException     when {@code name} is null (the message is {@code name})
      * @throws IllegalArgumentException when the class has no such method
      * @throws IllegalStateException    after {@link #close()} (as {@link #getter} and the other handles)
      */
     public MethodHandle handle(String name) {
+        Objects.requireNonNull(name, "name");
         structFor.checkOpen();
         return code.handle(name);
     }
 
+    /**
+     * {@code get_FIELD(coordinates...)}; as the other field handles ({@link #setter}, {@link #adder},
+     * {@link #appender}), it throws {@link NullPointerException} "field" for a null name and
+     * {@link IllegalArgumentException} for a name that is not in the layout.
+     */
     public MethodHandle getter(String field) {
-        return handle(LayoutEmitter.getter(layout().field(field)));
+        return handle(LayoutEmitter.getter(placed(field)));
     }
 
     public MethodHandle setter(String field) {
-        return handle(LayoutEmitter.setter(layout().field(field)));
+        return handle(LayoutEmitter.setter(placed(field)));
     }
 
     public MethodHandle adder(String field) {
-        return handle(LayoutEmitter.adder(layout().field(field)));
+        return handle(LayoutEmitter.adder(placed(field)));
     }
 
     /** {@code append_FIELD(listCoordinates..., value)}, returning the element's index. */
     public MethodHandle appender(String field) {
-        PlacedField placed = layout().field(field);
+        PlacedField placed = placed(field);
         if (placed.snode().kind() != NodeKind.DYNAMIC) {
             throw new IllegalArgumentException("field=" + field + " is placed on " + placed.snode().path()
                     + ", not on a dynamic node");
         }
         return handle(LayoutEmitter.appender(placed));
+    }
+
+    /** The layout's field called {@code field}, a null name refused with the parameter's name. */
+    private PlacedField placed(String field) {
+        return layout().field(Objects.requireNonNull(field, "field"));
     }
 
     private static final List<String> NODE_OPERATIONS =
@@ -366,35 +383,35 @@ public final class SNodeRuntime implements AutoCloseable {
 
     /** Calls {@code kernel} with the coordinates of every active cell of {@code field}'s SNode. */
     public void forEach(String field, Kernel1 kernel) {
-        structFor.forEach(layout().field(field).snode(), kernel, 1);
+        structFor.forEach(placed(field).snode(), kernel, 1);
     }
 
     public void forEach(String field, Kernel2 kernel) {
-        structFor.forEach(layout().field(field).snode(), kernel, 2);
+        structFor.forEach(placed(field).snode(), kernel, 2);
     }
 
     public void forEach(String field, Kernel3 kernel) {
-        structFor.forEach(layout().field(field).snode(), kernel, 3);
+        structFor.forEach(placed(field).snode(), kernel, 3);
     }
 
     public void forEach(String field, Kernel4 kernel) {
-        structFor.forEach(layout().field(field).snode(), kernel, 4);
+        structFor.forEach(placed(field).snode(), kernel, 4);
     }
 
     public void forEach(String field, Kernel5 kernel) {
-        structFor.forEach(layout().field(field).snode(), kernel, 5);
+        structFor.forEach(placed(field).snode(), kernel, 5);
     }
 
     public void forEach(String field, Kernel6 kernel) {
-        structFor.forEach(layout().field(field).snode(), kernel, 6);
+        structFor.forEach(placed(field).snode(), kernel, 6);
     }
 
     public void forEach(String field, Kernel7 kernel) {
-        structFor.forEach(layout().field(field).snode(), kernel, 7);
+        structFor.forEach(placed(field).snode(), kernel, 7);
     }
 
     public void forEach(String field, Kernel8 kernel) {
-        structFor.forEach(layout().field(field).snode(), kernel, 8);
+        structFor.forEach(placed(field).snode(), kernel, 8);
     }
 
     /**
@@ -557,7 +574,7 @@ public final class SNodeRuntime implements AutoCloseable {
      * thread activates and writes while the sum runs may be included, unlike in a launch's visit.
      */
     public double sum(String field) {
-        return structFor.reduce(field, Reductions::sum);
+        return structFor.reduce(Objects.requireNonNull(field, "field"), Reductions::sum);
     }
 
     /**
@@ -565,7 +582,7 @@ public final class SNodeRuntime implements AutoCloseable {
      * (a NaN wins; {@code -0.0} is below {@code 0.0}); +infinity when none is active.
      */
     public double min(String field) {
-        return structFor.reduce(field, Reductions::min);
+        return structFor.reduce(Objects.requireNonNull(field, "field"), Reductions::min);
     }
 
     /**
@@ -573,12 +590,12 @@ public final class SNodeRuntime implements AutoCloseable {
      * -infinity when none is active.
      */
     public double max(String field) {
-        return structFor.reduce(field, Reductions::max);
+        return structFor.reduce(Objects.requireNonNull(field, "field"), Reductions::max);
     }
 
     /** Number of active cells of {@code field}'s SNode: the cells a {@code forEach} over it visits (1 for a root field). */
     public long count(String field) {
-        return structFor.reduce(field, Reductions::count);
+        return structFor.reduce(Objects.requireNonNull(field, "field"), Reductions::count);
     }
 
     /**

@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.snode.api.Layout;
 import io.snode.codegen.interop.Vdb;
+import io.snode.api.SNode;
 import io.snode.codegen.kernel.Kernel3;
+import io.snode.codegen.kernel.KernelException;
+import io.snode.codegen.kernel.LeafBlock;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,5 +53,69 @@ class ArgumentChecksTest {
                     .isInstanceOf(NoSuchFileException.class).hasMessageContaining(target.toString())
                     .hasMessageNotContaining(".tmp");
         }
+    }
+
+    /**
+     * Nulls given to public constructors (they were accepted and failed later, or with the JVM's
+     * message) and field or method names given as null to a runtime's lookups (they gave
+     * "field=null is not in the layout" or "name=null is not a generated method", an
+     * IllegalArgumentException): each a NullPointerException whose message is the parameter.
+     */
+    @Test
+    void nullsGivenToConstructorsAndLookupsAreNamed() {
+        RuntimeException cause = new RuntimeException("kernel");
+        npe(() -> new KernelException(null, new int[] {1}, cause), "snodePath");
+        npe(() -> new KernelException("root/dense", null, cause), "coordinates");
+        npe(() -> new KernelException("root/dense", new int[] {1}, null), "cause");
+        npe(() -> new GeneratedClass("x", null, "plan"), "bytes");
+
+        SNode dense = L.snode(2);
+        MemorySegment memory = MemorySegment.ofArray(new byte[512 * 4]);
+        int[] bases = {0, 0, 0};
+        int[] sizes = {8, 8, 8};
+        long[] offsets = {0};
+        npe(() -> new LeafBlock(null, memory, 0, 4, 512, bases, 0, sizes, null, 0, 0, 512, offsets), "snode");
+        npe(() -> new LeafBlock(dense, null, 0, 4, 512, bases, 0, sizes, null, 0, 0, 512, offsets), "memory");
+        npe(() -> new LeafBlock(dense, memory, 0, 4, 512, null, 0, sizes, null, 0, 0, 512, offsets), "bases");
+        npe(() -> new LeafBlock(dense, memory, 0, 4, 512, bases, 0, null, null, 0, 0, 512, offsets), "sizes");
+        npe(() -> new LeafBlock(dense, memory, 0, 4, 512, bases, 0, sizes, null, 0, 0, 512, null), "fieldOffsets");
+        MemorySegment[] chunks = {memory};
+        long[] chunkOffsets = {0};
+        npe(() -> new LeafBlock(null, 4, 16, 4, chunks, chunkOffsets, 0, bases, 0, sizes, offsets), "snode");
+        npe(() -> new LeafBlock(dense, 4, 16, 4, null, chunkOffsets, 0, bases, 0, sizes, offsets), "chunkMemory");
+        npe(() -> new LeafBlock(dense, 4, 16, 4, chunks, null, 0, bases, 0, sizes, offsets), "chunkOffsets");
+        npe(() -> new LeafBlock(dense, 4, 16, 4, chunks, chunkOffsets, 0, null, 0, sizes, offsets), "bases");
+        npe(() -> new LeafBlock(dense, 4, 16, 4, chunks, chunkOffsets, 0, bases, 0, null, offsets), "sizes");
+        npe(() -> new LeafBlock(dense, 4, 16, 4, chunks, chunkOffsets, 0, bases, 0, sizes, null), "fieldOffsets");
+
+        try (SNodeRuntime rt = SNodeRuntime.compile(L)) {
+            npe(() -> rt.handle(null), "name");
+            npe(() -> rt.getter(null), "field");
+            npe(() -> rt.setter(null), "field");
+            npe(() -> rt.adder(null), "field");
+            npe(() -> rt.appender(null), "field");
+            npe(() -> rt.forEach((String) null, (Kernel3) (i, j, k) -> { }), "field");
+            npe(() -> rt.sum(null), "field");
+            npe(() -> rt.min(null), "field");
+            npe(() -> rt.max(null), "field");
+            npe(() -> rt.count(null), "field");
+        }
+    }
+
+    /** A block's origin coordinate outside its index axes (it was the JDK's ArrayIndexOutOfBoundsException). */
+    @Test
+    void anOriginCoordinateOutsideTheAxesNamesItAndTheRange() {
+        LeafBlock block = new LeafBlock(L.snode(2), MemorySegment.ofArray(new byte[512 * 4]), 0, 4, 512,
+                new int[] {1, 2, 3}, 0, new int[] {8, 8, 8}, null, 0, 0, 512, new long[] {0});
+        String path = L.snode(2).path();
+        assertThatThrownBy(() -> block.origin(3)).isExactlyInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessage("n=3 is not in [0, 3) (the index axes of " + path + ")");
+        assertThatThrownBy(() -> block.origin(-1)).isExactlyInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessage("n=-1 is not in [0, 3) (the index axes of " + path + ")");
+        org.assertj.core.api.Assertions.assertThat(block.origin()).containsExactly(8, 16, 24);
+    }
+
+    private static void npe(ThrowingCallable call, String parameter) {
+        assertThatThrownBy(call).isExactlyInstanceOf(NullPointerException.class).hasMessage(parameter);
     }
 }

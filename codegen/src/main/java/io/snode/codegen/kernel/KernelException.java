@@ -1,6 +1,7 @@
 package io.snode.codegen.kernel;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * A kernel threw: the launch stopped and this reaches the caller, with the coordinates of the
@@ -11,7 +12,11 @@ public final class KernelException extends RuntimeException {
     private final String snodePath;
     private final int[] coordinates;
 
+    /** @throws NullPointerException when an argument is null (the message is the parameter's name) */
     public KernelException(String snodePath, int[] coordinates, Throwable cause) {
+        Objects.requireNonNull(snodePath, "snodePath");
+        Objects.requireNonNull(coordinates, "coordinates");
+        Objects.requireNonNull(cause, "cause");
         super("kernel failed at " + snodePath + " " + Arrays.toString(coordinates) + ": " + cause, cause);
         this.snodePath = snodePath;
         this.coordinates = coordinates.clone();

@@ -86,23 +86,26 @@ public final class LeafBlock {
      * words are {@code masks[maskAt ... maskAt + maskWords)}, {@code masks} null for dense
      * blocks, and {@code activeCount} of its cells are active; {@code fieldOffsets} by field
      * slot. The arrays are shared, not copied.
+     *
+     * @throws NullPointerException when an argument but {@code masks} is null (the message is the
+     *                              parameter's name)
      */
     public LeafBlock(SNode snode, MemorySegment memory, long offset, long cellBytes, long cellCount, int[] bases,
                      int baseAt, int[] sizes, long[] masks, int maskAt, int maskWords, long activeCount,
                      long[] fieldOffsets) {
-        this.snode = snode;
-        this.memory = memory;
+        this.snode = Objects.requireNonNull(snode, "snode");
+        this.memory = Objects.requireNonNull(memory, "memory");
         this.offset = offset;
         this.cellBytes = cellBytes;
         this.cellCount = cellCount;
-        this.bases = bases;
+        this.bases = Objects.requireNonNull(bases, "bases");
         this.baseAt = baseAt;
-        this.sizes = sizes;
+        this.sizes = Objects.requireNonNull(sizes, "sizes");
         this.masks = masks;
         this.maskAt = maskAt;
         this.maskWords = maskWords;
         this.activeCount = activeCount;
-        this.fieldOffsets = fieldOffsets;
+        this.fieldOffsets = Objects.requireNonNull(fieldOffsets, "fieldOffsets");
         this.chunkMemory = null;
         this.chunkOffsets = null;
         this.chunkAt = 0;
@@ -115,24 +118,26 @@ public final class LeafBlock {
      * {@code ceil(length / chunkSize)}) starts at byte {@code chunkOffsets[chunkAt + c]} of
      * {@code chunkMemory[chunkAt + c]}; elements of {@code cellBytes} bytes, {@code chunkSize} per
      * chunk; coordinates, sizes and field offsets as for a block. The arrays are shared, not copied.
+     *
+     * @throws NullPointerException when an argument is null (the message is the parameter's name)
      */
     public LeafBlock(SNode snode, long length, long chunkSize, long cellBytes, MemorySegment[] chunkMemory,
                      long[] chunkOffsets, int chunkAt, int[] bases, int baseAt, int[] sizes, long[] fieldOffsets) {
-        this.snode = snode;
+        this.snode = Objects.requireNonNull(snode, "snode");
         this.memory = null;
         this.offset = 0;
         this.cellBytes = cellBytes;
         this.cellCount = length;
-        this.bases = bases;
+        this.bases = Objects.requireNonNull(bases, "bases");
         this.baseAt = baseAt;
-        this.sizes = sizes;
+        this.sizes = Objects.requireNonNull(sizes, "sizes");
         this.masks = null;
         this.maskAt = 0;
         this.maskWords = 0;
         this.activeCount = length;
-        this.fieldOffsets = fieldOffsets;
-        this.chunkMemory = chunkMemory;
-        this.chunkOffsets = chunkOffsets;
+        this.fieldOffsets = Objects.requireNonNull(fieldOffsets, "fieldOffsets");
+        this.chunkMemory = Objects.requireNonNull(chunkMemory, "chunkMemory");
+        this.chunkOffsets = Objects.requireNonNull(chunkOffsets, "chunkOffsets");
         this.chunkAt = chunkAt;
         this.chunkCount = (int) ((length + chunkSize - 1) / chunkSize);
         this.chunkSize = chunkSize;
@@ -154,8 +159,16 @@ public final class LeafBlock {
         return origin;
     }
 
-    /** Coordinate {@code n} of cell 0. */
+    /**
+     * Coordinate {@code n} of cell 0.
+     *
+     * @throws IndexOutOfBoundsException when {@code n} is not one of the SNode's index axes
+     */
     public int origin(int n) {
+        if (n < 0 || n >= sizes.length) {
+            throw new IndexOutOfBoundsException("n=" + n + " is not in [0, " + sizes.length + ") (the index axes of "
+                    + snode.path() + ")");
+        }
         return bases[baseAt + n] * sizes[n];
     }
 
