@@ -13,6 +13,9 @@ import org.objectweb.asm.util.TraceClassVisitor;
  * One class generated for a compiled layout, for inspection: its name, its bytes (write them to
  * a {@code .class} file for {@code javap -c}), a textual disassembly, the plan that explains
  * the numbers in its code, what it was generated from, and what each of its constants is.
+ * Every constructor refuses a null argument with a {@link NullPointerException} whose message
+ * names it; the one without a source refuses bytes that are not a class file with an
+ * {@link IllegalArgumentException}.
  *
  * @param source    what the class was generated from, in full: {@code layout: } and the layout's
  *                  text for the layout and accessor classes (whose source attribute, the file name

@@ -37,9 +37,8 @@ public record AxisSplit(Axis axis, int coordinate, long divisor, int size, long 
     }
 
     /**
-     * This level's index on the axis for {@code coordinate}, the value of the coordinate. It
-     * does not check {@code coordinateValue} (a negative one gives a meaningless index): the
-     * generic path calls it on every access.
+     * This level's index on the axis for {@code coordinate}, the value of the coordinate. Like
+     * {@link #split}, it does not check its argument (a negative one gives a meaningless index).
      */
     public int local(int coordinateValue) {
         return (int) split(coordinateValue, divisor, -1, size);
@@ -51,7 +50,8 @@ public record AxisSplit(Axis axis, int coordinate, long divisor, int size, long 
      * {@code shift >= 0} (then {@code divisor == 1 << shift} and {@code size} is a power of two).
      * A coordinate gives its local index on a level this way ({@link #local}), and a cell index
      * of a container gives the local coordinate on one of the node's axes with the axis's
-     * stride as the divisor.
+     * stride as the divisor. It does not check its arguments: the generic path calls it for every
+     * level of every access.
      */
     public static long split(long value, long divisor, int shift, int size) {
         return shift >= 0 ? (value >>> shift) & (size - 1) : (value / divisor) % size;
