@@ -1102,11 +1102,19 @@ public final class NodeTree {
      *
      * @return the cells deactivated (of {@code target} and of the nodes above it)
      */
+    /**
+     * The deactivation of {@code target}'s cells in the box {@code [low, high)}, not run yet:
+     * {@link #deactivateBox} runs one; tests run one to read what it examined.
+     */
+    public BoxDeactivation boxDeactivation(SNode target, int[] low, int[] high) {
+        return new BoxDeactivation(pathSteps[target.id()], pathUnits[target.id()], low, high);
+    }
+
     public long deactivateBox(SNode target, int[] low, int[] high) {
         requireSparse(target);
         advanceEpoch();
         try {
-            long deactivated = new BoxDeactivation(pathSteps[target.id()], pathUnits[target.id()], low, high).run(root);
+            long deactivated = boxDeactivation(target, low, high).run(root);
             if (deactivated > 0) {
                 countDeactivation();
             }

@@ -160,4 +160,10 @@ public final class BitmaskedUnit extends NodeUnit {
         }
         return visited;
     }
+
+    /** Its mask words: the iteration reads those, then only the active cells. */
+    @Override
+    public long scanCost(MemorySegment segment, long container) {
+        return node.cellCount() / BitmaskWords.BITS + 1;
+    }
 }

@@ -479,4 +479,10 @@ public final class DynamicUnit extends NodeUnit {
         }
         return visited;
     }
+
+    /** 0: a list's elements are iterated, never looked up one by one by a box. */
+    @Override
+    public long scanCost(MemorySegment segment, long container) {
+        return 0;
+    }
 }

@@ -510,4 +510,11 @@ public final class HashUnit extends NodeUnit {
         }
         return visited;
     }
+
+    /** The entries of the container's table (0 with none): the iteration reads every one. */
+    @Override
+    public long scanCost(MemorySegment segment, long container) {
+        long word = Atomics.getAcquire(segment, container + HashHeader.TABLE_OFFSET);
+        return word == 0 ? 0 : 1L << HashHeader.capacityBits(word);
+    }
 }

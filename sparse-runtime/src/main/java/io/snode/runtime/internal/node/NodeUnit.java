@@ -181,4 +181,13 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
      * of the same container.
      */
     public abstract long forEachActive(MemorySegment segment, long container, ActiveCellVisitor visitor, int level);
+
+    /**
+     * About how many cells (or words) {@link #forEachActive} looks at in this container: its
+     * cells (a pointer's words, a dense node's cells); what a caller that could instead look up
+     * a few cells by index compares with. 0 where looking up by index is not offered (lists).
+     */
+    public long scanCost(MemorySegment segment, long container) {
+        return node.cellCount();
+    }
 }
