@@ -247,10 +247,21 @@ public final class Vdb {
      * besides a map), marks the voxel active and gives its slot in the leaves' value array (which
      * may have grown: read the array after this call).
      */
+    private record LeafOrigin(int x, int y, int z) {
+    }
+
     private static final class LeafFinder {
         private final VdbLeaves leaves;
-        private final Map<Long, Integer> index = new HashMap<>();
-        private long lastKey = Long.MIN_VALUE;
+        /**
+         * Leaf origins (each coordinate rounded down to a multiple of 8) to leaf number. Whole
+         * coordinates, not one long: a coordinate's leaf index takes up to 28 bits, three of them
+         * more than a long (until 12-06 a key of 21 bits per axis put leaves whose coordinates
+         * reach 2^24 in one leaf, and the export lost their voxels).
+         */
+        private final Map<LeafOrigin, Integer> index = new HashMap<>();
+        private int lastX = -1;
+        private int lastY = -1;
+        private int lastZ = -1;
         private int lastLeaf;
 
         LeafFinder(VdbLeaves leaves) {
@@ -261,15 +272,14 @@ public final class Vdb {
             int x = at[0];
             int y = at[1];
             int z = at[2];
-            long key = ((long) (x >> 3) << 42) | ((long) (y >> 3) << 21) | (z >> 3);
-            if (key != lastKey) {
-                Integer leaf = index.get(key);
-                if (leaf == null) {
-                    leaf = leaves.add(x & ~7, y & ~7, z & ~7);
-                    index.put(key, leaf);
-                }
-                lastKey = key;
-                lastLeaf = leaf;
+            int ox = x & ~7;
+            int oy = y & ~7;
+            int oz = z & ~7;
+            if (ox != lastX || oy != lastY || oz != lastZ) {
+                lastLeaf = index.computeIfAbsent(new LeafOrigin(ox, oy, oz), origin -> leaves.add(ox, oy, oz));
+                lastX = ox;
+                lastY = oy;
+                lastZ = oz;
             }
             int offset = (x & 7) << 6 | (y & 7) << 3 | (z & 7);
             long[] masks = leaves.masks();

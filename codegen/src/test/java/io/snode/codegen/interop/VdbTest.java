@@ -61,6 +61,33 @@ class VdbTest {
      * (they passed through {@code double}, which set their quiet bit, until 12-06), whatever the
      * compression and with inactive voxels beside them in the leaf.
      */
+    /**
+     * Leaves whose coordinates reach 2^24 and beyond stay apart in an export: (8,0,0) and
+     * (0,2^24,0), and voxels of three leaves at 2^27. Until 12-06 the export found a voxel's leaf
+     * by a key of 21 bits per axis, so those leaves shared one and the file lost voxels.
+     */
+    @Test
+    void leavesFarOutStayApartInAnExport(@TempDir Path dir) throws IOException {
+        String text = "hash(ijk,2097151).pointer(ijk,16).bitmasked(ijk,8).place(f32 x)";
+        int far = 1 << 27;
+        int[][] voxels = {{8, 0, 0}, {0, 1 << 24, 0}, {far, far, far}, {far + 8, far, far}, {far, far + 7, far + 9}};
+        Path file = dir.resolve("far.vdb");
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(text))) {
+            for (int v = 0; v < voxels.length; v++) {
+                rt.generic().setFloat("x", v + 1, voxels[v][0], voxels[v][1], voxels[v][2]);
+            }
+            assertThat(Vdb.export(rt, "x", file, Vdb.ExportOptions.DEFAULTS)).isEqualTo(voxels.length);
+        }
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse(text))) {
+            Vdb.importGrid(file, rt, "x", Vdb.ImportOptions.DEFAULTS);
+            for (int v = 0; v < voxels.length; v++) {
+                assertThat(rt.generic().getFloat("x", voxels[v][0], voxels[v][1], voxels[v][2])).as("voxel %d", v)
+                        .isEqualTo(v + 1);
+            }
+            assertThat(rt.count("x")).isEqualTo(voxels.length);
+        }
+    }
+
     @Test
     void floatValuesKeepTheirBitsSignallingNaNsToo(@TempDir Path dir) throws IOException {
         Layout layout = Layout.parse("pointer(ijk,4).bitmasked(ijk,8).place(f32 c)");
