@@ -115,6 +115,25 @@ class ArgumentChecksTest {
         org.assertj.core.api.Assertions.assertThat(block.origin()).containsExactly(8, 16, 24);
     }
 
+    /**
+     * A box corner outside an axis of extent 2^31 - 1 names the range of corners, [0, extent]:
+     * until 12-06 the message gave "[0, extent + 1)" computed in int, "[0, -2147483648)".
+     */
+    @Test
+    void aCornerOutsideTheLargestExtentNamesARangeThatIsOne() {
+        try (SNodeRuntime runtime = SNodeRuntime.compile(io.snode.api.Layout.parse("hash(i,2147483647).dense(i,1).place(i32 x)"))) {
+            io.snode.api.SNode cells = runtime.layout().field("x").snode().parent();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> io.snode.codegen.interop.Bulk.read(runtime, "x",
+                            new int[] {-1}, new int[] {1}, new int[2]))
+                    .isInstanceOf(IndexOutOfBoundsException.class)
+                    .hasMessage("field x low: axis i index=-1 is outside [0, 2147483647]");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> runtime.deactivateBox(cells, new int[] {0},
+                            new int[] {Integer.MIN_VALUE}))
+                    .isInstanceOf(IndexOutOfBoundsException.class)
+                    .hasMessageEndingWith("high: axis i index=-2147483648 is outside [0, 2147483647]");
+        }
+    }
+
     private static void npe(ThrowingCallable call, String parameter) {
         assertThatThrownBy(call).isExactlyInstanceOf(NullPointerException.class).hasMessage(parameter);
     }

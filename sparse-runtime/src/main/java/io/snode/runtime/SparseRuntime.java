@@ -314,10 +314,10 @@ public final class SparseRuntime implements AutoCloseable {
         }
         for (int n = 0; n < shape.length; n++) {
             if (low[n] < 0 || low[n] > shape[n]) {
-                throw GeneratedCalls.outside("snode=" + snode.path() + " low", axes.get(n).letter(), low[n], shape[n] + 1);
+                throw GeneratedCalls.cornerOutside("snode=" + snode.path() + " low", axes.get(n).letter(), low[n], shape[n]);
             }
             if (high[n] < 0 || high[n] > shape[n]) {
-                throw GeneratedCalls.outside("snode=" + snode.path() + " high", axes.get(n).letter(), high[n], shape[n] + 1);
+                throw GeneratedCalls.cornerOutside("snode=" + snode.path() + " high", axes.get(n).letter(), high[n], shape[n]);
             }
             if (low[n] > high[n]) {
                 throw new IllegalArgumentException("snode=" + snode.path() + ": low=" + low[n] + " > high=" + high[n]

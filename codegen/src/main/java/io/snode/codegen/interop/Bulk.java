@@ -316,10 +316,10 @@ public final class Bulk {
         }
         for (int n = 0; n < shape.length; n++) {
             if (low[n] < 0 || low[n] > shape[n]) {
-                throw GeneratedCalls.outside("field " + field.name() + " low", axes.get(n).letter(), low[n], shape[n] + 1);
+                throw GeneratedCalls.cornerOutside("field " + field.name() + " low", axes.get(n).letter(), low[n], shape[n]);
             }
             if (high[n] < 0 || high[n] > shape[n]) {
-                throw GeneratedCalls.outside("field " + field.name() + " high", axes.get(n).letter(), high[n], shape[n] + 1);
+                throw GeneratedCalls.cornerOutside("field " + field.name() + " high", axes.get(n).letter(), high[n], shape[n]);
             }
             if (low[n] > high[n]) {
                 throw new IllegalArgumentException("field " + field.name() + ": low=" + low[n] + " > high=" + high[n]

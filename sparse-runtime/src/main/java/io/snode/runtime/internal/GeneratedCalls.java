@@ -227,6 +227,15 @@ public final class GeneratedCalls {
         structure.deactivateAll(target);
     }
 
+    /**
+     * The exception for a box's corner outside {@code [0, extent]} (a high corner may equal the
+     * extent): the range named as such, so an extent of 2^31 - 1 does not overflow into it.
+     */
+    public static IndexOutOfBoundsException cornerOutside(String what, char axis, int value, int extent) {
+        return new IndexOutOfBoundsException(what + ": axis " + axis + " index=" + value
+                + " is outside [0, " + extent + "]");
+    }
+
     /** The exception for a coordinate outside its extent, the same from every path. */
     public static IndexOutOfBoundsException outside(String what, char axis, int value, int extent) {
         return new IndexOutOfBoundsException(what + ": axis " + axis + " index=" + value
