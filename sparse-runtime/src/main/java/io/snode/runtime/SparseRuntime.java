@@ -391,6 +391,7 @@ public final class SparseRuntime implements AutoCloseable {
     /** Coordinates of the dynamic node's parent, with the list axis inserted at {@code index}. */
     private int[] listToElement(SNode dynamic, int[] listCoordinates, int index) {
         checkOwned(dynamic);
+        Objects.requireNonNull(listCoordinates, "listCoordinates");
         if (dynamic.kind() != NodeKind.DYNAMIC) {
             throw new IllegalArgumentException("snode=" + dynamic.path() + " is " + dynamic.kind().text()
                     + ", not dynamic");

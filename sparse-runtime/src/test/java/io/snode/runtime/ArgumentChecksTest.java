@@ -55,6 +55,11 @@ class ArgumentChecksTest {
             assertThatThrownBy(() -> rt.appendInt(null, 1, 2)).isInstanceOf(NullPointerException.class).hasMessage("field");
             assertThatThrownBy(() -> rt.append(null, 2)).isInstanceOf(NullPointerException.class).hasMessage("dynamic");
             assertThatThrownBy(() -> rt.length(null, 2)).isInstanceOf(NullPointerException.class).hasMessage("dynamic");
+            io.snode.api.SNode list = L.field("particle").snode();
+            assertThatThrownBy(() -> rt.append(list, (int[]) null)).isInstanceOf(NullPointerException.class)
+                    .hasMessage("listCoordinates");
+            assertThatThrownBy(() -> rt.length(list, (int[]) null)).isInstanceOf(NullPointerException.class)
+                    .hasMessage("listCoordinates");
         }
     }
 

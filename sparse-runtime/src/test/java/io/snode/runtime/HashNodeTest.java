@@ -410,18 +410,19 @@ class HashNodeTest {
     @ValueSource(strings = {"fault", "cap"})
     void shrinksRefusedWhileOtherThreadsUseTheContainerChangeNothingElse(String refusal) throws Exception {
         SNode hash = KEYS.snode(1);
-        int kept = 300;
+        int kept = 600; // capacityFor(600) = 4096: every table a shrink could take is a large one
         int churned = 20_000;
         long reserved;
         try (SparseRuntime probe = SparseRuntime.create(KEYS, RuntimeOptions.DEFAULT.withMemoryCap(1L << 30))) {
             insertCollecting(probe, kept + churned);
             reserved = probe.memoryStats().bytesReserved();
         }
-        // 65536 entries would shrink to 16384 at 4096 live, to 4096 at 1024 live (smaller tables are
-        // not shrunk): the cap leaves room for half of the smallest table a shrink takes, so that
-        // every shrink is refused however far the deactivations get before the inserter's keys
-        // (until 12-06 it left room for half of 16384 entries, and a run whose deactivations ran
-        // ahead of the inserter took the 4096-entry table)
+        // 65536 entries would shrink to capacityFor(live): 16384 at 4096 live, 4096 at 1024 and
+        // down to the 600 kept keys (a smaller table, a cell of its size's manager, might be taken
+        // from that manager's free cells without new room): the cap leaves room for half of the
+        // 4096-entry table, so that every shrink is refused however far the deactivations get
+        // before the inserter's keys (until 12-06 it left room for half of 16384 entries, and a
+        // run whose deactivations ran ahead of the inserter took the 4096-entry table)
         RuntimeOptions options = refusal.equals("cap")
                 ? RuntimeOptions.DEFAULT.withMemoryCap(reserved + HashHeader.tableBytes(4_096) / 2)
                 : RuntimeOptions.DEFAULT.withMemoryCap(1L << 30);

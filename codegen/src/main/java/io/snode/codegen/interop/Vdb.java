@@ -242,14 +242,15 @@ public final class Vdb {
         return leaves.activeCount();
     }
 
+    /** A leaf's origin: its voxel coordinates rounded down to multiples of 8. */
+    private record LeafOrigin(int x, int y, int z) {
+    }
+
     /**
      * Finds the 8^3 leaf of a voxel (cells come container by container, so the last leaf is kept
      * besides a map), marks the voxel active and gives its slot in the leaves' value array (which
      * may have grown: read the array after this call).
      */
-    private record LeafOrigin(int x, int y, int z) {
-    }
-
     private static final class LeafFinder {
         private final VdbLeaves leaves;
         /**

@@ -57,11 +57,6 @@ class VdbTest {
     }
 
     /**
-     * An f32 field's values keep their bits through export and import, signalling NaNs too
-     * (they passed through {@code double}, which set their quiet bit, until 12-06), whatever the
-     * compression and with inactive voxels beside them in the leaf.
-     */
-    /**
      * Leaves whose coordinates reach 2^24 and beyond stay apart in an export: (8,0,0) and
      * (0,2^24,0), and voxels of three leaves at 2^27. Until 12-06 the export found a voxel's leaf
      * by a key of 21 bits per axis, so those leaves shared one and the file lost voxels.
@@ -88,6 +83,11 @@ class VdbTest {
         }
     }
 
+    /**
+     * An f32 field's values keep their bits through export and import, signalling NaNs too
+     * (they passed through {@code double}, which set their quiet bit, until 12-06), whatever the
+     * compression and with inactive voxels beside them in the leaf.
+     */
     @Test
     void floatValuesKeepTheirBitsSignallingNaNsToo(@TempDir Path dir) throws IOException {
         Layout layout = Layout.parse("pointer(ijk,4).bitmasked(ijk,8).place(f32 c)");

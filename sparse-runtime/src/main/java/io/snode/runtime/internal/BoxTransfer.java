@@ -261,6 +261,19 @@ public final class BoxTransfer {
         return count;
     }
 
+    /**
+     * The hash of a container key that {@link GroupedWrite} takes its buckets and its table's
+     * slots from (the top bits): two rounds of xor-shift and multiply, as
+     * {@link io.snode.runtime.HashHeader#homeByBits} mixes a hash node's indices, so that every
+     * bit of a key reaches the top bits. Fibonacci hashing alone gave keys that share their low
+     * bits (a line of blocks along an axis other than the last) or are multiples of
+     * 2,971,215,073 one cluster of slots: up to 32,768 probes per cell for 65,536 such blocks.
+     */
+    static long spread(long key) {
+        long h = (key ^ (key >>> 30)) * io.snode.runtime.HashHeader.MIX_1;
+        return (h ^ (h >>> 27)) * io.snode.runtime.HashHeader.MIX_2;
+    }
+
     private static final int BATCH = 4096;
     /**
      * A batch in which more than one cell in this many forgets a remembered container marks the
@@ -676,7 +689,7 @@ public final class BoxTransfer {
     /**
      * The rest of a scattered {@link #writeCells} list, container by container, up to
      * {@link #GROUP} cells at a time. A pass over the group's cells sorts them (a counting sort,
-     * stable) into buckets by the top bits of their container key's Fibonacci hash, each cell's
+     * stable) into buckets by the top bits of their container key's hash ({@link #spread}), each cell's
      * container key, position, cell index and value carried along in one record; a table from
      * container key to the call's number for it, kept for the whole call and indexed by the top
      * bits of the same hash (so one bucket's lookups stay in one stretch of it), names each
@@ -756,7 +769,7 @@ public final class BoxTransfer {
             } else {
                 Arrays.fill(bucketStart, 0);
                 for (int n = from; n < end; n++) {
-                    bucketStart[(int) ((containerKey(coordinates, n) * CellCache.MIX) >>> bucketShift) + 1]++;
+                    bucketStart[(int) (spread(containerKey(coordinates, n)) >>> bucketShift) + 1]++;
                 }
                 for (int b = 0; b < buckets; b++) {
                     bucketStart[b + 1] += bucketStart[b];
@@ -765,7 +778,7 @@ public final class BoxTransfer {
                 for (int q = 0; q < count; q++) {
                     int n = from + q;
                     long key = containerKey(coordinates, n);
-                    put(records, width * heads[(int) ((key * CellCache.MIX) >>> bucketShift)]++, key,
+                    put(records, width * heads[(int) (spread(key) >>> bucketShift)]++, key,
                             cellIndex(coordinates, n), q, buffer, at);
                 }
             }
@@ -838,7 +851,7 @@ public final class BoxTransfer {
             int end = from + count;
             for (int n = from; n < end; n++) {
                 long key = grid.key(xs[n], ys[n], zs[n]);
-                starts[(int) ((key * CellCache.MIX) >>> bucketShift) + 1]++;
+                starts[(int) (spread(key) >>> bucketShift) + 1]++;
             }
             for (int b = 0; b < buckets; b++) {
                 starts[b + 1] += starts[b];
@@ -853,7 +866,7 @@ public final class BoxTransfer {
                 int z = zs[n];
                 long key = grid.key(x, y, z);
                 long local = grid.index(x, y, z);
-                put(records, width * heads[(int) ((key * CellCache.MIX) >>> bucketShift)]++, key, local, q, buffer, at);
+                put(records, width * heads[(int) (spread(key) >>> bucketShift)]++, key, local, q, buffer, at);
             }
         }
 
@@ -962,7 +975,7 @@ public final class BoxTransfer {
 
         /** The home slot of {@code key} in a table of {@code length} slots (a power of two): the top bits of its hash. */
         private static int slot(long key, int length) {
-            return (int) ((key * CellCache.MIX) >>> (Long.SIZE - Integer.numberOfTrailingZeros(length)));
+            return (int) (spread(key) >>> (Long.SIZE - Integer.numberOfTrailingZeros(length)));
         }
 
         private void grow() {

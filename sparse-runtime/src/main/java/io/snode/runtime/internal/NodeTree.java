@@ -1095,6 +1095,16 @@ public final class NodeTree {
     }
 
     /**
+     * The deactivation of {@code target}'s cells in the box {@code [low, high)}, not run yet:
+     * {@link #deactivateBox} runs one between two advances of the epoch (which cached
+     * accessors test); a test may run one alone, single-threaded, to read what it examined.
+     */
+    public BoxDeactivation boxDeactivation(SNode target, int[] low, int[] high) {
+        requireSparse(target);
+        return new BoxDeactivation(pathSteps[target.id()], pathUnits[target.id()], low, high);
+    }
+
+    /**
      * Deactivates every cell of {@code target} whose coordinate range lies wholly in the box
      * {@code [low, high)} of its index space, with everything below, in one walk; a cell of a
      * sparse node above it that lies wholly in the box goes at once with its subtree
@@ -1102,14 +1112,6 @@ public final class NodeTree {
      *
      * @return the cells deactivated (of {@code target} and of the nodes above it)
      */
-    /**
-     * The deactivation of {@code target}'s cells in the box {@code [low, high)}, not run yet:
-     * {@link #deactivateBox} runs one; tests run one to read what it examined.
-     */
-    public BoxDeactivation boxDeactivation(SNode target, int[] low, int[] high) {
-        return new BoxDeactivation(pathSteps[target.id()], pathUnits[target.id()], low, high);
-    }
-
     public long deactivateBox(SNode target, int[] low, int[] high) {
         requireSparse(target);
         advanceEpoch();

@@ -161,9 +161,12 @@ public final class BitmaskedUnit extends NodeUnit {
         return visited;
     }
 
-    /** Its mask words: the iteration reads those, then only the active cells. */
+    /**
+     * Its cells: the iteration reads the mask words and then visits every active cell, up to
+     * all of them, where a look-up of one cell is one load of its mask word.
+     */
     @Override
     public long scanCost(MemorySegment segment, long container) {
-        return node.cellCount() / BitmaskWords.BITS + 1;
+        return node.cellCount();
     }
 }

@@ -4,6 +4,7 @@ import io.snode.runtime.AxisSplit;
 import io.snode.runtime.PathStep;
 import io.snode.runtime.internal.Location;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 
 /**
  * One region deactivation: every cell of the path's last node whose coordinate range lies
@@ -16,7 +17,7 @@ import java.lang.foreign.MemorySegment;
  * quarter of what that iteration would look at ({@link NodeUnit#scanCost}), by looking up each
  * cell the box cuts ({@link NodeUnit#lookup}, as reads do): a small box costs what it cuts, not
  * what its containers hold (until 12-06 every box iterated every container on its path whole:
- * a one-cell box under a hash container of 65,536 cells 2.8 ms, under a 128^3 pointer node
+ * a one-block box under a hash container of 65,536 cells 2.8 ms, under a 128^3 pointer node
  * 2.9 ms). Coordinates are those of the last node's index space.
  *
  * <p><b>Shared state and failure.</b> Nothing is allocated and nothing can fail halfway for lack
@@ -98,7 +99,7 @@ public final class BoxDeactivation {
             return;
         }
         long scan = units[level].scanCost(segment, container);
-        if (cut > 0 && cut < scan / 4) {
+        if (cut > 0 && cut < scan / 4 && units[level].looksUpByIndex()) {
             examined += cut;
             lookUpEach(level, segment, container);
             return;
@@ -115,16 +116,18 @@ public final class BoxDeactivation {
      * container is iterated); saturates at {@link Long#MAX_VALUE}.
      */
     private long cut(int level) {
-        java.util.List<AxisSplit> splits = steps[level].splits();
+        List<AxisSplit> splits = steps[level].splits();
+        for (int s = 0; s < splits.size(); s++) {
+            for (int t = 0; t < s; t++) {
+                if (splits.get(t).coordinate() == splits.get(s).coordinate()) {
+                    return -1;
+                }
+            }
+        }
         long cells = 1;
         for (int s = 0; s < splits.size(); s++) {
             AxisSplit split = splits.get(s);
             int c = split.coordinate();
-            for (int t = 0; t < s; t++) {
-                if (splits.get(t).coordinate() == c) {
-                    return -1;
-                }
-            }
             long origin = corner[level][c];
             long from = Math.max(0, Math.floorDiv(low[c] - origin, split.divisor()));
             long to = Math.min(split.size() - 1L, Math.floorDiv(high[c] - 1L - origin, split.divisor()));
@@ -141,7 +144,7 @@ public final class BoxDeactivation {
 
     /** Looks up each cell of the container that the box cuts ({@link #cut} set the ranges) and tests the active ones. */
     private void lookUpEach(int level, MemorySegment segment, long container) {
-        java.util.List<AxisSplit> splits = steps[level].splits();
+        List<AxisSplit> splits = steps[level].splits();
         int k = splits.size();
         long[] at = local[level];
         System.arraycopy(first[level], 0, at, 0, k);

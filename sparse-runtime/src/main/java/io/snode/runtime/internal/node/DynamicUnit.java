@@ -480,9 +480,15 @@ public final class DynamicUnit extends NodeUnit {
         return visited;
     }
 
-    /** 0: a list's elements are iterated, never looked up one by one by a box. */
+    /** The list's length: the iteration visits every index below it. */
     @Override
     public long scanCost(MemorySegment segment, long container) {
-        return 0;
+        return length(segment, container);
+    }
+
+    /** False: a list's elements are iterated, never looked up one by one by a box. */
+    @Override
+    public boolean looksUpByIndex() {
+        return false;
     }
 }

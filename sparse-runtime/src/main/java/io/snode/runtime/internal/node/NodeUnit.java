@@ -183,11 +183,17 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
     public abstract long forEachActive(MemorySegment segment, long container, ActiveCellVisitor visitor, int level);
 
     /**
-     * About how many cells (or words) {@link #forEachActive} looks at in this container: its
-     * cells (a pointer's words, a dense node's cells); what a caller that could instead look up
-     * a few cells by index compares with. 0 where looking up by index is not offered (lists).
+     * About how many cells, words or entries {@link #forEachActive} looks at in this container,
+     * at most: its cells (a pointer's words, a dense or bitmasked node's cells), a hash table's
+     * entries, a list's length; what a caller that could instead look up a few cells by index
+     * ({@link #lookup}) compares with.
      */
     public long scanCost(MemorySegment segment, long container) {
         return node.cellCount();
+    }
+
+    /** Whether a caller may look up this node's cells one by one instead of iterating them (not a list's). */
+    public boolean looksUpByIndex() {
+        return true;
     }
 }
