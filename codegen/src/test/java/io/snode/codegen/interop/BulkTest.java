@@ -784,4 +784,26 @@ class BulkTest {
             assertThat(runtime.count("phi")).isEqualTo(scattered * 512L + colliding * 512L);
         }
     }
+
+    /**
+     * Where the blocks of the field's SNode number 2^64 or more (here (2^20 * 16)^3 = 2^72
+     * blocks of 8^3 cells), two blocks' keys computed in a long could be equal: the blocks of
+     * (0,0,0) and (524288,0,0) had keys 0 and 2^16 * 2^48, which wrapped to 0, and the second
+     * cell was written into the first cell's block (an audit: (0,0,0) read 2, (524288,0,0) read
+     * 0). Such a list is written cell by cell now, each through its own walk.
+     */
+    @Test
+    void blocksWhoseKeysWouldWrapAroundALongKeepTheirOwnCells() {
+        try (SNodeRuntime runtime = SNodeRuntime.compile(
+                Layout.parse("hash(ijk,1048576).pointer(ijk,16).dense(ijk,8).place(f32 phi)"))) {
+            int[][] cells = {{0, 524_288, 3, 524_288 + 5}, {0, 0, 7, 1 << 26}, {0, 0, 5, (1 << 26) + 9}};
+            float[] values = {1, 2, 3, 4};
+            assertThat(Bulk.writeCells(runtime, "phi", cells, values)).isEqualTo(4);
+            for (int c = 0; c < values.length; c++) {
+                assertThat(runtime.generic().getFloat("phi", cells[0][c], cells[1][c], cells[2][c])).as("cell %d", c)
+                        .isEqualTo(values[c]);
+            }
+            assertThat(runtime.count("phi")).as("three blocks of 512 cells").isEqualTo(3 * 512);
+        }
+    }
 }

@@ -71,6 +71,14 @@ public final class BoxTransfer {
     private final Grid3 grid3;
     /** Whether a cell's container key and index fit one long ({@code key * cellCount + index}): what {@link GroupedWrite} carries. */
     private final boolean groupable;
+    /**
+     * Whether every container has a key of its own in a long (the containers number fewer than
+     * 2^63): what {@link #writeCells}' cache of containers compares. Where they do not (an
+     * index space of 2^64 blocks or more), two containers' keys could be equal, and the cache
+     * wrote a cell into another cell's container; such lists are written cell by cell
+     * ({@link #writeEach}).
+     */
+    private final boolean keysFit;
 
     public BoxTransfer(NodeTree tree, PlacedField field) {
         SNode node = field.snode();
@@ -104,12 +112,13 @@ public final class BoxTransfer {
         }
         long cells = plan.cellCount();
         long keys = 1;
-        boolean fits = cells <= Integer.MAX_VALUE;
+        boolean fits = true;
         for (int c = 0; c < dimensions && fits; c++) {
             fits = keys <= Long.MAX_VALUE / blocks[c];
             keys *= fits ? blocks[c] : 1;
         }
-        this.groupable = fits && keys <= Long.MAX_VALUE / cells;
+        this.keysFit = fits;
+        this.groupable = fits && cells <= Integer.MAX_VALUE && keys <= Long.MAX_VALUE / cells;
         this.grid3 = dimensions == 3 && shifts[0] >= 0 && shifts[1] >= 0 && shifts[2] >= 0
                 ? new Grid3(shifts, extent, blocks, stride) : null;
     }
@@ -235,6 +244,9 @@ public final class BoxTransfer {
      * nothing after it.
      */
     public long writeCells(int[][] coordinates, int from, int count, MemorySegment buffer, long at) {
+        if (!keysFit) {
+            return writeEach(coordinates, from, count, buffer, at);
+        }
         CellCache cache = new CellCache(maskWords, count);
         int[] cell = new int[dimensions];
         Location location = new Location();
@@ -272,6 +284,34 @@ public final class BoxTransfer {
     static long spread(long key) {
         long h = (key ^ (key >>> 30)) * io.snode.runtime.HashHeader.MIX_1;
         return (h ^ (h >>> 27)) * io.snode.runtime.HashHeader.MIX_2;
+    }
+
+    /**
+     * {@link #writeCells} where container keys do not fit a long: each cell in turn walks to its
+     * container (activating the path as {@link #writeCells} does), stores its value and then sets
+     * its bit, so a failure leaves a prefix of the list written and active, as the cached path does.
+     */
+    private long writeEach(int[][] coordinates, int from, int count, MemorySegment buffer, long at) {
+        int[] cell = new int[dimensions];
+        Location location = new Location();
+        long[] words = masked ? new long[maskWords] : null;
+        long cellsOffset = plan.cellsOffset() + fieldOffset;
+        for (int n = from; n < from + count; n++) {
+            for (int c = 0; c < dimensions; c++) {
+                cell[c] = coordinates[c][n];
+            }
+            long container = activateContainer(cell, location);
+            long index = cellIndex(coordinates, n);
+            store(location.segment, container + cellsOffset + index * cellBytes, buffer,
+                    at + (long) (n - from) * elementBytes);
+            if (masked) {
+                int word = (int) (index >>> 6);
+                words[word] = 1L << index;
+                publishBits(location.segment, container, words, 0, maskWords);
+                words[word] = 0;
+            }
+        }
+        return count;
     }
 
     private static final int BATCH = 4096;
