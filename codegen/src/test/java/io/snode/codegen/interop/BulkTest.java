@@ -292,6 +292,31 @@ class BulkTest {
     }
 
     /**
+     * The cell-by-cell path of a layout whose blocks number 2^63 or more ((2^20 * 2)^3 blocks of
+     * 8^3 voxels): two threads write scattered lists at once while the memory cap or an injected
+     * allocator fault ends one of them; against the model of the calls (a list that returned is
+     * written whole, one that threw up to a prefix and nothing after it, each cell with its last
+     * value).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"cap", "fault"})
+    void aListWrittenCellByCellLeavesAPrefixWhenTheCapOrAFaultEndsIt(String refusal) throws Exception {
+        Layout layout = Layout.parse("hash(ijk,1048576).pointer(ijk,2).bitmasked(ijk,8).place(f32 phi)");
+        if (refusal.equals("cap")) {
+            RuntimeOptions options = RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk());
+            try (SNodeRuntime rt = SNodeRuntime.compile(layout, options.withMemoryCap(reservedAfter(layout, 24)))) {
+                assertThat(racingCellLists(rt, MemoryCapExceededException.class)).as("lists the cap refused").isPositive();
+            }
+        } else {
+            FailingAllocator failing = new FailingAllocator(() -> new OutOfMemoryError("injected failure"));
+            try (SNodeRuntime rt = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withAllocator(failing))) {
+                failing.countdown.set(3); // the third chunk request of the two lists fails, once
+                assertThat(racingCellLists(rt, OutOfMemoryError.class)).as("lists the fault ended").isEqualTo(1);
+            }
+        }
+    }
+
+    /**
      * Two threads write cell lists at once into {@code rt} (layout pointer(ijk,32).bitmasked(ijk,8),
      * each thread in its own j rows, cells scattered so that the call's cache holds gathered bits
      * when a failure of {@code failure}'s class ends a list). Checks against the model of what the
@@ -363,7 +388,7 @@ class BulkTest {
         }
         pool.shutdown();
         assertThat(pool.awaitTermination(120, TimeUnit.SECONDS)).isTrue();
-        SNode voxels = rt.layout().snode(2);
+        SNode voxels = rt.layout().field("phi").snode();
         int[] prefixes = new int[threads];
         for (int t = 0; t < threads; t++) {
             boolean returned = outcomes.get(t).get() < 0;
