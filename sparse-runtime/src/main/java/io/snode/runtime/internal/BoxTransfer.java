@@ -276,12 +276,13 @@ public final class BoxTransfer {
     /**
      * The hash of a container key that {@link GroupedWrite} takes its buckets and its table's
      * slots from (the top bits): Fibonacci hashing of the key with its high bits folded into its
-     * low ones first (one xor-shift), which is called three times per cell, so one round, not the
-     * two of {@link io.snode.runtime.HashHeader#homeByBits} (those made W1r's bulk import on
-     * L2 5 to 10 % slower in three alternating runs of 12-06; this one is within their noise). Fibonacci hashing alone gave the multiples of
-     * 2,971,215,073 one cluster of slots at every table size up to 2^34 (32,768 probes per cell
-     * for 65,536 such containers) and a line of blocks along j 5.1 probes per key; with the fold,
-     * at most 1.75 for lines along every axis, a plane and those multiples.
+     * low ones first (one xor-shift). It is called three times per cell, so it is one round, not
+     * the two of {@link io.snode.runtime.HashHeader#homeByBits} (those made W1r's bulk import on
+     * L2 5 to 10 % slower in three alternating runs of 12-06; this one is within their noise).
+     * Fibonacci hashing alone gave the multiples of 2,971,215,073 one cluster of slots at every
+     * table size up to 2^34 (32,768 probes per cell for 65,536 such containers) and a line of
+     * blocks along j 5.1 probes per key; with the fold, at most 1.75 for lines along every axis,
+     * a plane and those multiples.
      */
     static long spread(long key) {
         return (key ^ (key >>> 29)) * CellCache.MIX;
