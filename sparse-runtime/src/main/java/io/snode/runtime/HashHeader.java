@@ -72,6 +72,8 @@ public final class HashHeader {
      */
     public static final long MIX_1 = 0xBF58476D1CE4E5B9L;
     public static final long MIX_2 = 0x94D049BB133111EBL;
+    /** What {@link #homeByBits} adds to an index per bit of the table's size: 2^64 / phi, odd. */
+    public static final long SIZE_SALT = 0x9E3779B97F4A7C15L;
 
     private HashHeader() {
     }
@@ -130,7 +132,7 @@ public final class HashHeader {
      * that every copy and probe walked.
      */
     public static int homeByBits(long index, int bits) {
-        long salted = index + bits * 0x9E3779B97F4A7C15L;
+        long salted = index + bits * SIZE_SALT;
         long h = (salted ^ (salted >>> 30)) * MIX_1;
         h = (h ^ (h >>> 27)) * MIX_2;
         return (int) (h >>> (64 - bits));

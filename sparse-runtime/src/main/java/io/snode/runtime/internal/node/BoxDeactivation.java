@@ -99,7 +99,7 @@ public final class BoxDeactivation {
             return;
         }
         long scan = units[level].scanCost(segment, container);
-        if (cut > 0 && cut < scan / 4 && units[level].looksUpByIndex()) {
+        if (cut < scan / 4 && units[level].looksUpByIndex()) {
             examined += cut;
             lookUpEach(level, segment, container);
             return;
@@ -112,18 +112,11 @@ public final class BoxDeactivation {
     /**
      * How many cells of the container at {@code level} (whose cell spans {@code corner[level]} and
      * {@code extent[level]}) the box cuts, with each split's first and last local index in
-     * {@link #first} and {@link #last}; -1 where a step splits one coordinate twice (then the
-     * container is iterated); saturates at {@link Long#MAX_VALUE}.
+     * {@link #first} and {@link #last} (a step splits each coordinate once: a node's axes are
+     * distinct); saturates at {@link Long#MAX_VALUE}.
      */
     private long cut(int level) {
         List<AxisSplit> splits = steps[level].splits();
-        for (int s = 0; s < splits.size(); s++) {
-            for (int t = 0; t < s; t++) {
-                if (splits.get(t).coordinate() == splits.get(s).coordinate()) {
-                    return -1;
-                }
-            }
-        }
         long cells = 1;
         for (int s = 0; s < splits.size(); s++) {
             AxisSplit split = splits.get(s);

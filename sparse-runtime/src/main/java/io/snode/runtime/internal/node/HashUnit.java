@@ -514,7 +514,7 @@ public final class HashUnit extends NodeUnit {
     /** The entries of the container's table (0 with none): the iteration reads every one. */
     @Override
     public long scanCost(MemorySegment segment, long container) {
-        long word = Atomics.getAcquire(segment, container + HashHeader.TABLE_OFFSET);
+        long word = tableWord(segment, container);
         return word == 0 ? 0 : 1L << HashHeader.capacityBits(word);
     }
 }
