@@ -116,6 +116,28 @@ class ArgumentChecksTest {
     }
 
     /**
+     * A list's block with a chunk size that is not positive or a negative length: until 12-07 a
+     * chunk size of 0 gave the JDK's "/ by zero" and a negative one a negative chunk count.
+     */
+    @Test
+    void aListBlockRefusesAChunkSizeThatIsNotPositiveAndANegativeLength() {
+        SNode dense = L.snode(2);
+        MemorySegment[] chunks = {MemorySegment.ofArray(new byte[64])};
+        long[] chunkOffsets = {0};
+        int[] bases = {0, 0, 0};
+        int[] sizes = {8, 8, 8};
+        long[] offsets = {0};
+        assertThatThrownBy(() -> new LeafBlock(dense, 4, 0, 4, chunks, chunkOffsets, 0, bases, 0, sizes, offsets))
+                .isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("chunkSize=0 is not positive");
+        assertThatThrownBy(() -> new LeafBlock(dense, 4, -16, 4, chunks, chunkOffsets, 0, bases, 0, sizes, offsets))
+                .isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("chunkSize=-16 is not positive");
+        assertThatThrownBy(() -> new LeafBlock(dense, -1, 16, 4, chunks, chunkOffsets, 0, bases, 0, sizes, offsets))
+                .isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("length=-1 is negative");
+        org.assertj.core.api.Assertions.assertThat(
+                new LeafBlock(dense, 0, 16, 4, chunks, chunkOffsets, 0, bases, 0, sizes, offsets).chunkCount()).isZero();
+    }
+
+    /**
      * A box corner outside an axis of extent 2^31 - 1 names the range of corners, [0, extent]:
      * until 12-06 the message gave "[0, extent + 1)" computed in int, "[0, -2147483648)".
      */

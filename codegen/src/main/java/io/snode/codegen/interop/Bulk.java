@@ -162,14 +162,14 @@ public final class Bulk {
      * Every active cell of {@code field}, with its value, in the structure's order (container by
      * container). Only the cells: inactive cells and the ambient value are not listed.
      */
-    public static CellArrays activeCells(SNodeRuntime runtime, String name) {
-        PlacedField field = field(runtime, name);
-        int dimensions = field.snode().indexShape().length;
+    public static CellArrays activeCells(SNodeRuntime runtime, String field) {
+        PlacedField placed = field(runtime, field);
+        int dimensions = placed.snode().indexShape().length;
         // Sized for the cells active now (the arrays still grow if other threads activate more).
-        long expected = Math.min(Integer.MAX_VALUE - 8, Math.max(1024, runtime.count(name)));
+        long expected = Math.min(Integer.MAX_VALUE - 8, Math.max(1024, runtime.count(field)));
         try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
-            BoxTransfer transfer = transfer(runtime, field);
-            Collected collected = new Collected(dimensions, field.type(), (int) expected);
+            BoxTransfer transfer = transfer(runtime, placed);
+            Collected collected = new Collected(dimensions, placed.type(), (int) expected);
             transfer.forEachActive(collected);
             return collected.cells();
         }
@@ -181,26 +181,26 @@ public final class Bulk {
      * grouped by container (as {@link #activeCells} lists them) write fastest. A cell listed twice
      * ends with its last value. Every coordinate is checked before the first write.
      */
-    public static long writeCells(SNodeRuntime runtime, String name, CellArrays cells) {
-        PlacedField field = field(runtime, name);
+    public static long writeCells(SNodeRuntime runtime, String field, CellArrays cells) {
+        PlacedField placed = field(runtime, field);
         Objects.requireNonNull(cells, "cells");
-        checkType(field, cells.type());
+        checkType(placed, cells.type());
         int[][] coordinates = cells.coordinateArrays();
-        List<Axis> axes = field.snode().indexAxes();
-        int[] shape = field.snode().indexShape();
+        List<Axis> axes = placed.snode().indexAxes();
+        int[] shape = placed.snode().indexShape();
         if (coordinates.length != shape.length) {
-            throw new IllegalArgumentException("field " + name + " takes " + shape.length + " coordinates " + axes
+            throw new IllegalArgumentException("field " + field + " takes " + shape.length + " coordinates " + axes
                     + "; the cells have " + coordinates.length);
         }
         for (int c = 0; c < shape.length; c++) {
             int[] axis = coordinates[c];
             int n = CoordinateChecks.firstOutside(axis, axis.length, shape[c]);
             if (n >= 0) {
-                throw GeneratedCalls.outside("field " + name + ", cell " + n, axes.get(c).letter(), axis[n], shape[c]);
+                throw GeneratedCalls.outside("field " + field + ", cell " + n, axes.get(c).letter(), axis[n], shape[c]);
             }
         }
         try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
-            return transfer(runtime, field).writeCells(coordinates, 0, cells.size(), heap(cells.values()), 0);
+            return transfer(runtime, placed).writeCells(coordinates, 0, cells.size(), heap(cells.values()), 0);
         }
     }
 

@@ -119,11 +119,18 @@ public final class LeafBlock {
      * {@code chunkMemory[chunkAt + c]}; elements of {@code cellBytes} bytes, {@code chunkSize} per
      * chunk; coordinates, sizes and field offsets as for a block. The arrays are shared, not copied.
      *
-     * @throws NullPointerException when an argument is null (the message is the parameter's name)
+     * @throws NullPointerException     when an argument is null (the message is the parameter's name)
+     * @throws IllegalArgumentException when {@code length} is negative or {@code chunkSize} not positive
      */
     public LeafBlock(SNode snode, long length, long chunkSize, long cellBytes, MemorySegment[] chunkMemory,
                      long[] chunkOffsets, int chunkAt, int[] bases, int baseAt, int[] sizes, long[] fieldOffsets) {
         this.snode = Objects.requireNonNull(snode, "snode");
+        if (length < 0) {
+            throw new IllegalArgumentException("length=" + length + " is negative");
+        }
+        if (chunkSize <= 0) {
+            throw new IllegalArgumentException("chunkSize=" + chunkSize + " is not positive");
+        }
         this.memory = null;
         this.offset = 0;
         this.cellBytes = cellBytes;
