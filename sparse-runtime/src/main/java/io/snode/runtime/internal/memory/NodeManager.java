@@ -54,8 +54,11 @@ import java.util.Objects;
  *       collection; unallocated cells are zeroed by {@link #unallocate}).</li>
  *   <li>Reuse before growth: a thread takes cells from its cache, then from the shared free list,
  *       and only when both are empty does the data list grow. (Cells cached by <em>other</em>
- *       threads are not stolen; about {@code cacheBatch} cells per thread wait there until that
- *       thread allocates again or the next collection drains them.)</li>
+ *       live threads are not stolen; about {@code cacheBatch} cells per thread wait there until
+ *       that thread allocates again or the next collection drains them. Those of threads that
+ *       ended are taken over: by a thread's first allocation, among the oldest caches, and by a
+ *       refill whose growth was refused, before the refusal reaches the caller; see
+ *       {@link ThreadCaches}.)</li>
  *   <li>A recycled cell's memory is not reused before the next collection, so a reader that still
  *       holds its index during a launch sees its old contents, never another cell's.</li>
  *   <li>A failed allocation (memory cap, allocator failure, full index space) changes nothing:
@@ -76,7 +79,8 @@ import java.util.Objects;
  * </ol>
  * <b>Progress</b>: allocation from the thread's cache is wait-free; a refill from the free list is
  * wait-free (one atomic add on the cursor claims a batch);
- * growth is blocking (one growth lock per manager, held while the chunks are allocated and zeroed,
+ * a thread's first allocation looks at a few other caches (lock-free); a refused growth looks at
+ * every cache for one whose thread ended (linear in the caches); growth is blocking (one growth lock per manager, held while the chunks are allocated and zeroed,
  * once per batch of cells; a growth that the cap refused is refused again without the lock while
  * the pool still lacks the room, so refusals under contention do not queue); recycle is lock-free (a compare-and-set append); collection runs on
  * the calling thread in time linear in the free-list tail, the cached cells and the recycled cells.
@@ -284,7 +288,16 @@ public final class NodeManager implements AutoCloseable {
             cache.refilled(ThreadCaches.REFILL_FROM_FREE_LIST, start, start + cacheBatch, 0, 0, 0, n);
             return;
         }
-        growth.refill(cache);
+        try {
+            growth.refill(cache);
+        } catch (RuntimeException refused) {
+            // Refused (the cap, an allocator fault, a full index space), having changed nothing:
+            // cells that threads which ended left cached serve first. A closed manager or pool
+            // stays refused.
+            if (closed || pool.isClosed() || !caches.takeOverEnded(cache)) {
+                throw refused;
+            }
+        }
     }
 
     /**

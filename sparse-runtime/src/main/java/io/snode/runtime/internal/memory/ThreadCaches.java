@@ -1,6 +1,7 @@
 package io.snode.runtime.internal.memory;
 
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The thread caches of one {@link NodeManager} (like Netty's {@code PoolThreadCache}): each
@@ -20,24 +21,82 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * the batch's end. Any other push forgets the refill record.
  *
  * <p>A cache's fields are written by its own thread only, except during the manager's exclusive
- * operations (drain, collection), whose exclusion gives the happens-before edges; metrics read
- * {@link Cache#size} racily.
+ * operations (drain, collection), whose exclusion gives the happens-before edges, and once its
+ * thread has ended (below); metrics read {@link Cache#size} racily.
+ *
+ * <h2>Caches of threads that ended</h2>
+ * A thread that ends leaves its cached cells behind (up to twice the batch; a thread per task or
+ * a pool whose idle threads expire would otherwise hold a batch per thread that ever allocated
+ * until the next collection, and a memory cap would refuse growth with most of its cells there).
+ * Two paths take them over: a thread's first allocation looks at up to {@value #NEW_CACHE_CHECKS}
+ * of the oldest caches (taken from the head of the queue, put back at its tail while their thread
+ * lives) and starts with the cells of the first whose thread has ended; and a refill whose growth
+ * the cap or the allocator refused looks at every cache before it gives up ({@link #takeOverEnded}).
+ * A cache is taken over only by the thread that removed it from the queue (a compare-and-set
+ * of the queue's node: one thread wins) after {@code Thread.isAlive()} returned false, which
+ * orders the ended thread's last writes to the cache before the reads that move its cells. The
+ * move is between two Java arrays and allocates nothing, so it cannot fail halfway; while a
+ * cache is out of the queue the metrics may miss its cells (they may be stale by the work in
+ * flight) and no collection runs (it excludes allocation). Cells cached by threads that live
+ * are never taken: they wait until their thread allocates again or the next collection.
  */
 final class ThreadCaches {
     static final byte NO_REFILL = 0;
     static final byte REFILL_FROM_FREE_LIST = 1;
     static final byte REFILL_FROM_GROWTH = 2;
 
+    /** Oldest caches a thread's first allocation looks at for one whose thread ended. */
+    static final int NEW_CACHE_CHECKS = 4;
+
     private final ThreadLocal<Cache> caches;
-    /** Every cache ever handed to a thread and not pruned; iterated by collection and metrics. */
-    private final CopyOnWriteArrayList<Cache> all = new CopyOnWriteArrayList<>();
+    /**
+     * Every cache handed to a thread and not pruned or taken over, oldest first; iterated by
+     * collection and metrics.
+     */
+    private final ConcurrentLinkedQueue<Cache> all = new ConcurrentLinkedQueue<>();
 
     ThreadCaches(int stackCapacity) {
-        this.caches = ThreadLocal.withInitial(() -> {
-            Cache cache = new Cache(Thread.currentThread(), stackCapacity);
-            all.add(cache);
-            return cache;
-        });
+        this.caches = ThreadLocal.withInitial(() -> newCache(stackCapacity));
+    }
+
+    /**
+     * The calling thread's new cache, holding the cells of the first cache among the oldest
+     * {@value #NEW_CACHE_CHECKS} whose thread ended (the caches of live threads looked at go to
+     * the tail).
+     */
+    private Cache newCache(int stackCapacity) {
+        Cache cache = new Cache(Thread.currentThread(), stackCapacity);
+        for (int n = 0; n < NEW_CACHE_CHECKS; n++) {
+            Cache oldest = all.poll();
+            if (oldest == null) {
+                break;
+            }
+            if (oldest.thread.isAlive()) {
+                all.offer(oldest);
+            } else {
+                cache.takeCells(oldest);
+                break;
+            }
+        }
+        all.offer(cache);
+        return cache;
+    }
+
+    /**
+     * Moves into the calling thread's empty {@code cache} the cells of a cache whose thread
+     * ended, dropping the empty caches of ended threads it passes; false when no such cache holds
+     * a cell. Concurrent with allocation on other threads; linear in the caches.
+     */
+    boolean takeOverEnded(Cache cache) {
+        for (Cache other : all) {
+            if (other != cache && !other.thread.isAlive() && all.remove(other)) {
+                if (other.size > 0) {
+                    cache.takeCells(other);
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The calling thread's cache. */
@@ -65,7 +124,8 @@ final class ThreadCaches {
      */
     long drainInto(ListManager freeList, long cursor) {
         long length = freeList.size();
-        for (Cache cache : all) {
+        for (Iterator<Cache> caches = all.iterator(); caches.hasNext(); ) {
+            Cache cache = caches.next();
             int n = cache.size;
             int below = (int) Math.min(cursor, n);
             cursor -= below;
@@ -79,7 +139,7 @@ final class ThreadCaches {
             cache.popped = 0;
             cache.forgetRefill();
             if (!cache.thread.isAlive()) {
-                all.remove(cache);
+                caches.remove();
             }
         }
         freeList.setSize(length);
@@ -148,6 +208,16 @@ final class ThreadCaches {
 
         void forgetRefill() {
             refill = NO_REFILL;
+        }
+
+        /** This empty cache takes {@code ended}'s cells (in its order) and forgets its refill record. */
+        void takeCells(Cache ended) {
+            int n = ended.size;
+            System.arraycopy(ended.stack, 0, stack, 0, n);
+            ended.size = 0;
+            size = n;
+            popped = 0;
+            forgetRefill();
         }
 
         /**

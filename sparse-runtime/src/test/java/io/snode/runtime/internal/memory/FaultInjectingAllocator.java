@@ -19,6 +19,7 @@ final class FaultInjectingAllocator implements MemoryAllocator {
     private final ArenaPerChunkAllocator delegate = new ArenaPerChunkAllocator();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong failAt = new AtomicLong(-1);
+    private final AtomicLong injected = new AtomicLong();
 
     /** Makes the {@code n}-th request from now fail (n >= 1). */
     void failAtRequest(long n) {
@@ -27,6 +28,11 @@ final class FaultInjectingAllocator implements MemoryAllocator {
 
     void disarm() {
         failAt.set(-1);
+    }
+
+    /** Requests that failed because they were armed. */
+    long failuresInjected() {
+        return injected.get();
     }
 
     long requests() {
@@ -41,6 +47,7 @@ final class FaultInjectingAllocator implements MemoryAllocator {
     public MemorySegment allocate(long byteSize, long byteAlignment) {
         long request = requests.incrementAndGet();
         if (request == failAt.get()) {
+            injected.incrementAndGet();
             throw new InjectedFailure(request);
         }
         return delegate.allocate(byteSize, byteAlignment);
