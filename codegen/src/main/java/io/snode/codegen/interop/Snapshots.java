@@ -47,8 +47,14 @@ public final class Snapshots {
      * overwritten), forced to storage ({@code FileChannel.force(true)}). A write that fails
      * halfway leaves a file that every read refuses (its END section is missing); to keep the
      * previous snapshot until the new one is complete, write to another file and move it over.
+     * An interrupt cancels the write, as it closes a {@code FileChannel}: where the calling
+     * thread's interrupt status is set when the call starts, the file is left as it was (not
+     * created, not truncated); an interrupt during the write leaves a file every read refuses.
+     * The interrupt status stays set. Reads are cancelled the same way (a {@code readInto}
+     * cancelled halfway leaves its runtime without an active cell, as a refused file does).
      *
-     * @throws IllegalStateException when the runtime is closed
+     * @throws IllegalStateException                          when the runtime is closed
+     * @throws java.nio.channels.ClosedByInterruptException when the calling thread is interrupted
      */
     public static void write(SNodeRuntime runtime, Path file) throws IOException {
         SnapshotFiles.write(runtime, file);

@@ -372,6 +372,39 @@ class SnapshotFileErrorsTest {
                 .hasMessageContaining(closed + " is closed");
     }
 
+    /**
+     * A thread whose interrupt status is set: each call is cancelled with the channels'
+     * ClosedByInterruptException and the status stays set. Until 12-07 {@code write} truncated the
+     * previous snapshot to 0 bytes before its first write failed.
+     */
+    @Test
+    void anInterruptedThreadsWriteLeavesTheFileAsItWasAndKeepsItsStatus() throws IOException {
+        try (SNodeRuntime runtime = SNodeRuntime.compile(LAYOUT); SNodeRuntime empty = SNodeRuntime.compile(LAYOUT)) {
+            fill(runtime, new Random(6));
+            Thread.currentThread().interrupt();
+            try {
+                assertThatThrownBy(() -> Snapshots.write(runtime, file))
+                        .isInstanceOf(java.nio.channels.ClosedByInterruptException.class);
+                assertThat(Thread.currentThread().isInterrupted()).isTrue();
+                assertThatThrownBy(() -> Snapshots.write(runtime, directory.resolve("new.snap")))
+                        .isInstanceOf(java.nio.channels.ClosedByInterruptException.class);
+                assertThatThrownBy(() -> Snapshots.read(file).close())
+                        .isInstanceOf(java.nio.channels.ClosedByInterruptException.class);
+                assertThatThrownBy(() -> Snapshots.readInto(file, empty))
+                        .isInstanceOf(java.nio.channels.ClosedByInterruptException.class);
+                assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            } finally {
+                Thread.interrupted();
+            }
+            assertThat(Files.readAllBytes(file)).isEqualTo(bytes);
+            assertThat(directory.resolve("new.snap")).doesNotExist();
+            assertThat(empty.count("hashed")).isZero();
+            Snapshots.readInto(file, empty); // the thread, no longer interrupted, reads and writes again
+            Snapshots.write(runtime, file);
+            assertThat(Files.readAllBytes(file)).isNotEqualTo(bytes);
+        }
+    }
+
     /** Both read forms refuse {@code damaged} naming it, with each of {@code fragments}; readInto's runtime stays empty. */
     private void refused(Path damaged, String... fragments) throws IOException {
         var read = assertThatThrownBy(() -> Snapshots.read(damaged).close())

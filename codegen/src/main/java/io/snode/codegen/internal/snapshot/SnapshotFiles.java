@@ -11,6 +11,7 @@ import io.snode.runtime.internal.NodeTree;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -34,6 +35,11 @@ public final class SnapshotFiles {
         Objects.requireNonNull(file, "file");
         requireOpen(runtime);
         NodeTree tree = runtime.generic().internalTree();
+        if (Thread.currentThread().isInterrupted()) {
+            // The channel would be closed by the interrupt at its first write, after the open had
+            // truncated the file: cancel before anything changes, as the channel would (the status stays set).
+            throw new ClosedByInterruptException();
+        }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
             runtime.phaseLock().supplyLaunch(() -> {
