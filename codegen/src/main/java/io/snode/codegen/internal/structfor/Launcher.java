@@ -49,7 +49,13 @@ public final class Launcher implements AutoCloseable {
 
     private final NodeTree structure;
     private final LaunchSplit ranges;
-    private final Map<List<Object>, MethodHandle> drivers;
+    /**
+     * The drivers, per kernel class: that class's value maps kind and target to its driver. A
+     * {@code ClassValue}, so that the runtime does not keep a kernel's class (and its class
+     * loader: a plugin reloaded in a fresh loader) alive: a driver calls its kernel through the
+     * kernel interface, so neither it nor its handle refers to the kernel's class.
+     */
+    private final ClassValue<Map<List<Object>, MethodHandle>> drivers;
     private final PhaseLock phases;
     private final Consumer<GeneratedClass> listing;
     private final SnapshotCache snapshots;
@@ -80,7 +86,12 @@ public final class Launcher implements AutoCloseable {
         this.structure = structure;
         this.listing = listing;
         this.phases = phases;
-        this.drivers = new ConcurrentHashMap<>();
+        this.drivers = new ClassValue<>() {
+            @Override
+            protected Map<List<Object>, MethodHandle> computeValue(Class<?> kernelClass) {
+                return new ConcurrentHashMap<>();
+            }
+        };
         this.ranges = new LaunchSplit(structure, phases, parallelism);
         this.snapshots = new SnapshotCache(structure, this::defineWalker,
                 new WalkSplit(ranges.pool(), parallelism, walkSplitCells));
@@ -197,7 +208,7 @@ public final class Launcher implements AutoCloseable {
 
     private MethodHandle cellDriver(SNode target, Class<?> kernelClass, int arity) {
         checkArity(target, arity);
-        return drivers.computeIfAbsent(List.of("cell", kernelClass, target),
+        return drivers.get(kernelClass).computeIfAbsent(List.of("cell", target),
                 key -> define(target, "Driver", DriverEmitter.emit(driverName("Driver"), structure.plan().node(target),
                         arity), MethodType.methodType(void.class, kernelType(arity), ActiveBlocks.class, int.class,
                         int.class), CELL_DRIVER));
@@ -211,7 +222,7 @@ public final class Launcher implements AutoCloseable {
     public void forEachBlock(ActiveBlocks blocks, BlockKernel kernel) {
         SNode target = blocks.target();
         checkBlockTarget(target);
-        MethodHandle driver = drivers.computeIfAbsent(List.of("block", kernel.getClass(), target),
+        MethodHandle driver = drivers.get(kernel.getClass()).computeIfAbsent(List.of("block", target),
                 key -> define(target, "BlockDriver", DriverEmitter.emitBlock(driverName("BlockDriver"),
                         structure.plan().node(target), false), BLOCK_DRIVER, BLOCK_DRIVER));
         resolveLists(blocks);
@@ -229,7 +240,7 @@ public final class Launcher implements AutoCloseable {
                               BinaryOperator<A> combiner) {
         SNode target = blocks.target();
         checkBlockTarget(target);
-        MethodHandle driver = drivers.computeIfAbsent(List.of("reduce", reducer.getClass(), target),
+        MethodHandle driver = drivers.get(reducer.getClass()).computeIfAbsent(List.of("reduce", target),
                 key -> define(target, "ReduceDriver", DriverEmitter.emitBlock(driverName("ReduceDriver"),
                         structure.plan().node(target), true), REDUCER_DRIVER, REDUCER_DRIVER));
         Supplier<A> checked = () -> Objects.requireNonNull(identity.get(), "the identity supplier returned null");
