@@ -2,6 +2,7 @@ package io.snode.jcstress;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 
+import io.snode.api.MemoryCapExceededException;
 import io.snode.runtime.internal.memory.MemoryPool;
 import io.snode.runtime.internal.memory.NodeManager;
 import io.snode.runtime.internal.memory.NodeManagerMetrics;
@@ -116,6 +117,66 @@ public final class AllocatorCursorTest {
             r.r3 = (int) metrics.cellsAllocated();
             r.r4 = (int) metrics.cellsInUse();
             cells.pool.close();
+        }
+    }
+
+    /**
+     * Cells left by a thread that ended: a manager of 64-byte cells under a cap that holds its
+     * first chunks only (64 cells); the state's thread took cells 0 to 61 and a thread that then
+     * ended took cell 62 of its growth batch of two, leaving 63 in its cache. Both actors allocate:
+     * the free list is empty and growth is refused, so each looks for the ended thread's cache
+     * (a thread's first allocation among the oldest caches, a refused refill among all of them):
+     * exactly one takes cell 63, the other is refused by the cap. r1 and r2 the indices (-1 when
+     * the cap refused, -9 anything else), r3 cells in use afterwards (64), r4 cells cached (0).
+     */
+    @JCStressTest
+    @Outcome(id = "63, -1, 64, 0", expect = ACCEPTABLE, desc = "The first thread took the ended thread's cell.")
+    @Outcome(id = "-1, 63, 64, 0", expect = ACCEPTABLE, desc = "The second thread took the ended thread's cell.")
+    @State
+    public static class EndedThreadsCache {
+        final MemoryPool pool = new MemoryPool(3 * 4096);
+        final NodeManager manager = new NodeManager(pool, "jcstress.cells", 64, 8, 2);
+
+        public EndedThreadsCache() {
+            for (int n = 0; n < 62; n++) {
+                manager.allocate();
+            }
+            Thread ended = new Thread(manager::allocate, "ends");
+            ended.start();
+            try {
+                ended.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Actor
+        public void allocateFirst(IIII_Result r) {
+            r.r1 = allocateOrRefused(manager);
+        }
+
+        @Actor
+        public void allocateSecond(IIII_Result r) {
+            r.r2 = allocateOrRefused(manager);
+        }
+
+        @Arbiter
+        public void check(IIII_Result r) {
+            NodeManagerMetrics metrics = manager.metrics();
+            r.r3 = (int) metrics.cellsInUse();
+            r.r4 = (int) metrics.cellsCached();
+            pool.close();
+        }
+
+        private static int allocateOrRefused(NodeManager manager) {
+            try {
+                return manager.allocate();
+            } catch (MemoryCapExceededException refused) {
+                return -1;
+            } catch (RuntimeException | Error e) {
+                return Unexpected.report("allocate", e);
+            }
         }
     }
 
