@@ -59,8 +59,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * the cap, for each such region, the bytes from the end of its last chunk to the end of the huge
  * page that holds it (the region's <em>envelope</em>), before a cell there can be touched: the
  * chunks of a region always form one prefix of it (they are handed out and freed at its end), so
- * the chunks and the envelope cover every huge page a handed-out cell lies in. A chunk whose
- * envelope the cap refuses is refused whole, with nothing changed. Freeing the last chunk gives
+ * the chunks and the envelope cover every huge page a handed-out cell lies in. A new chunk
+ * begins where the envelope does, so it is counted by what it adds: itself and its envelope less
+ * the envelope it replaces (nothing, where it and its envelope end in the huge page already
+ * counted). A chunk that the cap refuses so is refused whole, with nothing changed. Freeing the last chunk gives
  * back its pages and those of the envelope, and the envelope moves to the new end. The regions of
  * a pool without huge pages stay on base pages, where the allocator can say so
  * ({@code NativeRegions} advises every region it maps {@code MADV_NOHUGEPAGE} until asked for
@@ -285,16 +287,22 @@ public final class MemoryPool implements AutoCloseable {
                             + ": a region with huge pages hands out its chunks in order, the next at " + region.end);
                 }
                 long envelope = region.envelopeAfter(offset + byteSize);
-                // The new envelope is counted before the old one is given back: the cap may refuse early, never late.
-                reserveOrThrow(owner, byteSize + envelope);
+                // The chunk starts where the old envelope does and, with the new envelope, covers it:
+                // what it adds is the chunk and the new envelope less the old one (0 or more), counted
+                // in one step before a byte of it can be touched (neither early nor late).
+                long previous = region.envelope;
+                long added = byteSize + envelope - previous;
+                reserveOrThrow(owner, added);
                 try {
                     allocator.commit(region.segment, offset, byteSize);
                 } catch (Throwable t) {
-                    bytesReserved.addAndGet(-byteSize - envelope);
+                    bytesReserved.addAndGet(-added);
                     throw t;
                 }
-                hold(new Chunk(owner, chunk, byteSize, region, offset));
-                moveEnvelope(region, offset + byteSize, envelope);
+                region.end = offset + byteSize;
+                region.envelope = envelope;
+                owner.bytesReserved.addAndGet(envelope - previous);
+                hold(new Chunk(owner, chunk, byteSize, region, offset)); // its event reads the pool's count with the new envelope
                 return chunk;
             }
         } finally {

@@ -109,6 +109,43 @@ class HugePageRegionTest {
         }
     }
 
+    /**
+     * A cap of exactly what the chunks and their last huge page need takes every chunk: a chunk
+     * is counted by what it adds (itself and the new envelope, less the envelope it replaces).
+     * Until 12-07 the new envelope was counted before the old one was given back, so a growth
+     * inside the huge page already counted was refused up to 2 MiB early, and the refusal named
+     * that sum as the bytes requested.
+     */
+    @Test
+    void aCapOfExactlyWhatTheChunksAndTheirHugePageNeedTakesEveryChunk() {
+        long[] steps = {1, 100, 1000, 2000, 3000, 4000, 5000};
+        long chunks;
+        try (MemoryPool probe = new MemoryPool(MemoryAllocator.regionsWherePossible(), MemoryPool.UNLIMITED, false, true)) {
+            ListManager list = new ListManager(probe.owner("list"), CELL, 8, hugeRegion(probe, 256L << 20));
+            for (long cells : steps) {
+                list.ensureCapacity(cells);
+            }
+            chunks = list.bytesReserved(); // the chunks' sizes do not depend on where the region lies
+        }
+        long cap = 16L << 20;
+        try (MemoryPool pool = new MemoryPool(MemoryAllocator.regionsWherePossible(), cap, false, true)) {
+            MemoryPool.Region region = hugeRegion(pool, 256L << 20);
+            long needed = chunks + envelope(region, chunks);
+            pool.allocateChunk("the rest of the cap", cap - needed);
+            ListManager list = new ListManager(pool.owner("list"), CELL, 8, region);
+            for (long cells : steps) {
+                long before = pool.bytesReserved();
+                long chunksBefore = list.bytesReserved();
+                list.ensureCapacity(cells);
+                long added = list.bytesReserved() - chunksBefore;
+                assertThat(pool.bytesReserved() - before).as("growth to %d cells", cells)
+                        .isEqualTo(added + envelope(region, list.bytesReserved()) - envelope(region, chunksBefore));
+            }
+            assertThat(list.bytesReserved()).isEqualTo(chunks);
+            assertThat(pool.bytesReserved()).isEqualTo(cap);
+        }
+    }
+
     @Test
     void freeingTheLastChunksGivesTheirPagesBackAndMovesTheEnvelope() {
         MemoryPool pool = new MemoryPool(MemoryAllocator.regionsWherePossible(), MemoryPool.UNLIMITED, false, true);
