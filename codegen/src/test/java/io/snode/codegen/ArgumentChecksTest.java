@@ -113,6 +113,12 @@ class ArgumentChecksTest {
         assertThatThrownBy(() -> block.origin(-1)).isExactlyInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessage("n=-1 is not in [0, 3) (the index axes of " + path + ")");
         org.assertj.core.api.Assertions.assertThat(block.origin()).containsExactly(8, 16, 24);
+        // It printed LeafBlock@hash until 12-07.
+        org.assertj.core.api.Assertions.assertThat(block).hasToString("LeafBlock[" + path + " at [8, 16, 24]: 512 cells]");
+        org.assertj.core.api.Assertions.assertThat(new LeafBlock(L.snode(2), 40, 16, 4,
+                        new MemorySegment[] {MemorySegment.ofArray(new byte[64])}, new long[] {0}, 0, new int[] {0, 0, 0}, 0,
+                        new int[] {8, 8, 8}, new long[] {0}))
+                .hasToString("LeafBlock[" + path + " at [0, 0, 0]: 40 elements in 3 chunks of 16]");
     }
 
     /**

@@ -22,6 +22,14 @@ class RuntimeOptionsTest {
         assertThat(serial.withMemoryCap(1 << 21).collector()).isSameAs(Collector.SERIAL);
     }
 
+    /** The allocator printed as ArenaPerChunkAllocator@hash until 12-07. */
+    @Test
+    void theOptionsNameTheirAllocator() {
+        assertThat(RuntimeOptions.DEFAULT.toString()).contains("allocator=regions where possible (else an arena per chunk)");
+        assertThat(RuntimeOptions.DEFAULT.withAllocator(MemoryAllocator.arenaPerChunk()).toString())
+                .contains("allocator=an arena per chunk").doesNotContain("@");
+    }
+
     @Test
     void pageReleaseAndHugePagesAreOffByDefaultAndKeptByTheOtherWithMethods() {
         assertThat(RuntimeOptions.DEFAULT.hugePages()).isFalse();

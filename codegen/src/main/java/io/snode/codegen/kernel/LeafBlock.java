@@ -270,4 +270,12 @@ public final class LeafBlock {
     public long[] mask() {
         return masks == null ? null : Arrays.copyOfRange(masks, maskAt, maskAt + maskWords);
     }
+
+    /** The SNode's path, cell 0's coordinates, the cells (active ones) and, for a list, its chunks. */
+    @Override
+    public String toString() {
+        String cells = chunkMemory != null ? cellCount + " elements in " + chunkCount + " chunks of " + chunkSize
+                : masks != null ? cellCount + " cells, " + activeCount + " active" : cellCount + " cells";
+        return "LeafBlock[" + snode.path() + " at " + Arrays.toString(origin()) + ": " + cells + "]";
+    }
 }

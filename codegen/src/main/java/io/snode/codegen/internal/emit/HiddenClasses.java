@@ -57,7 +57,8 @@ public final class HiddenClasses {
             Files.createDirectories(CodegenSwitches.DUMP_DIRECTORY);
             Files.write(CodegenSwitches.DUMP_DIRECTORY.resolve(code.fileName()), code.bytes());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot dump generated class to " + CodegenSwitches.DUMP_DIRECTORY, e);
+            throw new UncheckedIOException("cannot dump generated class " + code.name() + " to "
+                    + CodegenSwitches.DUMP_DIRECTORY + " (the directory of -Dsnode.codegen.dump): " + e, e);
         }
     }
 }

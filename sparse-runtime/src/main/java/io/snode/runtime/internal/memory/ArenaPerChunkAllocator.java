@@ -23,6 +23,8 @@ final class ArenaPerChunkAllocator implements MemoryAllocator {
     private final ConcurrentHashMap<Long, Arena> arenas = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Arena> regions = new ConcurrentHashMap<>();
     private final boolean reservesRegions;
+    /** Whether regions were asked for (they may be unavailable here). */
+    private final boolean regionsAsked;
 
     /** Without regions (tests wrap this one to inject faults). */
     ArenaPerChunkAllocator() {
@@ -31,7 +33,14 @@ final class ArenaPerChunkAllocator implements MemoryAllocator {
 
     /** With {@code reservesRegions}, regions through {@link NativeRegions} where the platform has them. */
     ArenaPerChunkAllocator(boolean reservesRegions) {
+        this.regionsAsked = reservesRegions;
         this.reservesRegions = reservesRegions && NativeRegions.AVAILABLE;
+    }
+
+    /** What it does, for {@code RuntimeOptions}' string: "regions where possible" or "an arena per chunk". */
+    @Override
+    public String toString() {
+        return regionsAsked ? "regions where possible (else an arena per chunk)" : "an arena per chunk";
     }
 
     @Override
