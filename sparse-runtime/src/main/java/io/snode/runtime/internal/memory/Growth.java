@@ -48,7 +48,8 @@ final class Growth {
     /**
      * Refuses a growth that would certainly be refused, before taking the growth lock: threads
      * that hit the cap at once do not queue on the lock to be told one at a time (a refused call
-     * stays about as cheap under contention as alone). Benign race: the data list's length and
+     * stays about as cheap under contention as alone; the manager then looks for the cells of
+     * threads that ended, one look at each thread cache). Benign race: the data list's length and
      * the pool's bytes are read without the lock; if either moved, the slow path decides.
      */
     private void refuseAgainWithoutTheLock() {

@@ -70,7 +70,9 @@ import java.util.Objects;
  *       reverse order. Otherwise the cell (zeroed) goes back to the calling thread's cache as a free
  *       cell, or, if that cache is full, to the recycled list: it is never lost and never handed out
  *       twice, but the counters then differ from before the allocation (more cells allocated or
- *       free).</li>
+ *       free). An allocation served by the cells of an ended thread's cache (a refused growth's
+ *       take-over, see {@link ThreadCaches}) is undone the same way, inexactly: its cache may be
+ *       full.</li>
  *   <li>After {@link #collect}: every recycled cell is zeroed and free, the recycled list is empty,
  *       all cached cells are back in the free list, the free list is compacted to start at entry 0
  *       with cursor 0; cells in use are untouched.</li>
@@ -293,8 +295,9 @@ public final class NodeManager implements AutoCloseable {
         } catch (RuntimeException refused) {
             // Refused (the cap, an allocator fault, a full index space), having changed nothing:
             // cells that threads which ended left cached serve first. A closed manager or pool
-            // stays refused.
-            if (closed || pool.isClosed() || !caches.takeOverEnded(cache)) {
+            // stays refused, and so does a growth whose undo itself failed (its suppressed
+            // exceptions say so, and must reach the caller).
+            if (closed || pool.isClosed() || refused.getSuppressed().length > 0 || !caches.takeOverEnded(cache)) {
                 throw refused;
             }
         }

@@ -29,16 +29,20 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * a pool whose idle threads expire would otherwise hold a batch per thread that ever allocated
  * until the next collection, and a memory cap would refuse growth with most of its cells there).
  * Two paths take them over: a thread's first allocation looks at up to {@value #NEW_CACHE_CHECKS}
- * of the oldest caches (taken from the head of the queue, put back at its tail while their thread
- * lives) and starts with the cells of the first whose thread has ended; and a refill whose growth
- * the cap or the allocator refused looks at every cache before it gives up ({@link #takeOverEnded}).
- * A cache is taken over only by the thread that removed it from the queue (a compare-and-set
- * of the queue's node: one thread wins) after {@code Thread.isAlive()} returned false, which
- * orders the ended thread's last writes to the cache before the reads that move its cells. The
- * move is between two Java arrays and allocates nothing, so it cannot fail halfway; while a
- * cache is out of the queue the metrics may miss its cells (they may be stale by the work in
- * flight) and no collection runs (it excludes allocation). Cells cached by threads that live
- * are never taken: they wait until their thread allocates again or the next collection.
+ * of the oldest caches (the new cache enters the queue first; the caches of live threads looked at
+ * move to its tail, added there before they leave the head) and starts with the cells of the first
+ * whose thread has ended; and a refill whose growth the cap or the allocator refused looks at every
+ * cache that holds cells before it gives up ({@link #takeOverEnded}). A cache is taken over only by
+ * the thread whose compare-and-set of its {@code claimed} flag succeeds, after
+ * {@code Thread.isAlive()} returned false, which orders the ended thread's last writes to the cache
+ * before the reads that move its cells (a virtual thread that unmounts stays alive). The move is
+ * between two Java arrays and allocates nothing, so it cannot fail halfway. The queue is only the
+ * registry: a claimed cache's entry is dropped by whoever meets it, and a failure while a live cache
+ * moves to the tail (an OutOfMemoryError for the queue's node) leaves it in twice, never out (a
+ * collection then drains it twice, the second time empty; until then the metrics count its cells
+ * twice). Metrics read sizes racily and are exact only when no thread allocates; no collection runs
+ * meanwhile (it excludes allocation). Cells cached by threads that live are never taken: they wait
+ * until their thread allocates again or the next collection.
  */
 final class ThreadCaches {
     static final byte NO_REFILL = 0;
@@ -62,34 +66,50 @@ final class ThreadCaches {
     /**
      * The calling thread's new cache, holding the cells of the first cache among the oldest
      * {@value #NEW_CACHE_CHECKS} whose thread ended (the caches of live threads looked at go to
-     * the tail).
+     * the tail, so that later looks pass them). The new cache enters the queue first: a failure
+     * afterwards (an OutOfMemoryError of the queue's node) loses no cache and no cell.
      */
     private Cache newCache(int stackCapacity) {
         Cache cache = new Cache(Thread.currentThread(), stackCapacity);
-        for (int n = 0; n < NEW_CACHE_CHECKS; n++) {
-            Cache oldest = all.poll();
-            if (oldest == null) {
+        all.offer(cache);
+        Iterator<Cache> oldest = all.iterator();
+        for (int n = 0; n < NEW_CACHE_CHECKS && oldest.hasNext(); n++) {
+            Cache other = oldest.next();
+            if (other == cache) {
                 break;
             }
-            if (oldest.thread.isAlive()) {
-                all.offer(oldest);
-            } else {
-                cache.takeCells(oldest);
+            if (other.claimed) {
+                oldest.remove(); // taken over already: only its queue entry is left
+            } else if (other.thread.isAlive()) {
+                // To the tail, then its first entry out: each thread that moves it adds one entry
+                // and removes one (so two moving it at once leave one), and a failure of the offer
+                // leaves it where it was. (The iterator's remove would not do: two threads moving
+                // the same entry would both "remove" it and leave two.)
+                all.offer(other);
+                all.remove(other);
+            } else if (other.claim()) {
+                oldest.remove();
+                cache.takeCells(other);
                 break;
             }
         }
-        all.offer(cache);
         return cache;
     }
 
     /**
      * Moves into the calling thread's empty {@code cache} the cells of a cache whose thread
-     * ended, dropping the empty caches of ended threads it passes; false when no such cache holds
-     * a cell. Concurrent with allocation on other threads; linear in the caches.
+     * ended, dropping the queue entries of the ended caches it takes or finds taken; false when
+     * no such cache holds a cell. Concurrent with allocation on other threads; linear in the
+     * caches (one {@code isAlive} per cache that holds cells).
      */
     boolean takeOverEnded(Cache cache) {
-        for (Cache other : all) {
-            if (other != cache && !other.thread.isAlive() && all.remove(other)) {
+        for (Iterator<Cache> caches = all.iterator(); caches.hasNext(); ) {
+            Cache other = caches.next();
+            if (other.claimed) {
+                caches.remove();
+            } else if (other != cache && other.size > 0 && !other.thread.isAlive() && other.claim()) {
+                // The size read before isAlive() may be stale; takeCells reads it again after.
+                caches.remove();
                 if (other.size > 0) {
                     cache.takeCells(other);
                     return true;
@@ -179,6 +199,11 @@ final class ThreadCaches {
         int dataChunksBefore;
         int freeChunksBefore;
         int recycledChunksBefore;
+        /**
+         * Set once, by the one thread that takes this cache's cells over after its thread ended
+         * ({@link Cache#claim}); a claimed cache is never used again, only dropped from the queue.
+         */
+        volatile boolean claimed;
 
         CacheFields(Thread thread, int capacity) {
             this.thread = thread;
@@ -210,7 +235,26 @@ final class ThreadCaches {
             refill = NO_REFILL;
         }
 
-        /** This empty cache takes {@code ended}'s cells (in its order) and forgets its refill record. */
+        private static final java.lang.invoke.VarHandle CLAIMED;
+
+        static {
+            try {
+                CLAIMED = java.lang.invoke.MethodHandles.lookup().findVarHandle(CacheFields.class, "claimed", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        /**
+         * Claims this cache, whose thread has ended (the caller saw {@code isAlive()} false,
+         * which orders that thread's writes to it before the caller's reads): true for exactly
+         * one caller.
+         */
+        boolean claim() {
+            return CLAIMED.compareAndSet(this, false, true);
+        }
+
+        /** This empty cache takes the cells of {@code ended}, which the caller claimed, in its order, and forgets its refill record. */
         void takeCells(Cache ended) {
             int n = ended.size;
             System.arraycopy(ended.stack, 0, stack, 0, n);

@@ -178,7 +178,7 @@ class ThreadChurnTest {
 
             cells.collect();
             if (!cap) {
-                allocator.failAtRequest(1); // growth refused from here on
+                allocator.failAtRequest(1); // the next growth fails (the loop ends at the first refusal)
             }
             long free = cells.metrics().cellsFree();
             long taken = 0;
