@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,9 +54,14 @@ public final class Launcher implements AutoCloseable {
      * The drivers, per kernel class: that class's value maps kind and target to its driver. A
      * {@code ClassValue}, so that the runtime does not keep a kernel's class (and its class
      * loader: a plugin reloaded in a fresh loader) alive: a driver calls its kernel through the
-     * kernel interface, so neither it nor its handle refers to the kernel's class.
+     * kernel interface, so neither it nor its handle refers to the kernel's class. A class that
+     * outlives the runtime (a lambda of the application's) keeps its value until the class's
+     * {@code ClassValue} entries are cleaned up, so the runtime's close empties every value
+     * ({@link #clearDrivers}): a closed runtime's layout and drivers are not kept by such a class.
      */
     private final ClassValue<Map<List<Object>, MethodHandle>> drivers;
+    /** Every value {@link #drivers} made, for {@link #clearDrivers}; shared with the launchers made by {@link #withParallelism}. */
+    private final Set<Map<List<Object>, MethodHandle>> driverMaps;
     private final PhaseLock phases;
     private final Consumer<GeneratedClass> listing;
     private final SnapshotCache snapshots;
@@ -86,10 +92,14 @@ public final class Launcher implements AutoCloseable {
         this.structure = structure;
         this.listing = listing;
         this.phases = phases;
+        Set<Map<List<Object>, MethodHandle>> maps = ConcurrentHashMap.newKeySet();
+        this.driverMaps = maps;
         this.drivers = new ClassValue<>() {
             @Override
             protected Map<List<Object>, MethodHandle> computeValue(Class<?> kernelClass) {
-                return new ConcurrentHashMap<>();
+                Map<List<Object>, MethodHandle> map = new ConcurrentHashMap<>();
+                maps.add(map);
+                return map;
             }
         };
         this.ranges = new LaunchSplit(structure, phases, parallelism);
@@ -102,6 +112,7 @@ public final class Launcher implements AutoCloseable {
         this.listing = previous.listing;
         this.phases = previous.phases;
         this.drivers = previous.drivers;
+        this.driverMaps = previous.driverMaps;
         this.ranges = new LaunchSplit(structure, phases, parallelism);
         WalkSplit split = previous.snapshots.split();
         this.snapshots = previous.snapshots.withSplit(new WalkSplit(ranges.pool(), parallelism, split.minimumCells()));
@@ -351,6 +362,17 @@ public final class Launcher implements AutoCloseable {
     @Override
     public void close() {
         ranges.close();
+    }
+
+    /**
+     * Empties every kernel class's map of drivers (the runtime's close calls it): the maps stay
+     * with their classes until those classes' {@code ClassValue} entries are cleaned up, empty.
+     */
+    public void clearDrivers() {
+        for (Map<List<Object>, MethodHandle> map : driverMaps) {
+            map.clear();
+        }
+        driverMaps.clear();
     }
 
     /** Forgets the kept snapshots (their arrays go to the garbage collector); the runtime's close calls it. */

@@ -313,6 +313,7 @@ public final class StructFor {
             phases.exclusive(() -> {
                 current.close();
                 current.clearSnapshots();
+                current.clearDrivers();
                 runtime.close();
             });
         } finally {
