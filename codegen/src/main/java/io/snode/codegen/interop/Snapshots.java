@@ -49,7 +49,8 @@ public final class Snapshots {
      * previous snapshot until the new one is complete, write to another file and move it over.
      * An interrupt cancels the write, as it closes a {@code FileChannel}: where the calling
      * thread's interrupt status is set when the call starts, the file is left as it was (not
-     * created, not truncated); an interrupt during the write leaves a file every read refuses.
+     * created, not truncated); an interrupt during the write leaves a file every read refuses
+     * (or, during the final force to storage, a complete file that may not be on the device yet).
      * The interrupt status stays set. Reads are cancelled the same way (a {@code readInto}
      * cancelled halfway leaves its runtime without an active cell, as a refused file does).
      *
