@@ -139,9 +139,15 @@ final class InspectCommand implements Callable<Integer> {
         long root = plan.node(layout.root()).containerBytes();
         long cap = OPTIONS.memoryCapBytes();
         out.println();
-        out.println("memory: root container " + root + " B (" + human(root) + "), allocated when the layout is"
-                + " compiled; " + (root <= cap ? "within" : "over") + " the memory cap of " + cap + " B ("
-                + human(cap) + ")" + (root <= cap ? "" : ": compiling this layout fails"));
+        out.println("memory: root container " + bytes(root) + ", allocated when the layout is"
+                + " compiled; " + (root <= cap ? "within" : "over") + " the memory cap of " + bytes(cap)
+                + (root <= cap ? "" : ": compiling this layout fails"));
+    }
+
+    /** {@code bytes} exactly, with {@link #human} beside it where that says it shorter (not "728 B (728 B)"). */
+    static String bytes(long bytes) {
+        String human = human(bytes);
+        return human.equals(bytes + " B") ? human : bytes + " B (" + human + ")";
     }
 
     /** {@code bytes} in the largest binary unit that keeps it at 1 or more, e.g. "2.0 GiB". */

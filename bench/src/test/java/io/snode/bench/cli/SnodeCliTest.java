@@ -121,6 +121,10 @@ class SnodeCliTest {
         assertThat(result.code()).isZero();
         assertThat(result.out()).contains("root container 32768 B (32.0 KiB)", "within the memory cap")
                 .doesNotContain("over the memory cap", "generated class");
+        // A root under 1 KiB printed "728 B (728 B)" until 12-07.
+        Result small = run("inspect", "--plan-only", "bitmasked(ij,[3,6]).bitmasked(i,8).place(f32 x)");
+        assertThat(small.code()).isZero();
+        assertThat(small.out()).contains("root container 728 B, allocated").doesNotContain("(728 B)");
     }
 
     /**
