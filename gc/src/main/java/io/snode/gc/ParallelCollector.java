@@ -97,7 +97,7 @@ public final class ParallelCollector implements ThreePhaseCollector {
 
     @Override
     public String toString() {
-        return "ParallelCollector[parallelism=" + parallelism + ", kernels=" + kernels() + "]";
+        return "ParallelCollector[parallelism=" + parallelism + ", kernels=" + kernels() + (closed ? ", closed" : "") + "]";
     }
 
     /** Options of a {@link ParallelCollector}; every setter checks its argument. */

@@ -12,6 +12,15 @@ import org.junit.jupiter.api.Test;
  */
 class ArgumentChecksTest {
 
+    /** A closed collector said nothing of it until 12-07. */
+    @Test
+    void aClosedParallelCollectorSaysSo() {
+        ParallelCollector collector = ParallelCollector.builder().parallelism(2).build();
+        org.assertj.core.api.Assertions.assertThat(collector.toString()).doesNotContain("closed");
+        collector.close();
+        org.assertj.core.api.Assertions.assertThat(collector.toString()).endsWith(", closed]");
+    }
+
     @Test
     void nullsAreNamed() {
         assertThatThrownBy(() -> new GcStatistics(1, 1, "scalar", 0, null))
