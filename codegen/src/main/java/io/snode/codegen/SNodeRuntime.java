@@ -94,12 +94,14 @@ public final class SNodeRuntime implements AutoCloseable {
     private SNodeRuntime(Layout layout, RuntimeOptions options, ParallelCollector ownCollector) {
         this.ownCollector = ownCollector;
         this.collector = options.collector();
+        // The layout class's name first: the runtime's JFR events carry it from its first allocation.
+        String layoutName = GeneratedLayout.nextLayoutName();
         this.runtime = SparseRuntime.create(layout, collector instanceof ThreePhaseCollector threePhase
                 ? options.withCollector(managers -> lastGcStatistics = threePhase.collectReporting(managers))
-                : options);
+                : options, GeneratedLayout.simpleName(layoutName));
         boolean built = false;
         try {
-            this.code = new GeneratedLayout(layout, runtime.internalTree());
+            this.code = new GeneratedLayout(layout, runtime.internalTree(), layoutName);
             this.structFor = new StructFor(runtime, phases, code::register, this);
             built = true;
         } finally {

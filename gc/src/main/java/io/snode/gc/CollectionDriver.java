@@ -87,7 +87,9 @@ final class CollectionDriver {
                 perManager);
         last = stats;
         event.end();
+        String runtime = managers.isEmpty() ? "" : managers.getFirst().owner().pool().label();
         if (event.shouldCommit()) {
+            event.runtime = runtime;
             event.sequence = seq;
             event.collector = name;
             event.parallelism = stats.parallelism();
@@ -105,6 +107,7 @@ final class CollectionDriver {
             if (!e.isEnabled()) {
                 break;
             }
+            e.runtime = runtime;
             e.sequence = seq;
             e.owner = s.ownerName();
             e.cellsReclaimed = s.cellsReclaimed();

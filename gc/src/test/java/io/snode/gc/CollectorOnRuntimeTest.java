@@ -136,17 +136,28 @@ class CollectorOnRuntimeTest {
             recording.enable(ChunkAllocationEvent.NAME);
             recording.start();
             try (ParallelCollector collector = ParallelCollector.builder().parallelism(2).build();
-                 SparseRuntime rt = runtime(FOUR_FIELDS, collector)) {
+                 SparseRuntime rt = SparseRuntime.create(Layout.parse(FOUR_FIELDS),
+                         RuntimeOptions.DEFAULT.withCollector(collector), "the one collected");
+                 SparseRuntime other = runtime(FOUR_FIELDS, collector)) {
+                assertThat(rt.label()).isEqualTo("the one collected");
+                assertThat(other.label()).startsWith("SparseRuntime");
                 rt.setFloat("phi", 1f, 0, 0, 0);
                 rt.setFloat("phi", 1f, 8, 0, 0);
                 assertThat(rt.deactivate(rt.layout().snode(2), 1, 0, 0)).isTrue(); // the block of voxel (8, 0, 0)
                 rt.collect();
                 rt.collect();
+                other.setFloat("phi", 1f, 0, 0, 0);
             }
             recording.stop();
             recording.dump(file);
         }
         List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        // Each event names its runtime (a field added 12-07: two runtimes of one layout were indistinguishable).
+        assertThat(byName(events, GcEvent.NAME)).allSatisfy(e -> assertThat(e.getString("runtime")).isEqualTo("the one collected"));
+        assertThat(byName(events, SNodeGcEvent.NAME)).allSatisfy(e -> assertThat(e.getString("runtime")).isEqualTo("the one collected"));
+        assertThat(byName(events, ChunkAllocationEvent.NAME).map(e -> e.getString("runtime")).distinct())
+                .hasSize(2).contains("the one collected");
+        events = events.stream().filter(e -> e.getString("runtime").equals("the one collected")).toList();
         List<RecordedEvent> gcs = byName(events, GcEvent.NAME).toList();
         assertThat(gcs).hasSize(2);
         assertThat(gcs.getFirst().getLong("cellsReclaimed")).isEqualTo(1);

@@ -39,6 +39,7 @@ import java.util.Objects;
  * {@link #collect()} and {@link #close()} must not overlap any other call.
  */
 public final class SparseRuntime implements AutoCloseable {
+    private static final java.util.concurrent.atomic.AtomicLong SEQUENCE = new java.util.concurrent.atomic.AtomicLong();
     private final Layout layout;
     private final Plan plan;
     private final MemoryPool pool;
@@ -50,11 +51,12 @@ public final class SparseRuntime implements AutoCloseable {
     private final Collector collector;
     private volatile boolean closed;
 
-    private SparseRuntime(Layout layout, RuntimeOptions options) {
+    private SparseRuntime(Layout layout, RuntimeOptions options, String label) {
         this.layout = layout;
         this.plan = Plan.of(layout);
         this.pool = new MemoryPool(options.allocator(), options.memoryCapBytes(), options.releasesFreePages(),
                 options.hugePages());
+        pool.label(label);
         this.collector = options.collector();
         boolean built = false;
         try {
@@ -124,10 +126,26 @@ public final class SparseRuntime implements AutoCloseable {
         return create(layout, RuntimeOptions.DEFAULT);
     }
 
+    /** {@link #create(Layout, RuntimeOptions, String)} labelled {@code SparseRuntime<n>}, n counting this library copy's runtimes. */
     public static SparseRuntime create(Layout layout, RuntimeOptions options) {
+        return create(layout, options, "SparseRuntime" + SEQUENCE.incrementAndGet());
+    }
+
+    /**
+     * A runtime of {@code layout} with {@code options}, whose JFR events (chunk allocations and
+     * collections) carry {@code label} in their {@code runtime} field, so that the events of
+     * several runtimes in one JVM (two of one layout too) can be told apart.
+     */
+    public static SparseRuntime create(Layout layout, RuntimeOptions options, String label) {
         Objects.requireNonNull(layout, "layout");
         Objects.requireNonNull(options, "options");
-        return new SparseRuntime(layout, options);
+        Objects.requireNonNull(label, "label");
+        return new SparseRuntime(layout, options, label);
+    }
+
+    /** The label of {@link #create(Layout, RuntimeOptions, String)}: the {@code runtime} field of this runtime's JFR events. */
+    public String label() {
+        return pool.label();
     }
 
     public Layout layout() {

@@ -36,6 +36,19 @@ public final class GeneratedLayout {
         return "io/snode/codegen/generated/" + kind + SEQUENCE.incrementAndGet();
     }
 
+    /**
+     * The internal name of a new layout class, taken before its runtime is created so that the
+     * runtime can carry it from its first allocation ({@link #simpleName}: its label).
+     */
+    public static String nextLayoutName() {
+        return nextName("Layout");
+    }
+
+    /** The part of an internal class name after its package: "Layout17". */
+    public static String simpleName(String internalName) {
+        return internalName.substring(internalName.lastIndexOf('/') + 1);
+    }
+
     private final Layout layout;
     private final Plan plan;
     private final GeneratedClass code;
@@ -50,10 +63,11 @@ public final class GeneratedLayout {
     private final Map<List<Object>, MethodHandle> viewDrivers = new ConcurrentHashMap<>();
 
     /** Emits and defines the layout class of {@code tree}'s plan, whose runtime is named by {@link #describe}. */
-    public GeneratedLayout(Layout layout, NodeTree tree) {
+    /** @param layoutName the layout class's internal name, from {@link #nextLayoutName()} */
+    public GeneratedLayout(Layout layout, NodeTree tree, String layoutName) {
         this.layout = layout;
         this.plan = tree.plan();
-        String name = nextName("Layout");
+        String name = Objects.requireNonNull(layoutName, "layoutName");
         LayoutEmitter emitter = new LayoutEmitter(plan, name);
         this.objects = new NodeTreeObjects(tree, describe(name, layout));
         byte[] bytes = emitter.emit(objects);
@@ -71,7 +85,7 @@ public final class GeneratedLayout {
     }
 
     private static String describe(String className, Layout layout) {
-        return "SNodeRuntime " + className.substring(className.lastIndexOf('/') + 1) + " of layout "
+        return "SNodeRuntime " + simpleName(className) + " of layout "
                 + LayoutEmitter.abbreviated(layout.toString());
     }
 

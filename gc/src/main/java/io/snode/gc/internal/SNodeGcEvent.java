@@ -18,6 +18,10 @@ import jdk.jfr.Timespan;
 public final class SNodeGcEvent extends Event {
     public static final String NAME = "io.snode.gc.SNodeCollection";
 
+    @Label("Runtime")
+    @Description("The runtime collected: an SNodeRuntime's layout class (as its toString names it), a SparseRuntime's label")
+    public String runtime;
+
     @Label("Sequence")
     public long sequence;
 

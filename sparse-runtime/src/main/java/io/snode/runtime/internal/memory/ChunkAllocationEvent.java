@@ -15,6 +15,10 @@ import jdk.jfr.Name;
 public final class ChunkAllocationEvent extends Event {
     public static final String NAME = "io.snode.runtime.ChunkAllocation";
 
+    @Label("Runtime")
+    @Description("The runtime whose pool obtained the chunk: an SNodeRuntime's layout class (as its toString names it), a SparseRuntime's label")
+    public String runtime;
+
     @Label("Owner")
     @Description("The SNode path the chunk is charged to")
     public String owner;
@@ -31,9 +35,10 @@ public final class ChunkAllocationEvent extends Event {
     public long poolChunksHeld;
 
     /** Commits an event if chunk allocation events are enabled; cheap otherwise. */
-    static void emit(String owner, long bytes, long poolBytesReserved, long poolChunksHeld) {
+    static void emit(String runtime, String owner, long bytes, long poolBytesReserved, long poolChunksHeld) {
         ChunkAllocationEvent event = new ChunkAllocationEvent();
         if (event.shouldCommit()) {
+            event.runtime = runtime;
             event.owner = owner;
             event.bytes = bytes;
             event.poolBytesReserved = poolBytesReserved;

@@ -85,6 +85,7 @@ public final class MemoryPool implements AutoCloseable {
     private final long capBytes;
     private final boolean commitsOnAllocate;
     private final boolean releasesFreePages;
+    private volatile String label = "";
     private final boolean hugePages;
 
     /** Read side: requests; write side: close. Keeps a chunk from being allocated after close freed the rest. */
@@ -319,6 +320,19 @@ public final class MemoryPool implements AutoCloseable {
         region.owner.bytesReserved.addAndGet(envelope - previous);
     }
 
+    /**
+     * The name of the runtime this pool serves, carried by its {@code ChunkAllocation} events
+     * and by the collection events of its node managers; "" until {@link #label(String)}.
+     */
+    public String label() {
+        return label;
+    }
+
+    /** Names the runtime this pool serves (before it hands out memory, so that every event carries it). */
+    public void label(String label) {
+        this.label = Objects.requireNonNull(label, "label");
+    }
+
     /** Bytes of address space reserved by regions (not counted against the cap). */
     public long regionBytes() {
         long total = 0;
@@ -340,7 +354,7 @@ public final class MemoryPool implements AutoCloseable {
         chunksHeld.incrementAndGet();
         chunk.owner.bytesReserved.addAndGet(chunk.byteSize);
         chunk.owner.chunksHeld.incrementAndGet();
-        ChunkAllocationEvent.emit(chunk.owner.name, chunk.byteSize, bytesReserved.get(), chunksHeld.get());
+        ChunkAllocationEvent.emit(label, chunk.owner.name, chunk.byteSize, bytesReserved.get(), chunksHeld.get());
     }
 
     private void reserveOrThrow(Owner owner, long byteSize) {
