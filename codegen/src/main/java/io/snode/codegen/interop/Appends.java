@@ -12,6 +12,7 @@ import io.snode.runtime.internal.ListAppend;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Objects;
 
@@ -85,6 +86,14 @@ final class Appends {
                 int first = index(grouped[start]);
                 for (int c = 0; c < list.length; c++) {
                     list[c] = lists[c][first];
+                    if (list[c] < 0 || list[c] >= shape[c]) {
+                        // Read again after the check: another thread changed the caller's array meanwhile.
+                        // Refused before the append, as a full list is (the lists before it keep theirs).
+                        throw new ConcurrentModificationException("the list of element " + first + ": coordinate "
+                                + c + " is " + list[c] + ", outside [0, " + shape[c] + "), though it was inside when"
+                                + " the call checked it: another thread changed the coordinate arrays during the call"
+                                + " (the lists before it have their elements)");
+                    }
                 }
                 long key = grouped[start] >>> INDEX_BITS;
                 int end = start + 1;

@@ -151,6 +151,12 @@ public final class Bulk {
             }
         }
         try (PhaseLock.Launch ignored = runtime.phaseLock().enterLaunch()) {
+            // Again once the launch is entered (the call may have waited for a collection): an arena
+            // another thread closes during the copy itself ends the call with FFM's exception, as a
+            // refusal by the cap ends it (that is the caller's race).
+            if (!segment.scope().isAlive()) {
+                throw new IllegalArgumentException((write ? "values" : "into") + ": the segment's arena is closed");
+            }
             BoxTransfer transfer = transfer(runtime, field);
             return write ? transfer.write(lo, hi, segment, 0) : transfer.read(lo, hi, segment, 0);
         }

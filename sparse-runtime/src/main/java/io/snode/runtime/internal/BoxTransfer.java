@@ -79,6 +79,8 @@ public final class BoxTransfer {
      * ({@link #writeEach}).
      */
     private final boolean keysFit;
+    /** Per coordinate: the extent of the SNode's index space, which every coordinate written must lie below. */
+    private final int[] shape;
 
     public BoxTransfer(NodeTree tree, PlacedField field) {
         SNode node = field.snode();
@@ -105,6 +107,7 @@ public final class BoxTransfer {
         }
         this.blocks = new long[dimensions];
         int[] shape = node.indexShape();
+        this.shape = shape;
         this.shifts = new int[dimensions];
         for (int c = 0; c < dimensions; c++) {
             blocks[c] = (shape[c] + extent[c] - 1) / extent[c];
@@ -231,10 +234,11 @@ public final class BoxTransfer {
      * by coordinates or grouped by container; a bitmasked container's mask bits are gathered
      * while it is remembered and set with one atomic OR per word when it is forgotten (on three
      * coordinates, once the batch of cells that forgot it is stored: see {@link #writeBatch3}) or
-     * the call ends. The coordinates must lie in the index space (the caller checks). A list that
+     * the call ends. The coordinates must lie in the index space (the caller checks; the writes
+     * read checked copies of them, a batch at a time: {@link #checkedCopy}). A list that
      * keeps coming back to containers the cache forgot (shuffled input) goes on, after the batch
      * that shows it, container by container: see {@link GroupedWrite}, which takes 16 bytes of
-     * Java heap a cell (24 for eight-byte values) for up to {@link #GROUP} cells at a time; the
+     * Java heap a cell (24 for eight-byte values) and 4 per coordinate for up to {@link #GROUP} cells at a time; the
      * values written and the failure guarantee below are the same.
      *
      * <p>Values are stored before their bits are set (the OR publishes them: a reader that sees
@@ -251,12 +255,15 @@ public final class BoxTransfer {
         int[] cell = new int[dimensions];
         Location location = new Location();
         int end = from + count;
+        int[][] batch = new int[dimensions][Math.min(count, BATCH)];
         try {
-            // In batches, so that the JIT compiles the batch as a method (not only on stack replacement).
+            // In batches, so that the JIT compiles the batch as a method (not only on stack replacement),
+            // each from a checked copy of its coordinates (see checkedCopy).
             for (int n = from; n < end; ) {
                 int stop = Math.min(end, n + BATCH);
                 long evicted = cache.evictions;
-                writeBatch(coordinates, n, stop, buffer, at + (long) (n - from) * elementBytes, cache, cell, location);
+                checkedCopy(coordinates, n, stop, batch);
+                writeBatch(batch, 0, stop - n, buffer, at + (long) (n - from) * elementBytes, cache, cell, location);
                 n = stop;
                 if (groupable && cache.evictions - evicted > BATCH / SCATTERED && end - n >= BATCH) {
                     // Scattered input: the rest goes container by container. The gathered bits are
@@ -298,12 +305,17 @@ public final class BoxTransfer {
         Location location = new Location();
         long[] words = masked ? new long[maskWords] : null;
         long cellsOffset = plan.cellsOffset() + fieldOffset;
+        int[][] batch = new int[dimensions][Math.min(count, BATCH)];
         for (int n = from; n < from + count; n++) {
+            int q = (n - from) % BATCH;
+            if (q == 0) {
+                checkedCopy(coordinates, n, Math.min(from + count, n + BATCH), batch);
+            }
             for (int c = 0; c < dimensions; c++) {
-                cell[c] = coordinates[c][n];
+                cell[c] = batch[c][q];
             }
             long container = activateContainer(cell, location);
-            long index = cellIndex(coordinates, n);
+            long index = cellIndex(batch, q);
             store(location.segment, container + cellsOffset + index * cellBytes, buffer,
                     at + (long) (n - from) * elementBytes);
             if (masked) {
@@ -314,6 +326,44 @@ public final class BoxTransfer {
             }
         }
         return count;
+    }
+
+    /**
+     * Copies cells {@code [from, end)} of the caller's {@code coordinates} into {@code into}
+     * ({@code into[c][0, end - from)}) and checks the copy against the index space: the writes
+     * read only such copies, never the caller's arrays again. The caller checked every
+     * coordinate before the first write ({@code Bulk}), but another thread may change its arrays
+     * during the call: a coordinate changed to one outside the index space would have been
+     * written through (into another cell, or over a container's mask words), and one changed
+     * between two passes over a group would have broken the group's counts. Such a change is
+     * refused here as the memory cap's refusal is: the cells of the batches before stay written
+     * and active.
+     *
+     * @throws java.util.ConcurrentModificationException when a coordinate copied lies outside
+     *                                                   the index space (the caller's arrays changed during the call)
+     */
+    private void checkedCopy(int[][] coordinates, int from, int end, int[][] into) {
+        int count = end - from;
+        for (int c = 0; c < dimensions; c++) {
+            int[] copy = into[c];
+            System.arraycopy(coordinates[c], from, copy, 0, count);
+            int min = 0;
+            int max = 0;
+            for (int q = 0; q < count; q++) { // min and max: a loop C2 vectorises
+                min = Math.min(min, copy[q]);
+                max = Math.max(max, copy[q]);
+            }
+            if (min < 0 || max >= shape[c]) {
+                for (int q = 0; q < count; q++) {
+                    if (copy[q] < 0 || copy[q] >= shape[c]) {
+                        throw new java.util.ConcurrentModificationException("cell " + (from + q) + ": coordinate " + c
+                                + " is " + copy[q] + ", outside [0, " + shape[c] + "), though it was inside when the"
+                                + " call checked it: another thread changed the coordinate arrays during the call"
+                                + " (the cells before this batch are written)");
+                    }
+                }
+            }
+        }
     }
 
     private static final int BATCH = 4096;
@@ -327,7 +377,8 @@ public final class BoxTransfer {
     private static final int SCATTERED = 16;
     /**
      * Cells that {@link GroupedWrite} groups at a time: 16 bytes of scratch each for four-byte
-     * values, 24 for eight-byte ones (64 or 96 MiB at most). Smaller groups measured slower on
+     * values, 24 for eight-byte ones (64 or 96 MiB at most), and the group's checked copy of its
+     * coordinates (4 bytes each: 48 MiB for three). Smaller groups measured slower on
      * the shuffled reference shell: each group sets every container's bits again.
      */
     private static final int GROUP = 1 << 22;
@@ -792,9 +843,11 @@ public final class BoxTransfer {
 
         void write(int[][] coordinates, int from, int end, MemorySegment buffer, long at, int[] cell, Location location) {
             int group = records.length / width;
+            int[][] copy = new int[dimensions][Math.min(group, end - from)];
             for (int n = from; n < end; n += group) {
-                group(coordinates, n, Math.min(end, n + group), buffer, at + (long) (n - from) * elementBytes, cell,
-                        location);
+                int stop = Math.min(end, n + group);
+                checkedCopy(coordinates, n, stop, copy); // the group's passes read one checked copy
+                group(copy, 0, stop - n, buffer, at + (long) (n - from) * elementBytes, cell, location);
             }
         }
 

@@ -1,0 +1,121 @@
+package io.snode.codegen.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snode.api.Layout;
+import io.snode.api.SNode;
+import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.kernel.Kernel1;
+import java.util.ConcurrentModificationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Another thread changes the caller's coordinate arrays while a bulk call, its arguments checked,
+ * waits for a collection to end: the call refuses the changed coordinate and the structure stays
+ * whole. Until 12-07 {@code writeCells} and {@code appendAll} read the arrays again after the
+ * wait (audit g4): a coordinate changed to 17 of 16 was written into cell 1, one changed to -1
+ * was written over a bitmasked container's mask word (33 cells counted active where one was, a
+ * launch visited cells outside the index space), and a list changed to 5 of 4 got another list's
+ * elements.
+ */
+class BulkArraysChangedTest {
+
+    /**
+     * Runs {@code call} on a thread of its own while this test holds the runtime's phase lock as
+     * a collection does; once the call waits for it, runs {@code change}, then lets the call go
+     * on. Returns what the call threw (null when it returned).
+     */
+    private static Throwable changeWhileItWaits(SNodeRuntime runtime, Runnable call, Runnable change) throws Exception {
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread collection = Thread.ofPlatform().start(() -> runtime.phaseLock().exclusive(() -> {
+            holding.countDown();
+            try {
+                assertThat(release.await(20, TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }));
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        try {
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            Thread caller = Thread.ofPlatform().start(() -> {
+                try {
+                    call.run();
+                } catch (Throwable e) {
+                    thrown.set(e);
+                }
+            });
+            // The call has checked its arguments once it waits for the launch the collection holds back.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (caller.getState() != Thread.State.WAITING && caller.isAlive() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(caller.getState()).isEqualTo(Thread.State.WAITING);
+            change.run();
+            release.countDown();
+            caller.join(10_000);
+            assertThat(caller.isAlive()).isFalse();
+        } finally {
+            release.countDown();
+            collection.join(10_000);
+        }
+        return thrown.get();
+    }
+
+    @Test
+    void aCellListCoordinateChangedOutsideTheIndexSpaceIsRefusedNotWrittenThrough() throws Exception {
+        try (SNodeRuntime runtime = SNodeRuntime.compile(Layout.parse("pointer(i,4).dense(i,4).place(f32 v)"))) {
+            int[][] coordinates = {{9}};
+            Throwable thrown = changeWhileItWaits(runtime, () -> Bulk.writeCells(runtime, "v", coordinates, new float[] {42f}),
+                    () -> coordinates[0][0] = 17);
+            assertThat(thrown).isInstanceOf(ConcurrentModificationException.class)
+                    .hasMessageContaining("cell 0: coordinate 0 is 17, outside [0, 16)");
+            assertThat(runtime.count("v")).isZero(); // cell 1 got 42 before
+            assertThat(runtime.sum("v")).isZero();
+        }
+    }
+
+    @Test
+    void aCoordinateChangedToMinusOneDoesNotReachAContainersMaskWords() throws Exception {
+        try (SNodeRuntime runtime = SNodeRuntime.compile(Layout.parse("pointer(i,3).bitmasked(i,3).place(i32 v)"))) {
+            SNode cells = runtime.layout().field("v").snode();
+            runtime.generic().setInt("v", 5, 4);
+            int[][] coordinates = {{4}};
+            Throwable thrown = changeWhileItWaits(runtime, () -> Bulk.writeCells(runtime, "v", coordinates, new int[] {-1}),
+                    () -> coordinates[0][0] = -1);
+            assertThat(thrown).isInstanceOf(ConcurrentModificationException.class);
+            assertThat(runtime.count("v")).isEqualTo(1); // 33 before
+            AtomicInteger visited = new AtomicInteger();
+            runtime.forEach(cells, (Kernel1) i -> {
+                assertThat(i).isEqualTo(4);
+                visited.incrementAndGet();
+            });
+            assertThat(visited).hasValue(1);
+            assertThat(runtime.generic().getInt("v", 4)).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void aListCoordinateChangedOutsideTheIndexSpaceIsRefusedAndTheListsBeforeKeepTheirElements() throws Exception {
+        try (SNodeRuntime runtime = SNodeRuntime.compile(Layout.parse("pointer(i,4).dynamic(l,16,4).place(i32 p)"))) {
+            SNode lists = runtime.layout().field("p").snode();
+            int[][] owners = {{0, 1, 1}};
+            Throwable thrown = changeWhileItWaits(runtime, () -> Bulk.appendAll(runtime, "p", owners, new int[] {6, 7, 8}),
+                    () -> {
+                        owners[0][1] = 5;
+                        owners[0][2] = 5;
+                    });
+            assertThat(thrown).isInstanceOf(ConcurrentModificationException.class)
+                    .hasMessageContaining("coordinate 0 is 5, outside [0, 4)");
+            assertThat(runtime.generic().length(lists, 0)).isEqualTo(1);
+            for (int list = 1; list < 4; list++) {
+                assertThat(runtime.generic().length(lists, list)).as("list %d", list).isZero(); // list 1 got 2 before
+            }
+        }
+    }
+}
