@@ -100,6 +100,58 @@ class BulkArraysChangedTest {
         }
     }
 
+    /**
+     * Three coordinates (the resolving loop of sorted lists) and a scattered list (written group
+     * by group after its first batch): a coordinate changed to -1 is refused where it is met, the
+     * cells written before it are cells of the list, and nothing outside the index space is active.
+     */
+    @Test
+    void threeCoordinatesSortedOrScatteredAreRefusedWhereTheChangedCellIsMet() throws Exception {
+        for (boolean scattered : new boolean[] {false, true}) {
+            try (SNodeRuntime runtime = SNodeRuntime.compile(Layout.parse("pointer(ijk,32).dense(ijk,2).place(f32 v)"))) {
+                int count = 3 * 4096;
+                java.util.List<int[]> list = new java.util.ArrayList<>();
+                java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+                java.util.Set<Long> seen = new java.util.HashSet<>();
+                while (list.size() < count) {
+                    int[] c = {random.nextInt(64), random.nextInt(64), random.nextInt(64)};
+                    if (seen.add(((long) c[0] << 16) | ((long) c[1] << 8) | c[2])) {
+                        list.add(c);
+                    }
+                }
+                if (!scattered) {
+                    list.sort(java.util.Comparator.<int[]>comparingInt(c -> c[0]).thenComparingInt(c -> c[1])
+                            .thenComparingInt(c -> c[2]));
+                }
+                int[][] coordinates = new int[3][count];
+                for (int n = 0; n < count; n++) {
+                    for (int c = 0; c < 3; c++) {
+                        coordinates[c][n] = list.get(n)[c];
+                    }
+                }
+                int changed = count - 10;
+                int axis = scattered ? 0 : 2;
+                float[] values = new float[count];
+                java.util.Arrays.fill(values, 1f);
+                Throwable thrown = changeWhileItWaits(runtime, () -> Bulk.writeCells(runtime, "v", coordinates, values),
+                        () -> coordinates[axis][changed] = -1);
+                assertThat(thrown).as("scattered=%s", scattered).isInstanceOf(ConcurrentModificationException.class)
+                        .hasMessageContaining("cell " + changed + ": coordinate " + axis + " is -1");
+                CellArrays active = Bulk.activeCells(runtime, "v");
+                int written = 0;
+                for (int n = 0; n < active.size(); n++) {
+                    int[] c = {active.coordinates(0)[n], active.coordinates(1)[n], active.coordinates(2)[n]};
+                    if (seen.contains(((long) c[0] << 16) | ((long) c[1] << 8) | c[2])) {
+                        written += active.floats()[n] == 1f ? 1 : 0;
+                    } else {
+                        assertThat(active.floats()[n]).isZero(); // a dense block's other cells, active with it
+                    }
+                }
+                assertThat(written).as("cells written before the changed one").isPositive().isLessThan(count);
+            }
+        }
+    }
+
     @Test
     void aListCoordinateChangedOutsideTheIndexSpaceIsRefusedAndTheListsBeforeKeepTheirElements() throws Exception {
         try (SNodeRuntime runtime = SNodeRuntime.compile(Layout.parse("pointer(i,4).dynamic(l,16,4).place(i32 p)"))) {

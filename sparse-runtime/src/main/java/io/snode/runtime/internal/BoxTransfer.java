@@ -234,8 +234,12 @@ public final class BoxTransfer {
      * by coordinates or grouped by container; a bitmasked container's mask bits are gathered
      * while it is remembered and set with one atomic OR per word when it is forgotten (on three
      * coordinates, once the batch of cells that forgot it is stored: see {@link #writeBatch3}) or
-     * the call ends. The coordinates must lie in the index space (the caller checks; the writes
-     * read checked copies of them, a batch at a time: {@link #checkedCopy}). A list that
+     * the call ends. The coordinates must lie in the index space (the caller checks). Another
+     * thread may change the caller's arrays during the call, so each coordinate is read once
+     * where it is used and checked again there (a branch per cell that the resolving loop
+     * hides; a copy of each batch cost W1s's import 9 %), or, where a pass reads a cell twice
+     * ({@link GroupedWrite}, {@link #writeEach}), read from a checked copy ({@link #checkedCopy});
+     * one found outside ends the call as a refusal does ({@link #changed}). A list that
      * keeps coming back to containers the cache forgot (shuffled input) goes on, after the batch
      * that shows it, container by container: see {@link GroupedWrite}, which takes 16 bytes of
      * Java heap a cell (24 for eight-byte values) and 4 per coordinate for up to {@link #GROUP} cells at a time; the
@@ -255,15 +259,12 @@ public final class BoxTransfer {
         int[] cell = new int[dimensions];
         Location location = new Location();
         int end = from + count;
-        int[][] batch = new int[dimensions][Math.min(count, BATCH)];
         try {
-            // In batches, so that the JIT compiles the batch as a method (not only on stack replacement),
-            // each from a checked copy of its coordinates (see checkedCopy).
+            // In batches, so that the JIT compiles the batch as a method (not only on stack replacement).
             for (int n = from; n < end; ) {
                 int stop = Math.min(end, n + BATCH);
                 long evicted = cache.evictions;
-                checkedCopy(coordinates, n, stop, batch);
-                writeBatch(batch, 0, stop - n, buffer, at + (long) (n - from) * elementBytes, cache, cell, location);
+                writeBatch(coordinates, n, stop, buffer, at + (long) (n - from) * elementBytes, cache, cell, location);
                 n = stop;
                 if (groupable && cache.evictions - evicted > BATCH / SCATTERED && end - n >= BATCH) {
                     // Scattered input: the rest goes container by container. The gathered bits are
@@ -330,8 +331,8 @@ public final class BoxTransfer {
 
     /**
      * Copies cells {@code [from, end)} of the caller's {@code coordinates} into {@code into}
-     * ({@code into[c][0, end - from)}) and checks the copy against the index space: the writes
-     * read only such copies, never the caller's arrays again. The caller checked every
+     * ({@code into[c][0, end - from)}) and checks the copy against the index space, for the
+     * writes that read a cell's coordinates more than once. The caller checked every
      * coordinate before the first write ({@code Bulk}), but another thread may change its arrays
      * during the call: a coordinate changed to one outside the index space would have been
      * written through (into another cell, or over a container's mask words), and one changed
@@ -349,21 +350,25 @@ public final class BoxTransfer {
             System.arraycopy(coordinates[c], from, copy, 0, count);
             int min = 0;
             int max = 0;
-            for (int q = 0; q < count; q++) { // min and max: a loop C2 vectorises
+            for (int q = 0; q < count; q++) { // min and max of the copy: a loop C2 vectorises
                 min = Math.min(min, copy[q]);
                 max = Math.max(max, copy[q]);
             }
             if (min < 0 || max >= shape[c]) {
                 for (int q = 0; q < count; q++) {
                     if (copy[q] < 0 || copy[q] >= shape[c]) {
-                        throw new java.util.ConcurrentModificationException("cell " + (from + q) + ": coordinate " + c
-                                + " is " + copy[q] + ", outside [0, " + shape[c] + "), though it was inside when the"
-                                + " call checked it: another thread changed the coordinate arrays during the call"
-                                + " (the cells before this batch are written)");
+                        throw changed(from + q, c, copy[q]);
                     }
                 }
             }
         }
+    }
+
+    /** Cell {@code n}'s coordinate {@code c}, read again, is {@code x}, outside the index space the caller checked it against. */
+    private java.util.ConcurrentModificationException changed(int n, int c, int x) {
+        return new java.util.ConcurrentModificationException("cell " + n + ": coordinate " + c + " is " + x
+                + ", outside [0, " + shape[c] + "), though it was inside when the call checked it: another thread"
+                + " changed the coordinate arrays during the call (the cells before it are written)");
     }
 
     private static final int BATCH = 4096;
@@ -394,13 +399,17 @@ public final class BoxTransfer {
             long key = 0;
             long index = 0;
             for (int c = 0; c < dimensions; c++) {
-                int x = coordinates[c][n];
+                int x = coordinates[c][n]; // read once: the key, the index and the activation use this value
+                if (Integer.compareUnsigned(x, shape[c]) >= 0) {
+                    throw changed(n, c, x);
+                }
+                cell[c] = x;
                 int shift = shifts[c];
                 int block = shift >= 0 ? x >>> shift : x / extent[c];
                 key = key * blocks[c] + block;
                 index += (x - block * extent[c]) * stride[c];
             }
-            int slot = remember(cache, key, coordinates, n, cell, location, false);
+            int slot = remember(cache, key, cell, location, false);
             store(cache.segments[slot], cache.containers[slot] + cellsOffset + index * cellBytes, buffer,
                     at + (long) (n - from) * elementBytes);
             if (masked) {
@@ -432,8 +441,16 @@ public final class BoxTransfer {
                 if (n == end) {
                     break;
                 }
-                // Cell n's container is not remembered, or lies in another segment.
-                int slot = remember(cache, containerKey(coordinates, n), coordinates, n, cell, location, true);
+                // Cell n's container is not remembered, or lies in another segment (or a coordinate
+                // of it lies outside the index space: resolveRun3 stops there too). Read once.
+                for (int c = 0; c < 3; c++) {
+                    int x = coordinates[c][n];
+                    if (Integer.compareUnsigned(x, shape[c]) >= 0) {
+                        throw changed(n, c, x);
+                    }
+                    cell[c] = x;
+                }
+                int slot = remember(cache, grid3.key(cell[0], cell[1], cell[2]), cell, location, true);
                 if (cache.segments[slot] != cache.segment) {
                     storeRun(cache, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
                     stored = n;
@@ -455,8 +472,7 @@ public final class BoxTransfer {
      * words until the caller has stored their values) and this one activated (through
      * {@code cell}) and remembered in its place.
      */
-    private int remember(CellCache cache, long key, int[][] coordinates, int n, int[] cell, Location location,
-                         boolean deferBits) {
+    private int remember(CellCache cache, long key, int[] cell, Location location, boolean deferBits) {
         int slot = cache.slot(key);
         if (!cache.holds(slot, key)) {
             if (cache.segments[slot] != null) {
@@ -466,9 +482,6 @@ public final class BoxTransfer {
                 cache.defer(slot);
             } else {
                 cache.flush(slot, this);
-            }
-            for (int c = 0; c < dimensions; c++) {
-                cell[c] = coordinates[c][n];
             }
             long container = activateContainer(cell, location);
             cache.put(slot, key, location.segment, container);
@@ -515,14 +528,21 @@ public final class BoxTransfer {
         int limit = Math.min(end, first + offsets.length);
         int shift2 = grid.shift2();
         int mask2 = grid.mask2();
+        int shape0 = shape[0];
+        int shape1 = shape[1];
+        int shape2 = shape[2];
         long stride2 = grid.stride2();
         // The row of the last cell: a sorted list keeps x and y for many cells, so that a cell
-        // costs one product for its index instead of five for its key and index (coordinates are
-        // never negative here, so -1 is no row).
-        int rowX = -1;
-        int rowY = -1;
-        long rowKey = 0;
-        long rowIndex = 0;
+        // costs one product for its index instead of five for its key and index. The row starts
+        // as the first cell's, checked (so a cell whose x and y equal the row's has them inside
+        // the index space, whatever another thread did to the arrays).
+        int rowX = from < limit ? xs[from] : 0;
+        int rowY = from < limit ? ys[from] : 0;
+        if (Integer.compareUnsigned(rowX, shape0) >= 0 | Integer.compareUnsigned(rowY, shape1) >= 0) {
+            return from; // changed since the caller checked it: writeBatch3 reads it again and refuses it
+        }
+        long rowKey = grid.rowKey(rowX, rowY);
+        long rowIndex = grid.rowIndex(rowX, rowY);
         // The mask word of the last cell and the bits gathered for it since it became the last
         // one: a row of a container's cells shares a word, so most cells OR into a register.
         int word = 0;
@@ -532,7 +552,13 @@ public final class BoxTransfer {
             int x = xs[n];
             int y = ys[n];
             int z = zs[n];
+            if (Integer.compareUnsigned(z, shape2) >= 0) {
+                break; // changed since the caller checked it: writeBatch3 reads it again and refuses it
+            }
             if (x != rowX | y != rowY) {
+                if (Integer.compareUnsigned(x, shape0) >= 0 | Integer.compareUnsigned(y, shape1) >= 0) {
+                    break; // as for z (x and y are checked where the row changes: the row's cells share them)
+                }
                 rowX = x;
                 rowY = y;
                 rowKey = grid.rowKey(x, y);
