@@ -212,7 +212,7 @@ public final class SparseRuntime implements AutoCloseable {
     /** The value's bits (i32 and f32 in the low 32 bits); zero for an inactive cell. */
     public long readBits(PlacedField field, int... coordinates) {
         checkOpen();
-        checkCoordinates(field, coordinates);
+        coordinates = checkCoordinates(field, coordinates);
         Location location = new Location();
         if (!structure.locate(field.snode(), coordinates, false, location)) {
             return 0;
@@ -223,7 +223,7 @@ public final class SparseRuntime implements AutoCloseable {
     /** Stores the value's bits, activating every level of the path. */
     public void writeBits(PlacedField field, long bits, int... coordinates) {
         checkOpen();
-        checkCoordinates(field, coordinates);
+        coordinates = checkCoordinates(field, coordinates);
         Location location = new Location();
         structure.locate(field.snode(), coordinates, true, location);
         FieldAccess.store(field.type(), location.segment, location.offset + fieldOffset(field), bits);
@@ -232,7 +232,7 @@ public final class SparseRuntime implements AutoCloseable {
     /** Atomically adds the value that {@code deltaBits} encodes; returns the previous bits. */
     public long addBits(PlacedField field, long deltaBits, int... coordinates) {
         checkOpen();
-        checkCoordinates(field, coordinates);
+        coordinates = checkCoordinates(field, coordinates);
         Location location = new Location();
         structure.locate(field.snode(), coordinates, true, location);
         return FieldAccess.add(field.type(), location.segment, location.offset + fieldOffset(field), deltaBits);
@@ -268,14 +268,14 @@ public final class SparseRuntime implements AutoCloseable {
     /** Whether the cell of {@code snode} at {@code coordinates} and all its ancestors are active. */
     public boolean isActive(SNode snode, int... coordinates) {
         checkOpen();
-        checkCoordinates(snode, coordinates);
+        coordinates = checkCoordinates(snode, coordinates);
         return structure.isActive(snode, coordinates, new Location());
     }
 
     /** Activates the cell of {@code snode} at {@code coordinates} and all its ancestors. */
     public void activate(SNode snode, int... coordinates) {
         checkOpen();
-        checkCoordinates(snode, coordinates);
+        coordinates = checkCoordinates(snode, coordinates);
         if (snode.kind() != NodeKind.ROOT) {
             structure.locate(snode, coordinates, true, new Location());
         }
@@ -296,7 +296,7 @@ public final class SparseRuntime implements AutoCloseable {
         if (snode.kind() == NodeKind.DYNAMIC) {
             return structure.deactivate(snode, listToElement(snode, coordinates, 0), new Location());
         }
-        checkCoordinates(snode, coordinates);
+        coordinates = checkCoordinates(snode, coordinates);
         return structure.deactivate(snode, coordinates, new Location());
     }
 
@@ -322,8 +322,9 @@ public final class SparseRuntime implements AutoCloseable {
             throw new IllegalArgumentException("snode=" + snode.path()
                     + " is a dynamic node: deactivate a box of its parent's cells, which clears their lists");
         }
-        Objects.requireNonNull(low, "low");
-        Objects.requireNonNull(high, "high");
+        // Checked and used as one copy: another thread changing the caller's arrays cannot slip past the check.
+        low = Objects.requireNonNull(low, "low").clone();
+        high = Objects.requireNonNull(high, "high").clone();
         List<Axis> axes = snode.indexAxes();
         int[] shape = snode.indexShape();
         if (low.length != axes.size() || high.length != axes.size()) {
@@ -342,7 +343,7 @@ public final class SparseRuntime implements AutoCloseable {
                         + " on axis " + axes.get(n).letter());
             }
         }
-        return structure.deactivateBox(snode, low.clone(), high.clone());
+        return structure.deactivateBox(snode, low, high);
     }
 
     /**
@@ -414,7 +415,7 @@ public final class SparseRuntime implements AutoCloseable {
             throw new IllegalArgumentException("snode=" + dynamic.path() + " is " + dynamic.kind().text()
                     + ", not dynamic");
         }
-        checkCoordinates(dynamic.parent(), listCoordinates);
+        listCoordinates = checkCoordinates(dynamic.parent(), listCoordinates);
         return ListAppend.elementCoordinates(dynamic, listCoordinates, index);
     }
 
@@ -502,32 +503,38 @@ public final class SparseRuntime implements AutoCloseable {
         }
     }
 
-    private void checkCoordinates(PlacedField field, int[] coordinates) {
+    /**
+     * A checked copy of {@code coordinates}, which the call then uses: another thread changing the
+     * caller's array after the check cannot send the walk outside the index space.
+     */
+    private int[] checkCoordinates(PlacedField field, int[] coordinates) {
         Objects.requireNonNull(field, "field");
         if (layout.field(field.name()) != field) {
             throw new IllegalArgumentException("field=" + field.name() + " is not from this runtime's layout "
                     + layout);
         }
-        checkShape("field=" + field.name(), field.snode(), coordinates);
+        return checkShape("field=" + field.name(), field.snode(), coordinates);
     }
 
-    private void checkCoordinates(SNode snode, int[] coordinates) {
+    /** A checked copy of {@code coordinates}, as {@link #checkCoordinates(PlacedField, int[])} gives. */
+    private int[] checkCoordinates(SNode snode, int[] coordinates) {
         checkOwned(snode);
-        checkShape("snode=" + snode.path(), snode, coordinates);
+        return checkShape("snode=" + snode.path(), snode, coordinates);
     }
 
-    private static void checkShape(String what, SNode snode, int[] coordinates) {
-        Objects.requireNonNull(coordinates, "coordinates");
+    private static int[] checkShape(String what, SNode snode, int[] coordinates) {
+        int[] copy = Objects.requireNonNull(coordinates, "coordinates").clone();
         List<Axis> axes = snode.indexAxes();
-        if (coordinates.length != axes.size()) {
+        if (copy.length != axes.size()) {
             throw new IllegalArgumentException(what + " takes " + axes.size() + " coordinates " + axes
-                    + "; got " + coordinates.length);
+                    + "; got " + copy.length);
         }
         int[] shape = snode.indexShape();
-        for (int n = 0; n < coordinates.length; n++) {
-            if (coordinates[n] < 0 || coordinates[n] >= shape[n]) {
-                throw GeneratedCalls.outside(what, axes.get(n).letter(), coordinates[n], shape[n]);
+        for (int n = 0; n < copy.length; n++) {
+            if (copy[n] < 0 || copy[n] >= shape[n]) {
+                throw GeneratedCalls.outside(what, axes.get(n).letter(), copy[n], shape[n]);
             }
         }
+        return copy;
     }
 }
