@@ -219,8 +219,8 @@ public final class SNodeRuntime implements AutoCloseable {
         if (!NODE_OPERATIONS.contains(operation)) {
             throw new IllegalArgumentException("operation=" + operation + " is none of " + NODE_OPERATIONS);
         }
-        if (layout().snode(snode.id()) != snode) {
-            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this layout");
+        if (snode.id() >= layout().snodes().size() || layout().snode(snode.id()) != snode) {
+            throw io.snode.runtime.internal.Foreign.snode(snode, "this runtime's");
         }
         return handle(operation + "_" + LayoutEmitter.nodeName(snode));
     }

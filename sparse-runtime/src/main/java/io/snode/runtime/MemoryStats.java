@@ -56,8 +56,7 @@ public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
             }
         }
         if (SNodePlan.hasNodeManager(snode.kind())) { // this runtime's SNodes of such a kind are all listed
-            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout (an "
-                    + "SNode of another Layout object; use the runtime's layout().snode(id))");
+            throw io.snode.runtime.internal.Foreign.snode(snode, "this runtime's");
         }
         throw new IllegalArgumentException("snode=" + snode.path() + " has no node manager (only pointer, hash and "
                 + "dynamic SNodes have one)");

@@ -61,10 +61,10 @@ public final class Plan {
 
     public SNodePlan node(SNode snode) {
         Objects.requireNonNull(snode, "snode");
-        SNodePlan plan = nodes[snode.id()];
-        if (plan.snode() != snode) {
-            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this plan's layout");
+        if (snode.id() >= nodes.length || nodes[snode.id()].snode() != snode) {
+            throw io.snode.runtime.internal.Foreign.snode(snode, "this plan's");
         }
+        SNodePlan plan = nodes[snode.id()];
         return plan;
     }
 

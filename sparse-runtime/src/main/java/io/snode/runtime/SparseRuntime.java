@@ -498,8 +498,7 @@ public final class SparseRuntime implements AutoCloseable {
     private void checkOwned(SNode snode) {
         Objects.requireNonNull(snode, "snode");
         if (snode.id() >= layout.snodes().size() || layout.snode(snode.id()) != snode) {
-            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout "
-                    + layout);
+            throw io.snode.runtime.internal.Foreign.snode(snode, "this runtime's");
         }
     }
 
@@ -510,8 +509,7 @@ public final class SparseRuntime implements AutoCloseable {
     private int[] checkCoordinates(PlacedField field, int[] coordinates) {
         Objects.requireNonNull(field, "field");
         if (layout.field(field.name()) != field) {
-            throw new IllegalArgumentException("field=" + field.name() + " is not from this runtime's layout "
-                    + layout);
+            throw io.snode.runtime.internal.Foreign.field(field, "this runtime's");
         }
         return checkShape("field=" + field.name(), field.snode(), coordinates);
     }

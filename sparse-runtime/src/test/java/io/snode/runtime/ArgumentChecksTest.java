@@ -75,4 +75,27 @@ class ArgumentChecksTest {
         assertThatThrownBy(() -> dense.childContainerOffset(0)).isExactlyInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessage("index=0 is not in [0, 0) (the children of " + dense.snode().path() + ")");
     }
+
+    /**
+     * An SNode or field of another Layout object, equal or not, is refused with the way to the
+     * runtime's own (audit g4: the message printed the same layout text twice and no hint;
+     * Plan.node threw ArrayIndexOutOfBoundsException for an SNode of a larger layout).
+     */
+    @Test
+    void anSNodeOrFieldOfAnotherLayoutObjectIsRefusedWithTheWayToTheRuntimesOwn() {
+        String text = "pointer(i,4).bitmasked(i,4).place(f32 v)";
+        try (SparseRuntime runtime = SparseRuntime.create(io.snode.api.Layout.parse(text))) {
+            io.snode.api.Layout equal = io.snode.api.Layout.parse(text);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> runtime.isActive(equal.snode(2), 1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("snode=root/pointer(i,4)/bitmasked(i,4) is not from this runtime's layout (an SNode of"
+                            + " another Layout object, though the layouts may be equal: use the runtime's own,"
+                            + " layout().snode(2))");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> runtime.writeBits(equal.field("v"), 1, 1))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("layout().field(\"v\")");
+            io.snode.api.Layout larger = io.snode.api.Layout.parse("pointer(i,4).pointer(i,2).bitmasked(i,4).place(f32 v)");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> runtime.plan().node(larger.snode(3)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not from this plan's layout");
+        }
+    }
 }

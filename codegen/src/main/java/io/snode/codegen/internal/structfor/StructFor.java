@@ -390,7 +390,7 @@ public final class StructFor {
     private void checkOwned(SNode snode) {
         Objects.requireNonNull(snode, "snode");
         if (snode.id() >= layout.snodes().size() || layout.snode(snode.id()) != snode) {
-            throw new IllegalArgumentException("snode=" + snode.path() + " is not from this runtime's layout");
+            throw io.snode.runtime.internal.Foreign.snode(snode, "this runtime's");
         }
     }
 }
