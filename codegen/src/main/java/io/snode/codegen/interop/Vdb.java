@@ -141,6 +141,25 @@ public final class Vdb {
         public double[] origin() {
             return origin.clone();
         }
+
+        /** Equal when every component is, the origin compared by content (as {@code Arrays.equals}). */
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof ExportOptions o && Objects.equals(gridName, o.gridName)
+                    && compression == o.compression && nonZeroOnly == o.nonZeroOnly && gridClass == o.gridClass
+                    && Double.compare(voxelSize, o.voxelSize) == 0 && Arrays.equals(origin, o.origin);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(gridName, compression, nonZeroOnly, gridClass, voxelSize, Arrays.hashCode(origin));
+        }
+
+        @Override
+        public String toString() {
+            return "ExportOptions[gridName=" + gridName + ", compression=" + compression + ", nonZeroOnly=" + nonZeroOnly
+                    + ", gridClass=" + gridClass + ", voxelSize=" + voxelSize + ", origin=" + Arrays.toString(origin) + "]";
+        }
     }
 
     /**
@@ -176,6 +195,24 @@ public final class Vdb {
         public int[] offset() {
             return offset == null ? null : offset.clone();
         }
+
+        /** Equal when every component is, the offset compared by content. */
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof ImportOptions o && Objects.equals(gridName, o.gridName)
+                    && Arrays.equals(offset, o.offset) && expandTiles == o.expandTiles;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(gridName, Arrays.hashCode(offset), expandTiles);
+        }
+
+        @Override
+        public String toString() {
+            return "ImportOptions[gridName=" + gridName + ", offset=" + Arrays.toString(offset) + ", expandTiles="
+                    + expandTiles + "]";
+        }
     }
 
     /**
@@ -185,6 +222,42 @@ public final class Vdb {
      */
     public record Imported(String grid, String valueType, long cells, long tileCells, int[] offset, int[] fileBoxLow,
                            int[] fileBoxHigh) {
+        /** Keeps copies of the arrays. */
+        public Imported {
+            offset = offset == null ? null : offset.clone();
+            fileBoxLow = fileBoxLow == null ? null : fileBoxLow.clone();
+            fileBoxHigh = fileBoxHigh == null ? null : fileBoxHigh.clone();
+        }
+
+        @Override
+        public int[] offset() {
+            return offset == null ? null : offset.clone();
+        }
+
+        @Override
+        public int[] fileBoxLow() {
+            return fileBoxLow == null ? null : fileBoxLow.clone();
+        }
+
+        @Override
+        public int[] fileBoxHigh() {
+            return fileBoxHigh == null ? null : fileBoxHigh.clone();
+        }
+
+        /** Equal when every component is, the arrays compared by content. */
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Imported o && Objects.equals(grid, o.grid) && Objects.equals(valueType, o.valueType)
+                    && cells == o.cells && tileCells == o.tileCells && Arrays.equals(offset, o.offset)
+                    && Arrays.equals(fileBoxLow, o.fileBoxLow) && Arrays.equals(fileBoxHigh, o.fileBoxHigh);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(grid, valueType, cells, tileCells, Arrays.hashCode(offset), Arrays.hashCode(fileBoxLow),
+                    Arrays.hashCode(fileBoxHigh));
+        }
+
         @Override
         public String toString() {
             return "grid '" + grid + "' (" + valueType + "): " + cells + " active cells (" + tileCells

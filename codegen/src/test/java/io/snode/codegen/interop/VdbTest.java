@@ -36,6 +36,39 @@ class VdbTest {
         return file;
     }
 
+    /**
+     * The option and result records compare, hash and print their arrays by content, and an
+     * import's result hands out copies (audit g4: DEFAULTS was unequal to DEFAULTS.gridName(null),
+     * two equal offsets gave different hash codes, toString printed [I@..., and writing into
+     * Imported.offset() changed the record).
+     */
+    @Test
+    void optionsAndResultsAreValuesByContent(@TempDir Path directory) throws IOException {
+        assertThat(Vdb.ExportOptions.DEFAULTS.gridName(null)).isEqualTo(Vdb.ExportOptions.DEFAULTS)
+                .hasSameHashCodeAs(Vdb.ExportOptions.DEFAULTS);
+        assertThat(Vdb.ExportOptions.DEFAULTS.toString()).contains("origin=[0.0, 0.0, 0.0]");
+        assertThat(Vdb.ImportOptions.DEFAULTS.offset(1, 2, 3)).isEqualTo(Vdb.ImportOptions.DEFAULTS.offset(1, 2, 3))
+                .hasSameHashCodeAs(Vdb.ImportOptions.DEFAULTS.offset(1, 2, 3))
+                .isNotEqualTo(Vdb.ImportOptions.DEFAULTS.offset(1, 2, 4));
+        assertThat(Vdb.ImportOptions.DEFAULTS.offset(1, 2, 3).toString()).contains("offset=[1, 2, 3]");
+        Path file = directory.resolve("values.vdb");
+        try (SNodeRuntime rt = SNodeRuntime.compile(Layout.parse("pointer(ijk,8).dense(ijk,8).place(f32 v)"))) {
+            rt.generic().setFloat("v", 2f, 9, 10, 11);
+            Vdb.export(rt, "v", file, Vdb.ExportOptions.DEFAULTS);
+        }
+        try (SNodeRuntime a = SNodeRuntime.compile(Layout.parse("pointer(ijk,8).dense(ijk,8).place(f32 v)"));
+             SNodeRuntime b = SNodeRuntime.compile(Layout.parse("pointer(ijk,8).dense(ijk,8).place(f32 v)"))) {
+            Vdb.Imported first = Vdb.importGrid(file, a, "v", Vdb.ImportOptions.DEFAULTS);
+            Vdb.Imported second = Vdb.importGrid(file, b, "v", Vdb.ImportOptions.DEFAULTS);
+            assertThat(first).isEqualTo(second).hasSameHashCodeAs(second);
+            int[] offset = first.offset();
+            offset[0] = 99;
+            first.fileBoxLow()[0] = 99;
+            assertThat(first).isEqualTo(second);
+            assertThat(first.toString()).doesNotContain("99");
+        }
+    }
+
     @Test
     void negativeCoordinatesAreMovedByMinusTheMinimumPerAxis(@TempDir Path dir) throws IOException {
         Path file = grid(dir, VdbValueType.FLOAT, List.of());
