@@ -89,8 +89,8 @@ class ArgumentChecksTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> runtime.isActive(equal.snode(2), 1))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("snode=root/pointer(i,4)/bitmasked(i,4) is not from this runtime's layout (an SNode of"
-                            + " another Layout object, though the layouts may be equal: use the runtime's own,"
-                            + " layout().snode(2))");
+                            + " another Layout object; where the two layouts are equal, take the SNode from this"
+                            + " runtime's own: layout().snode(2))");
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> runtime.writeBits(equal.field("v"), 1, 1))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("layout().field(\"v\")");
             io.snode.api.Layout larger = io.snode.api.Layout.parse("pointer(i,4).pointer(i,2).bitmasked(i,4).place(f32 v)");

@@ -39,9 +39,14 @@ class ChangedArgumentsTest {
             try {
                 assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
                 int refused = 0;
-                for (int n = 0; n < 200_000; n++) {
+                int written = 0;
+                // At least 200,000 rounds, and on until both outcomes were seen (the changing thread
+                // may be descheduled for a while on a loaded machine), at most 20 s.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                for (int n = 0; n < 200_000 || (refused == 0 || written == 0) && System.nanoTime() < deadline; n++) {
                     try {
                         runtime.writeBits(v, 7, shared);
+                        written++;
                         runtime.isActive(cells, shared);
                         runtime.activate(cells, shared);
                     } catch (IndexOutOfBoundsException outside) {
@@ -49,6 +54,7 @@ class ChangedArgumentsTest {
                     }
                 }
                 assertThat(refused).as("the race was exercised").isPositive();
+                assertThat(written).isPositive();
             } finally {
                 stop.set(true);
                 changer.join(10_000);

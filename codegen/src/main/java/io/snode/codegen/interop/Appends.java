@@ -12,7 +12,6 @@ import io.snode.runtime.internal.ListAppend;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
-import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Objects;
 
@@ -56,7 +55,10 @@ final class Appends {
 
     static long all(SNodeRuntime runtime, String name, int[][] lists, Object valuesArray, FieldType type, int length) {
         PlacedField field = listField(runtime, name, type);
-        Objects.requireNonNull(lists, "lists");
+        // Checked and used as one copy (the outer array and each axis): the grouping reads each
+        // coordinate twice, so another thread changing the caller's arrays during the call could
+        // otherwise send an element to another list, or twice to one.
+        lists = Objects.requireNonNull(lists, "lists").clone();
         SNode parent = field.snode().parent();
         int[] shape = parent.indexShape();
         List<Axis> axes = parent.indexAxes();
@@ -65,7 +67,8 @@ final class Appends {
                     + ", which takes " + shape.length + " coordinates " + axes + "; got " + lists.length + " arrays");
         }
         for (int c = 0; c < shape.length; c++) {
-            int[] axis = Objects.requireNonNull(lists[c], "lists[" + c + "]");
+            int[] axis = Objects.requireNonNull(lists[c], "lists[" + c + "]").clone();
+            lists[c] = axis;
             if (axis.length != length) {
                 throw new IllegalArgumentException("lists[" + c + "] has " + axis.length + " coordinates; the values have "
                         + length);
@@ -86,14 +89,6 @@ final class Appends {
                 int first = index(grouped[start]);
                 for (int c = 0; c < list.length; c++) {
                     list[c] = lists[c][first];
-                    if (list[c] < 0 || list[c] >= shape[c]) {
-                        // Read again after the check: another thread changed the caller's array meanwhile.
-                        // Refused before the append, as a full list is (the lists before it keep theirs).
-                        throw new ConcurrentModificationException("the list of element " + first + ": coordinate "
-                                + c + " is " + list[c] + ", outside [0, " + shape[c] + "), though it was inside when"
-                                + " the call checked it: another thread changed the coordinate arrays during the call"
-                                + " (the lists before it have their elements)");
-                    }
                 }
                 long key = grouped[start] >>> INDEX_BITS;
                 int end = start + 1;

@@ -186,6 +186,11 @@ public final class Bulk {
      * containers of recent cells are remembered (up to 4096), so cells sorted by coordinates or
      * grouped by container (as {@link #activeCells} lists them) write fastest. A cell listed twice
      * ends with its last value. Every coordinate is checked before the first write.
+     *
+     * @throws java.util.ConcurrentModificationException when another thread changed a coordinate
+     *         of the arrays during the call to one outside the index space (each is checked
+     *         again where it is read): cells of the list before it are written, as after a
+     *         refusal by the memory cap
      */
     public static long writeCells(SNodeRuntime runtime, String field, CellArrays cells) {
         PlacedField placed = field(runtime, field);
@@ -260,8 +265,9 @@ public final class Bulk {
      * grouped by list first (a stable radix sort of the lists' coordinates), then each list's are
      * appended as {@link #append(SNodeRuntime, String, int[], int[])} does, the lists in
      * coordinate order (the first axis most significant). So each list receives its elements in
-     * the order of the arrays. Every coordinate is checked before the first append. Returns the
-     * elements appended ({@code values.length}).
+     * the order of the arrays. Every coordinate is checked before the first append, in a copy of
+     * {@code lists} the call then uses (another thread's changes to the arrays during the call do
+     * not reach it). Returns the elements appended ({@code values.length}).
      *
      * @throws BulkAppendException when an element is refused: the elements before it in that
      *                             order are appended ({@link BulkAppendException#appended()} lists them), it and the ones after are not

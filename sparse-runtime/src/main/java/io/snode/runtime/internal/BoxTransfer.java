@@ -368,7 +368,8 @@ public final class BoxTransfer {
     private java.util.ConcurrentModificationException changed(int n, int c, int x) {
         return new java.util.ConcurrentModificationException("cell " + n + ": coordinate " + c + " is " + x
                 + ", outside [0, " + shape[c] + "), though it was inside when the call checked it: another thread"
-                + " changed the coordinate arrays during the call (the cells before it are written)");
+                + " changed the coordinate arrays during the call (cells of the list before it are written, as"
+                + " after a refusal by the memory cap)");
     }
 
     private static final int BATCH = 4096;

@@ -16,14 +16,14 @@ public final class Foreign {
     /** "snode=PATH is not from WHOSE layout (...)" with the hint. */
     public static IllegalArgumentException snode(SNode snode, String whose) {
         return new IllegalArgumentException("snode=" + snode.path() + " is not from " + whose + " layout (an SNode of"
-                + " another Layout object, though the layouts may be equal: use the runtime's own, layout().snode("
-                + snode.id() + "))");
+                + " another Layout object; where the two layouts are equal, take the SNode from " + whose
+                + " own: layout().snode(" + snode.id() + "))");
     }
 
     /** "field=NAME is not from WHOSE layout (...)" with the hint. */
     public static IllegalArgumentException field(PlacedField field, String whose) {
         return new IllegalArgumentException("field=" + field.name() + " is not from " + whose + " layout (a field of"
-                + " another Layout object, though the layouts may be equal: use the runtime's own, layout().field(\""
-                + field.name() + "\"))");
+                + " another Layout object; where the two layouts are equal, take the field from " + whose
+                + " own: layout().field(\"" + field.name() + "\"))");
     }
 }
