@@ -74,14 +74,7 @@ public class KernelClassUnloadingTest {
                 loaders.add(launchAPlugin(runtime));
             }
             assertThat(CALLS.get()).isEqualTo(20 * (64 + 64)); // one dense block of 64 cells: 64 kernel calls, one block of 64
-            for (int n = 0; n < 100 && loaders.stream().anyMatch(w -> w.get() != null); n++) {
-                System.gc();
-                byte[][] garbage = new byte[64][];
-                for (int g = 0; g < garbage.length; g++) {
-                    garbage[g] = new byte[1 << 16];
-                }
-            }
-            assertThat(loaders.stream().filter(w -> w.get() != null).count())
+            assertThat(stillReachableAfterCollections(loaders))
                     .as("plugin loaders still reachable while the runtime is open").isZero();
             // The runtime still launches, with a kernel of its own loader's as with a new plugin.
             runtime.forEach("phi", (Kernel3) (i, j, k) -> CALLS.incrementAndGet());
@@ -111,15 +104,19 @@ public class KernelClassUnloadingTest {
             layouts.add(new WeakReference<>(layout.field("phi").snode()));
         }
         assertThat(CALLS.get()).isEqualTo(100 * (64 + 64));
-        for (int n = 0; n < 100 && layouts.stream().anyMatch(w -> w.get() != null); n++) {
+        assertThat(stillReachableAfterCollections(layouts)).as("closed runtimes' layouts still reachable").isZero();
+    }
+
+    /** Collects (up to 100 times, with garbage between) until none of {@code references} is reachable; how many still are. */
+    private static long stillReachableAfterCollections(List<? extends WeakReference<?>> references) {
+        for (int n = 0; n < 100 && references.stream().anyMatch(w -> w.get() != null); n++) {
             System.gc();
             byte[][] garbage = new byte[64][];
             for (int g = 0; g < garbage.length; g++) {
                 garbage[g] = new byte[1 << 16];
             }
         }
-        assertThat(layouts.stream().filter(w -> w.get() != null).count())
-                .as("closed runtimes' layouts still reachable").isZero();
+        return references.stream().filter(w -> w.get() != null).count();
     }
 
     /** Loads the plugin in a loader of its own and launches it as a cell kernel and as a block kernel. */
