@@ -344,10 +344,16 @@ public final class BoxTransfer {
      *                                                   the index space (the caller's arrays changed during the call)
      */
     private void checkedCopy(int[][] coordinates, int from, int end, int[][] into) {
-        int count = end - from;
         for (int c = 0; c < dimensions; c++) {
-            int[] copy = into[c];
-            System.arraycopy(coordinates[c], from, copy, 0, count);
+            System.arraycopy(coordinates[c], from, into[c], 0, end - from);
+        }
+        check(into, from, end - from);
+    }
+
+    /** Checks {@code copy[c][0, count)}, cells {@code from} on of the list, against the index space ({@link #checkedCopy}). */
+    private void check(int[][] copies, int from, int count) {
+        for (int c = 0; c < dimensions; c++) {
+            int[] copy = copies[c];
             int min = 0;
             int max = 0;
             for (int q = 0; q < count; q++) { // min and max of the copy: a loop C2 vectorises
@@ -870,10 +876,14 @@ public final class BoxTransfer {
 
         void write(int[][] coordinates, int from, int end, MemorySegment buffer, long at, int[] cell, Location location) {
             int group = records.length / width;
-            int[][] copy = new int[dimensions][Math.min(group, end - from)];
+            int[][] copy = new int[dimensions][];
             for (int n = from; n < end; n += group) {
                 int stop = Math.min(end, n + group);
-                checkedCopy(coordinates, n, stop, copy); // the group's passes read one checked copy
+                // The group's passes read one checked copy (copyOfRange: an array the JIT does not zero first).
+                for (int c = 0; c < dimensions; c++) {
+                    copy[c] = Arrays.copyOfRange(coordinates[c], n, stop);
+                }
+                check(copy, n, stop - n);
                 group(copy, 0, stop - n, buffer, at + (long) (n - from) * elementBytes, cell, location);
             }
         }
