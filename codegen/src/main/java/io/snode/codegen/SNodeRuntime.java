@@ -33,6 +33,7 @@ import io.snode.runtime.MemoryStats;
 import io.snode.runtime.Plan;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.internal.Foreign;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Objects;
@@ -220,7 +221,7 @@ public final class SNodeRuntime implements AutoCloseable {
             throw new IllegalArgumentException("operation=" + operation + " is none of " + NODE_OPERATIONS);
         }
         if (snode.id() >= layout().snodes().size() || layout().snode(snode.id()) != snode) {
-            throw io.snode.runtime.internal.Foreign.snode(snode, "this runtime's");
+            throw Foreign.snode(snode, "this runtime's");
         }
         return handle(operation + "_" + LayoutEmitter.nodeName(snode));
     }

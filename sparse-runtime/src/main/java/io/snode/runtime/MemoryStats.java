@@ -1,6 +1,7 @@
 package io.snode.runtime;
 
 import io.snode.api.SNode;
+import io.snode.runtime.internal.Foreign;
 import java.util.List;
 import java.util.Objects;
 
@@ -56,7 +57,7 @@ public record MemoryStats(MemoryPoolMetric pool, List<SNodeStats> snodes) {
             }
         }
         if (SNodePlan.hasNodeManager(snode.kind())) { // this runtime's SNodes of such a kind are all listed
-            throw io.snode.runtime.internal.Foreign.snode(snode, "this runtime's");
+            throw Foreign.snode(snode, "this runtime's");
         }
         throw new IllegalArgumentException("snode=" + snode.path() + " has no node manager (only pointer, hash and "
                 + "dynamic SNodes have one)");

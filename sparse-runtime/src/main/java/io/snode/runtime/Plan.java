@@ -7,6 +7,7 @@ import io.snode.api.LayoutRule;
 import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
+import io.snode.runtime.internal.Foreign;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -62,7 +63,7 @@ public final class Plan {
     public SNodePlan node(SNode snode) {
         Objects.requireNonNull(snode, "snode");
         if (snode.id() >= nodes.length || nodes[snode.id()].snode() != snode) {
-            throw io.snode.runtime.internal.Foreign.snode(snode, "this plan's");
+            throw Foreign.snode(snode, "this plan's");
         }
         SNodePlan plan = nodes[snode.id()];
         return plan;

@@ -7,6 +7,7 @@ import io.snode.api.NodeKind;
 import io.snode.api.PlacedField;
 import io.snode.api.SNode;
 import io.snode.runtime.internal.CheckedCells;
+import io.snode.runtime.internal.Foreign;
 import io.snode.runtime.internal.GeneratedCalls;
 import io.snode.runtime.internal.ListAppend;
 import io.snode.runtime.internal.Location;
@@ -17,6 +18,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A layout's data in off-heap memory, reached through the <em>generic path</em>: every
@@ -39,7 +41,7 @@ import java.util.Objects;
  * {@link #collect()} and {@link #close()} must not overlap any other call.
  */
 public final class SparseRuntime implements AutoCloseable {
-    private static final java.util.concurrent.atomic.AtomicLong SEQUENCE = new java.util.concurrent.atomic.AtomicLong();
+    private static final AtomicLong SEQUENCE = new AtomicLong();
     private final Layout layout;
     private final Plan plan;
     private final MemoryPool pool;
@@ -498,7 +500,7 @@ public final class SparseRuntime implements AutoCloseable {
     private void checkOwned(SNode snode) {
         Objects.requireNonNull(snode, "snode");
         if (snode.id() >= layout.snodes().size() || layout.snode(snode.id()) != snode) {
-            throw io.snode.runtime.internal.Foreign.snode(snode, "this runtime's");
+            throw Foreign.snode(snode, "this runtime's");
         }
     }
 
@@ -509,7 +511,7 @@ public final class SparseRuntime implements AutoCloseable {
     private int[] checkCoordinates(PlacedField field, int[] coordinates) {
         Objects.requireNonNull(field, "field");
         if (layout.field(field.name()) != field) {
-            throw io.snode.runtime.internal.Foreign.field(field, "this runtime's");
+            throw Foreign.field(field, "this runtime's");
         }
         return checkShape("field=" + field.name(), field.snode(), coordinates);
     }

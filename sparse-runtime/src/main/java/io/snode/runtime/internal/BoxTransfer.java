@@ -11,6 +11,7 @@ import io.snode.runtime.internal.node.NodeUnit;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.ConcurrentModificationException;
 import java.util.List;
 
 /**
@@ -371,8 +372,8 @@ public final class BoxTransfer {
     }
 
     /** Cell {@code n}'s coordinate {@code c}, read again, is {@code x}, outside the index space the caller checked it against. */
-    private java.util.ConcurrentModificationException changed(int n, int c, int x) {
-        return new java.util.ConcurrentModificationException("cell " + n + ": coordinate " + c + " is " + x
+    private ConcurrentModificationException changed(int n, int c, int x) {
+        return new ConcurrentModificationException("cell " + n + ": coordinate " + c + " is " + x
                 + ", outside [0, " + shape[c] + "), though it was inside when the call checked it: another thread"
                 + " changed the coordinate arrays during the call (cells of the list before it are written, as"
                 + " after a refusal by the memory cap)");

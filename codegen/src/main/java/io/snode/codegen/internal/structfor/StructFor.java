@@ -27,6 +27,7 @@ import io.snode.codegen.kernel.ViewKernel7;
 import io.snode.codegen.kernel.ViewKernel8;
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.internal.Foreign;
 import io.snode.runtime.internal.NodeTree;
 import java.util.List;
 import java.util.Objects;
@@ -390,7 +391,7 @@ public final class StructFor {
     private void checkOwned(SNode snode) {
         Objects.requireNonNull(snode, "snode");
         if (snode.id() >= layout.snodes().size() || layout.snode(snode.id()) != snode) {
-            throw io.snode.runtime.internal.Foreign.snode(snode, "this runtime's");
+            throw Foreign.snode(snode, "this runtime's");
         }
     }
 }

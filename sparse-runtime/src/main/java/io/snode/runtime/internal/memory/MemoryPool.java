@@ -300,9 +300,7 @@ public final class MemoryPool implements AutoCloseable {
                     bytesReserved.addAndGet(-added);
                     throw t;
                 }
-                region.end = offset + byteSize;
-                region.envelope = envelope;
-                owner.bytesReserved.addAndGet(envelope - previous);
+                setEnvelope(region, offset + byteSize, envelope); // the pool's count has it already
                 hold(new Chunk(owner, chunk, byteSize, region, offset)); // its event reads the pool's count with the new envelope
                 return chunk;
             }
@@ -313,11 +311,15 @@ public final class MemoryPool implements AutoCloseable {
 
     /** Replaces {@code region}'s envelope (counted against the cap already) by {@code envelope} bytes after {@code end}. */
     private void moveEnvelope(Region region, long end, long envelope) {
-        long previous = region.envelope;
+        bytesReserved.addAndGet(-region.envelope);
+        setEnvelope(region, end, envelope);
+    }
+
+    /** Sets {@code region}'s end and envelope and its owner's count; the pool's count is the caller's. */
+    private static void setEnvelope(Region region, long end, long envelope) {
+        region.owner.bytesReserved.addAndGet(envelope - region.envelope);
         region.end = end;
         region.envelope = envelope;
-        bytesReserved.addAndGet(-previous);
-        region.owner.bytesReserved.addAndGet(envelope - previous);
     }
 
     /**

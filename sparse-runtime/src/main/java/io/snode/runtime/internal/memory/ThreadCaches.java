@@ -1,5 +1,7 @@
 package io.snode.runtime.internal.memory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -235,11 +237,11 @@ final class ThreadCaches {
             refill = NO_REFILL;
         }
 
-        private static final java.lang.invoke.VarHandle CLAIMED;
+        private static final VarHandle CLAIMED;
 
         static {
             try {
-                CLAIMED = java.lang.invoke.MethodHandles.lookup().findVarHandle(CacheFields.class, "claimed", boolean.class);
+                CLAIMED = MethodHandles.lookup().findVarHandle(CacheFields.class, "claimed", boolean.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
