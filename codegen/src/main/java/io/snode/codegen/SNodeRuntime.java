@@ -55,7 +55,9 @@ import java.util.function.Supplier;
  * {@code length_}. A dynamic node's {@code append_}, {@code length_} and {@code deactivate_}
  * take the list's coordinates (its parent's), as in Taichi.
  *
- * <p>{@link #close()} frees all memory; generated methods, launches and {@link #gc()} called
+ * <p>{@link #close()} frees all memory (a runtime dropped unclosed keeps it until the JVM exits,
+ * and is reported once it is unreachable: a warning on the {@code System.Logger}
+ * {@code io.snode.runtime.unclosed} with where it was created); generated methods, launches and {@link #gc()} called
  * afterwards throw {@link IllegalStateException} naming this runtime ({@link #toString()}). A
  * launch running when {@code close()} begins is stopped between ranges: the ranges already
  * running finish (the memory stays valid until they do, because {@code close()} waits for

@@ -12,6 +12,7 @@ import io.snode.runtime.internal.GeneratedCalls;
 import io.snode.runtime.internal.ListAppend;
 import io.snode.runtime.internal.Location;
 import io.snode.runtime.internal.NodeTree;
+import io.snode.runtime.internal.UnclosedRuntimes;
 import io.snode.runtime.internal.memory.HashTables;
 import io.snode.runtime.internal.memory.MemoryPool;
 import java.lang.foreign.MemorySegment;
@@ -27,7 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Writes activate the cells on their path; reads of inactive cells return zero. All memory
  * is owned by this object: {@link #close()} returns it, and any later use of its cells or memory
- * throws {@link IllegalStateException}; {@link #layout()}, {@link #plan()} and
+ * throws {@link IllegalStateException}. A runtime that becomes unreachable unclosed keeps its memory
+ * until the JVM exits and is reported once ({@link UnclosedRuntimes}: a warning naming its
+ * {@link #label()} and where it was created); {@link #layout()}, {@link #plan()} and
  * {@link #isClosed()} still answer. Coordinates are given in the index space of the field or
  * SNode named (Taichi's convention), except that a dynamic node's list operations
  * ({@link #append}, {@link #length}, {@link #deactivate}) take the list's coordinates, those of
@@ -51,6 +54,8 @@ public final class SparseRuntime implements AutoCloseable {
     private final MemorySegment[] ambient;
     private final HashTables[] tables;
     private final Collector collector;
+    /** Reports this runtime if it becomes unreachable unclosed ({@link UnclosedRuntimes}). */
+    private final UnclosedRuntimes.Watch watch;
     private volatile boolean closed;
 
     private SparseRuntime(Layout layout, RuntimeOptions options, String label) {
@@ -92,6 +97,7 @@ public final class SparseRuntime implements AutoCloseable {
                 }
             }
             this.structure = new NodeTree(plan, root, cells, directories, ambient, tables);
+            this.watch = UnclosedRuntimes.watch(this, pool, label + " of layout " + layout);
             built = true;
         } finally {
             if (!built) {
@@ -486,6 +492,7 @@ public final class SparseRuntime implements AutoCloseable {
             return;
         }
         closed = true;
+        watch.closed();
         pool.close();
     }
 

@@ -1,0 +1,82 @@
+package io.snode.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.snode.api.Layout;
+import io.snode.runtime.internal.UnclosedRuntimes;
+import io.snode.runtime.testing.LogCapture;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A runtime that becomes unreachable without {@code close()} keeps its memory until the JVM exits
+ * (its bound interfaces may still use it); until 12-06 nothing said so, and a program that
+ * dropped runtimes in a loop ran out of address space with no hint of where they came from. Now
+ * each is reported once, with the memory it holds and where it was created; closed runtimes never are.
+ */
+class UnclosedRuntimeTest {
+    private static final Layout LAYOUT = Layout.parse("pointer(ijk,16).bitmasked(ijk,8).place(f32 phi)");
+
+    @Test
+    void aRuntimeDroppedUnclosedIsReportedOnceWithWhatItHoldsAndWhereItWasCreated() {
+        try (LogCapture log = new LogCapture(UnclosedRuntimes.LOGGER)) {
+            String label = "dropped" + System.nanoTime();
+            long committed = dropUnclosed(label);
+            LogRecord record = log.collectUntilLogged(label + " of layout");
+            assertThat(record.getLevel()).isEqualTo(Level.WARNING);
+            assertThat(record.getMessage()).contains("SNode runtime " + label + " of layout " + LAYOUT,
+                    "without close()", " " + committed + " bytes of off-heap memory", "try-with-resources");
+            assertThat(record.getThrown()).isNotNull();
+            assertThat(Arrays.stream(record.getThrown().getStackTrace()).map(StackTraceElement::getMethodName))
+                    .as("the record's exception shows where the runtime was created")
+                    .contains("dropUnclosed");
+            assertThat(record.getThrown().getStackTrace()[0].toString())
+                    .as("the trace starts at the application's call, not inside the library's watch")
+                    .startsWith(SparseRuntime.class.getName() + ".create(");
+            // A second runtime dropped later is reported too, and the first is not reported again.
+            String next = "droppedNext" + System.nanoTime();
+            dropUnclosed(next);
+            log.collectUntilLogged(next + " of layout");
+            assertThat(log.recordsContaining(label + " of layout")).hasSize(1);
+        }
+    }
+
+    @Test
+    void closedRuntimesAreNeverReported() {
+        try (LogCapture log = new LogCapture(UnclosedRuntimes.LOGGER)) {
+            String prefix = "closed" + System.nanoTime() + "-";
+            List<String> closed = new ArrayList<>();
+            for (int n = 0; n < 20; n++) {
+                String label = prefix + n;
+                SparseRuntime runtime = SparseRuntime.create(LAYOUT, RuntimeOptions.DEFAULT, label);
+                if (n % 2 == 0) {
+                    runtime.setFloat("phi", 1f, n, n, n);
+                }
+                runtime.close();
+                if (n % 5 == 0) {
+                    runtime.close(); // closing twice changes nothing
+                }
+                closed.add(label);
+            }
+            // A runtime dropped after them: once it is reported, the closed ones were unreachable
+            // through at least as many collections.
+            String sentinel = "sentinel" + System.nanoTime();
+            dropUnclosed(sentinel);
+            log.collectUntilLogged(sentinel + " of layout");
+            assertThat(log.recordsContaining(prefix)).as("closed runtimes are not reported").isEmpty();
+        }
+    }
+
+    /** Creates a runtime labelled {@code label}, writes a cell and drops it; the bytes it had committed. */
+    private static long dropUnclosed(String label) {
+        SparseRuntime runtime = SparseRuntime.create(LAYOUT, RuntimeOptions.DEFAULT, label);
+        runtime.setFloat("phi", 2.5f, 3, 4, 5);
+        long committed = runtime.memoryStats().bytesCommitted();
+        assertThat(committed).isPositive();
+        return committed;
+    }
+}

@@ -1,0 +1,79 @@
+package io.snode.runtime.testing;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/**
+ * The records one {@link System.Logger} (here backed by {@code java.util.logging}) receives while
+ * it is open, and a bounded way to wait for one that the garbage collector's reference handling
+ * makes: {@link #collectUntilLogged}.
+ */
+public final class LogCapture implements AutoCloseable {
+    private final Logger logger;
+    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
+    private final Handler handler = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            records.add(record);
+            synchronized (LogCapture.this) {
+                LogCapture.this.notifyAll(); // wakes collectUntilLogged at once
+            }
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    public LogCapture(String loggerName) {
+        this.logger = Logger.getLogger(loggerName);
+        logger.addHandler(handler);
+    }
+
+    /** The records so far whose message contains {@code text}. */
+    public List<LogRecord> recordsContaining(String text) {
+        return records.stream().filter(record -> record.getMessage() != null && record.getMessage().contains(text)).toList();
+    }
+
+    /**
+     * Collects garbage (up to 200 times; after each, waits for the next record, at most 50 ms)
+     * until a record contains {@code text}; that record, or an {@link AssertionError}.
+     */
+    public LogRecord collectUntilLogged(String text) {
+        for (int n = 0; n < 200; n++) {
+            List<LogRecord> found = recordsContaining(text);
+            if (!found.isEmpty()) {
+                return found.get(0);
+            }
+            System.gc();
+            byte[][] garbage = new byte[64][];
+            for (int g = 0; g < garbage.length; g++) {
+                garbage[g] = new byte[1 << 16];
+            }
+            synchronized (this) {
+                try {
+                    if (recordsContaining(text).isEmpty()) {
+                        wait(50); // until the next record (notified) or the next collection
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted while waiting for a record containing " + text, e);
+                }
+            }
+        }
+        throw new AssertionError("no record containing " + text + " after 200 collections; records: "
+                + records.stream().map(LogRecord::getMessage).toList());
+    }
+
+    @Override
+    public void close() {
+        logger.removeHandler(handler);
+    }
+}
