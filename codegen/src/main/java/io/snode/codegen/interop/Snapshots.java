@@ -36,7 +36,10 @@ import java.nio.file.Path;
  *
  * <p>Writing and loading go block-wise (a container's cells, a list's chunks, one copy each) and
  * run as launches of the runtime's phase lock, so no collection overlaps them. The runtime must
- * not be changed by other threads while a snapshot of it is written.
+ * not be changed by other threads while a snapshot of it is written: a cell activated,
+ * deactivated or appended to meanwhile ends the write with
+ * {@link java.util.ConcurrentModificationException} before its END section, so the file is
+ * refused by every read; a value written meanwhile into a cell already active is not detected.
  */
 public final class Snapshots {
     private Snapshots() {
@@ -55,6 +58,9 @@ public final class Snapshots {
      * cancelled halfway leaves its runtime without an active cell, as a refused file does).
      *
      * @throws IllegalStateException                          when the runtime is closed
+     * @throws java.util.ConcurrentModificationException     when another thread activated, deactivated or
+     *                                                        appended to a cell during the write (the
+     *                                                        file is incomplete: every read refuses it)
      * @throws java.nio.channels.ClosedByInterruptException when the calling thread is interrupted
      */
     public static void write(SNodeRuntime runtime, Path file) throws IOException {

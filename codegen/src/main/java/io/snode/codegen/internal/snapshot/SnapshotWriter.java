@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.ConcurrentModificationException;
 
 /**
  * Writes one runtime's structure and values as a snapshot ({@link SnapshotFormat}): the layout
@@ -22,7 +23,12 @@ import java.nio.charset.StandardCharsets;
  * pointer block's mask comes from the snapshot and its active cells' fields are copied cell by
  * cell, a list's chunks are copied chunk by chunk. Then the END section and a force of the
  * channel. The caller keeps collections away (a launch of the phase lock) and other threads
- * from changing the structure while it runs.
+ * from changing the structure while it runs. Where another thread does change it, the
+ * structure's epoch (deactivations) or activation stamp (activations, appends) taken before the
+ * first walk has moved when the sections are written, and the write ends with
+ * {@link ConcurrentModificationException} before the END section: a file that every read refuses,
+ * never a mix of two states that reads back. Values written meanwhile into cells already active
+ * move neither and are not detected.
  */
 public final class SnapshotWriter {
     private final NodeTree tree;
@@ -46,6 +52,10 @@ public final class SnapshotWriter {
     }
 
     private void run() throws IOException {
+        // Both before the first walk: an activation (a list's append included) or a deactivation
+        // that completes later moves one of them (as a launch's snapshot of active blocks sees).
+        long activations = tree.activationStamp();
+        long epoch = tree.epoch();
         out.fileHeader();
         byte[] text = layout.toString().getBytes(StandardCharsets.UTF_8);
         out.begin(SnapshotFormat.LAYOUT, 0);
@@ -60,6 +70,12 @@ public final class SnapshotWriter {
                 case DYNAMIC -> lists(node);
                 default -> throw new AssertionError(snode.kind());
             }
+        }
+        if (tree.epoch() != epoch || tree.activationStamp() != activations) {
+            // Before the END section, so that every read refuses what was written.
+            throw new ConcurrentModificationException("the runtime changed while its snapshot was written (a cell"
+                    + " activated, deactivated or appended to by another thread): the file is incomplete and every"
+                    + " read refuses it; write again once nothing changes the runtime");
         }
         int sections = out.sections();
         out.begin(SnapshotFormat.END, 0);
@@ -154,8 +170,9 @@ public final class SnapshotWriter {
                 bits &= bits - 1;
                 long word = Atomics.getAcquire(segment, container + PointerWord.wordOffset(index));
                 if (!PointerWord.isActive(word)) {
-                    throw new IllegalStateException("cell " + index + " of a container of " + node.snode.path()
-                            + " was deactivated while the snapshot was written");
+                    throw new ConcurrentModificationException("the runtime changed while its snapshot was written:"
+                            + " cell " + index + " of a container of " + node.snode.path() + " was deactivated;"
+                            + " the file is incomplete and every read refuses it");
                 }
                 long cell = PointerWord.cellIndex(word);
                 copyOut(children.segment(cell), children.offset(cell), node.fieldBytes());
