@@ -103,6 +103,9 @@ class LibraryUnloadingTest {
                 failure.set(e);
             }
         }, "library user");
+        // As an application server does for a deployment's threads: threads the library starts
+        // from it (the collector's, the watch of unclosed runtimes') must not keep this loader.
+        user.setContextClassLoader(loader);
         user.start();
         user.join(TimeUnit.SECONDS.toMillis(60));
         assertThat(user.isAlive()).isFalse();

@@ -27,9 +27,15 @@ public final class UnclosedRuntimes {
     /** The {@link System.Logger} a runtime that became unreachable unclosed is reported to. */
     public static final String LOGGER = "io.snode.runtime.unclosed";
 
+    /**
+     * Its thread holds nothing of the thread that first created a runtime: no context class
+     * loader (an application server's deployment loader would stay reachable from it for as long
+     * as the thread runs), no inheritable thread-locals.
+     */
     private static final Cleaner CLEANER = Cleaner.create(task -> {
-        Thread thread = new Thread(task, "snode-unclosed-runtimes");
-        thread.setDaemon(true);
+        Thread thread = Thread.ofPlatform().name("snode-unclosed-runtimes").daemon(true)
+                .inheritInheritableThreadLocals(false).unstarted(task);
+        thread.setContextClassLoader(null);
         return thread;
     });
 
