@@ -37,6 +37,11 @@ public final class LogCapture implements AutoCloseable {
         logger.addHandler(handler);
     }
 
+    /** The records so far. */
+    public List<LogRecord> records() {
+        return List.copyOf(records);
+    }
+
     /** The records so far whose message contains {@code text}. */
     public List<LogRecord> recordsContaining(String text) {
         return records.stream().filter(record -> record.getMessage() != null && record.getMessage().contains(text)).toList();

@@ -9,6 +9,7 @@ import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.testing.LogCapture;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -119,34 +120,16 @@ class RegionTest {
      */
     @Test
     void aRegionTheKernelRefusesIsNullAndTheFirstRefusalIsLogged() {
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(NativeRegions.LOGGER);
-        java.util.List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler handler = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        logger.addHandler(handler);
-        try {
+        try (LogCapture log = new LogCapture(NativeRegions.LOGGER)) {
             assertThat(NativeRegions.reserve(1L << 60)).isNull();
             assertThat(NativeRegions.reserve(1L << 60)).isNull();
+            List<java.util.logging.LogRecord> records = log.records();
             assertThat(records).as("logged once, whatever the refusals").hasSizeLessThanOrEqualTo(1);
             if (!NativeRegions.refusalLogged()) {
                 throw new AssertionError("no refusal was logged");
             }
             records.forEach(record -> assertThat(record.getMessage())
                     .contains("could not reserve", "chunks", "close()"));
-        } finally {
-            logger.removeHandler(handler);
         }
     }
 
