@@ -71,6 +71,37 @@ class UnclosedRuntimeTest {
         }
     }
 
+    /**
+     * A program that drops runtimes in a loop: each is reported, with its number, where it was
+     * created and what it holds, but only the first {@value UnclosedRuntimes#WARNED} and each
+     * power of two as WARNING, the others as DEBUG (so the log grows with the logarithm of the
+     * leaks).
+     */
+    @Test
+    void runtimesDroppedInALoopWarnForTheFirstSixteenAndEachPowerOfTwoAndAreDebugOtherwise() {
+        try (LogCapture log = new LogCapture(UnclosedRuntimes.LOGGER).everyLevel()) {
+            String prefix = "loop" + System.nanoTime() + "-";
+            int dropped = 40;
+            for (int n = 0; n < dropped; n++) {
+                dropUnclosed(prefix + n);
+            }
+            List<LogRecord> records = log.collectUntilLogged(prefix, dropped);
+            assertThat(records).hasSize(dropped);
+            java.util.regex.Pattern number = java.util.regex.Pattern.compile("unclosed runtime (\\d+) of");
+            java.util.Set<Long> numbers = new java.util.HashSet<>();
+            for (LogRecord record : records) {
+                java.util.regex.Matcher matcher = number.matcher(record.getMessage());
+                assertThat(matcher.find()).as(record.getMessage()).isTrue();
+                long n = Long.parseLong(matcher.group(1));
+                numbers.add(n);
+                boolean warned = n <= UnclosedRuntimes.WARNED || Long.bitCount(n) == 1;
+                assertThat(record.getLevel()).as("report %d", n).isEqualTo(warned ? Level.WARNING : Level.FINE);
+                assertThat(record.getThrown()).as("report %d says where its runtime was created", n).isNotNull();
+            }
+            assertThat(numbers).as("each report has a number of its own").hasSize(dropped);
+        }
+    }
+
     /** Creates a runtime labelled {@code label}, writes a cell and drops it; the bytes it had committed. */
     private static long dropUnclosed(String label) {
         SparseRuntime runtime = SparseRuntime.create(LAYOUT, RuntimeOptions.DEFAULT, label);

@@ -4,11 +4,16 @@ import io.snode.runtime.internal.memory.MemoryPool;
 import java.lang.ref.Cleaner;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Reports a runtime that becomes unreachable before its {@code close()}: one {@link System.Logger}
- * record (logger {@value #LOGGER}, level {@code WARNING}) per such runtime, naming it, the memory
- * it still holds, and, as the record's exception, where it was created. Nothing is freed: a bound
+ * record (logger {@value #LOGGER}) per such runtime, naming it, how many have been reported in
+ * this library copy (it is the n-th), the memory it still holds, and, as the record's exception,
+ * where it was created. The first {@value #WARNED} and then the {@code n}-th where {@code n} is a
+ * power of two are {@code WARNING}s, the others {@code DEBUG} records: a program that drops
+ * runtimes in a loop is told at once, and its log grows with the logarithm of the leaks, not
+ * with their number (enable {@code DEBUG} on the logger to see each). Nothing is freed: a bound
  * interface or handle of the runtime may still be in use when the runtime object itself is
  * unreachable, and its memory must stay valid for it (and freeing memory that generated code
  * still reads would end the JVM).
@@ -26,6 +31,12 @@ import java.util.Objects;
 public final class UnclosedRuntimes {
     /** The {@link System.Logger} a runtime that became unreachable unclosed is reported to. */
     public static final String LOGGER = "io.snode.runtime.unclosed";
+
+    /** How many reports are {@code WARNING}s before only those whose number is a power of two are. */
+    public static final int WARNED = 16;
+
+    /** Runtimes reported so far. */
+    private static final AtomicLong REPORTED = new AtomicLong();
 
     /**
      * Its thread holds nothing of the thread that first created a runtime: no context class
@@ -79,6 +90,13 @@ public final class UnclosedRuntimes {
             if (closed || pool.isClosed()) {
                 return;
             }
+            long n = REPORTED.incrementAndGet();
+            System.Logger.Level level = n <= WARNED || Long.bitCount(n) == 1
+                    ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
+            System.Logger logger = System.getLogger(LOGGER);
+            if (!logger.isLoggable(level)) {
+                return;
+            }
             // The trace from the application's call: without this class's frames and the constructor's.
             StackTraceElement[] frames = created.getStackTrace();
             int first = 0;
@@ -87,8 +105,9 @@ public final class UnclosedRuntimes {
                 first++;
             }
             created.setStackTrace(Arrays.copyOfRange(frames, first, frames.length));
-            System.getLogger(LOGGER).log(System.Logger.Level.WARNING, "SNode runtime " + description
-                    + " became unreachable without close(): its " + pool.bytesCommitted()
+            logger.log(level, "SNode runtime " + description + " became unreachable without close() (unclosed runtime "
+                    + n + " of this library copy; the first " + WARNED + " and each power of two are reported as"
+                    + " WARNING, the others as DEBUG): its " + pool.bytesCommitted()
                     + " bytes of off-heap memory and " + pool.regionBytes()
                     + " bytes of reserved address space stay held until the JVM exits (they may still be"
                     + " in use by its bound interfaces or handles). Close every runtime, e.g. with"

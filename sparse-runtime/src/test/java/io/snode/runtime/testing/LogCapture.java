@@ -32,9 +32,18 @@ public final class LogCapture implements AutoCloseable {
         }
     };
 
+    private final java.util.logging.Level previousLevel;
+
     public LogCapture(String loggerName) {
         this.logger = Logger.getLogger(loggerName);
+        this.previousLevel = logger.getLevel();
         logger.addHandler(handler);
+    }
+
+    /** Lets records of every level through the logger (DEBUG ones included) until {@link #close()}. */
+    public LogCapture everyLevel() {
+        logger.setLevel(java.util.logging.Level.ALL);
+        return this;
     }
 
     /** The records so far. */
@@ -52,10 +61,18 @@ public final class LogCapture implements AutoCloseable {
      * until a record contains {@code text}; that record, or an {@link AssertionError}.
      */
     public LogRecord collectUntilLogged(String text) {
+        return collectUntilLogged(text, 1).get(0);
+    }
+
+    /**
+     * Collects garbage as {@link #collectUntilLogged(String)} does until {@code count} records
+     * contain {@code text}; those records, or an {@link AssertionError}.
+     */
+    public List<LogRecord> collectUntilLogged(String text, int count) {
         for (int n = 0; n < 200; n++) {
             List<LogRecord> found = recordsContaining(text);
-            if (!found.isEmpty()) {
-                return found.get(0);
+            if (found.size() >= count) {
+                return found;
             }
             System.gc();
             byte[][] garbage = new byte[64][];
@@ -64,7 +81,7 @@ public final class LogCapture implements AutoCloseable {
             }
             synchronized (this) {
                 try {
-                    if (recordsContaining(text).isEmpty()) {
+                    if (recordsContaining(text).size() < count) {
                         wait(50); // until the next record (notified) or the next collection
                     }
                 } catch (InterruptedException e) {
@@ -73,12 +90,13 @@ public final class LogCapture implements AutoCloseable {
                 }
             }
         }
-        throw new AssertionError("no record containing " + text + " after 200 collections; records: "
+        throw new AssertionError("fewer than " + count + " records containing " + text + " after 200 collections; records: "
                 + records.stream().map(LogRecord::getMessage).toList());
     }
 
     @Override
     public void close() {
         logger.removeHandler(handler);
+        logger.setLevel(previousLevel);
     }
 }
