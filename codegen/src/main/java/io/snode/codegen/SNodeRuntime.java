@@ -56,8 +56,9 @@ import java.util.function.Supplier;
  * take the list's coordinates (its parent's), as in Taichi.
  *
  * <p>{@link #close()} frees all memory (a runtime dropped unclosed keeps it until the JVM exits,
- * and is reported once it is unreachable: a warning on the {@code System.Logger}
- * {@code io.snode.runtime.unclosed} with where it was created); generated methods, launches and {@link #gc()} called
+ * and is reported on the {@code System.Logger} {@code io.snode.runtime.unclosed}, with where it
+ * was created, when the library next creates or closes a runtime after the garbage collector
+ * found it unreachable); generated methods, launches and {@link #gc()} called
  * afterwards throw {@link IllegalStateException} naming this runtime ({@link #toString()}). A
  * launch running when {@code close()} begins is stopped between ranges: the ranges already
  * running finish (the memory stays valid until they do, because {@code close()} waits for

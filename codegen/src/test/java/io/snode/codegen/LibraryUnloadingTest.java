@@ -2,14 +2,22 @@ package io.snode.codegen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.snode.api.Layout;
+import io.snode.runtime.RuntimeOptions;
+import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.internal.UnclosedRuntimes;
+import io.snode.runtime.testing.LogCapture;
 import java.io.File;
 import java.lang.ref.WeakReference;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +38,9 @@ class LibraryUnloadingTest {
 
     /** Loads the library's classes (our modules' main classes and jars) itself, everything else from its parent. */
     private static final class ChildFirst extends URLClassLoader {
+        /** What the deployment keeps (in a static field of its own, say): reachable only through this loader. */
+        volatile Object kept;
+
         ChildFirst(URL[] urls, ClassLoader parent) {
             super("snode-copy", urls, parent);
         }
@@ -68,19 +79,110 @@ class LibraryUnloadingTest {
 
     @Test
     void aCopyOfTheLibraryInItsOwnLoaderIsCollectedOnceItsRuntimesAreClosed() throws Exception {
-        WeakReference<ClassLoader> copy = useACopy();
-        for (int n = 0; n < 100 && copy.get() != null; n++) {
+        WeakReference<ClassLoader> copy = useACopy(true);
+        collectUntilCleared(copy);
+        assertThat(copy.get()).as("the library's loader after its runtime was closed").isNull();
+    }
+
+    /**
+     * A deployment dropped with a runtime it never closed, kept only through its own loader: the
+     * loader is collected all the same (the runtime's off-heap memory stays held). On the code of
+     * 12-06 that first reported unclosed runtimes, the reporter's thread held the runtime's watch,
+     * whose class kept this loader, and so the runtime, reachable forever, and it was never reported.
+     */
+    @Test
+    void aCopyDroppedWithAnUnclosedRuntimeIsCollectedAllTheSame() throws Exception {
+        WeakReference<ClassLoader> copy = useACopy(false);
+        collectUntilCleared(copy);
+        assertThat(copy.get()).as("the library's loader, dropped with a runtime never closed").isNull();
+    }
+
+    /**
+     * The library in the application's loader, and a plugin in a loader of its own that creates a
+     * runtime, keeps it and is dropped without closing it: the plugin's loader is collected (the
+     * report of the runtime does not keep the classes of the stack that created it), and the
+     * runtime is reported once the library is used again.
+     */
+    @Test
+    void aPluginDroppedWithAnUnclosedRuntimeIsCollectedAndItsRuntimeReported() throws Exception {
+        String label = "plugin" + System.nanoTime();
+        WeakReference<ClassLoader> plugin = createFromAPlugin(label);
+        try (LogCapture log = new LogCapture(UnclosedRuntimes.LOGGER)
+                .afterEachCollection(() -> SNodeRuntime.compile(Layout.parse("dense(i,4).place(f32 x)")).close())) {
+            collectUntilCleared(plugin);
+            assertThat(plugin.get()).as("the plugin's loader, dropped with a runtime never closed").isNull();
+            LogRecord record = log.collectUntilLogged(label);
+            assertThat(Arrays.stream(record.getThrown().getStackTrace()).map(StackTraceElement::getClassName))
+                    .as("where the runtime was created, as text").contains(PluginCreator.class.getName());
+        }
+    }
+
+    /** Creates a runtime labelled {@code label} from {@link PluginCreator}, defined by a loader of its own that keeps it. */
+    private static WeakReference<ClassLoader> createFromAPlugin(String label) throws Exception {
+        PluginLoader loader = new PluginLoader();
+        @SuppressWarnings("unchecked")
+        Function<String, Object> creator = (Function<String, Object>) loader.loadClass(PluginCreator.class.getName())
+                .getDeclaredConstructor().newInstance();
+        assertThat(creator.getClass()).isNotSameAs(PluginCreator.class);
+        loader.kept = creator.apply(label);
+        return new WeakReference<>(loader);
+    }
+
+    /** A plugin's class (its loader, {@link PluginLoader}, defines its own copy) that creates a runtime and does not close it. */
+    public static final class PluginCreator implements Function<String, Object> {
+        @Override
+        public Object apply(String label) {
+            SparseRuntime runtime = SparseRuntime.create(Layout.parse("pointer(i,16).dense(i,8).place(f32 x)"),
+                    RuntimeOptions.DEFAULT, label);
+            runtime.setFloat("x", 1f, 3);
+            return runtime;
+        }
+    }
+
+    /** Defines {@link PluginCreator} itself; everything else (the library, this test) comes from the parent. */
+    private static final class PluginLoader extends ClassLoader {
+        volatile Object kept;
+
+        PluginLoader() {
+            super("plugin", LibraryUnloadingTest.class.getClassLoader());
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!name.equals(PluginCreator.class.getName())) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> loaded = findLoadedClass(name);
+                if (loaded == null) {
+                    try (var in = LibraryUnloadingTest.class.getResourceAsStream("/" + name.replace('.', '/') + ".class")) {
+                        byte[] bytes = in.readAllBytes();
+                        loaded = defineClass(name, bytes, 0, bytes.length);
+                    } catch (java.io.IOException e) {
+                        throw new ClassNotFoundException(name, e);
+                    }
+                }
+                return loaded;
+            }
+        }
+    }
+
+    /** Collects (up to 100 times, with garbage between) until {@code reference} is cleared. */
+    private static void collectUntilCleared(WeakReference<?> reference) {
+        for (int n = 0; n < 100 && reference.get() != null; n++) {
             System.gc();
             byte[][] garbage = new byte[64][];
             for (int g = 0; g < garbage.length; g++) {
                 garbage[g] = new byte[1 << 16];
             }
         }
-        assertThat(copy.get()).as("the library's loader after its runtime was closed").isNull();
     }
 
-    /** Compiles, binds {@link Cells}, writes, reads and closes in a copy of the library, on a thread that ends. */
-    private static WeakReference<ClassLoader> useACopy() throws Exception {
+    /**
+     * Compiles, binds {@link Cells}, writes, reads and (when {@code close}) closes in a copy of
+     * the library, on a thread that ends; an unclosed runtime is kept by the copy's loader only.
+     */
+    private static WeakReference<ClassLoader> useACopy(boolean close) throws Exception {
         ChildFirst loader = new ChildFirst(libraryClassPath(), LibraryUnloadingTest.class.getClassLoader());
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicReference<Float> read = new AtomicReference<>();
@@ -91,13 +193,16 @@ class LibraryUnloadingTest {
                         "pointer(i,16).dense(i,8).place(f32 x)");
                 Class<?> runtimeClass = loader.loadClass("io.snode.codegen.SNodeRuntime");
                 assertThat(runtimeClass.getClassLoader()).isSameAs(loader);
-                try (AutoCloseable runtime = (AutoCloseable) runtimeClass.getMethod("compile", layoutClass)
-                        .invoke(null, layout)) {
-                    Cells cells = (Cells) runtimeClass.getMethod("bind", Class.class).invoke(runtime, Cells.class);
-                    cells.x(9, 2.5f);
-                    read.set(cells.x(9));
-                    Cells accessor = (Cells) runtimeClass.getMethod("accessor", Class.class).invoke(runtime, Cells.class);
-                    accessor.x(17, 1f);
+                AutoCloseable runtime = (AutoCloseable) runtimeClass.getMethod("compile", layoutClass).invoke(null, layout);
+                Cells cells = (Cells) runtimeClass.getMethod("bind", Class.class).invoke(runtime, Cells.class);
+                cells.x(9, 2.5f);
+                read.set(cells.x(9));
+                Cells accessor = (Cells) runtimeClass.getMethod("accessor", Class.class).invoke(runtime, Cells.class);
+                accessor.x(17, 1f);
+                if (close) {
+                    runtime.close();
+                } else {
+                    loader.kept = runtime;
                 }
             } catch (Throwable e) {
                 failure.set(e);

@@ -30,7 +30,7 @@ class UnclosedRuntimeReportTest {
 
     @Test
     void aDroppedRuntimeIsReportedOnceByNameAndAClosedOneNever() {
-        try (LogCapture log = new LogCapture(UnclosedRuntimes.LOGGER)) {
+        try (LogCapture log = new LogCapture(UnclosedRuntimes.LOGGER).afterEachCollection(UnclosedRuntimes::report)) {
             String closed = useAndClose();
             String dropped = useAndDrop();
             log.collectUntilLogged("SNode runtime " + dropped + " of layout");

@@ -16,6 +16,7 @@ import io.snode.runtime.internal.UnclosedRuntimes;
 import io.snode.runtime.internal.memory.HashTables;
 import io.snode.runtime.internal.memory.MemoryPool;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -28,10 +29,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Writes activate the cells on their path; reads of inactive cells return zero. All memory
  * is owned by this object: {@link #close()} returns it, and any later use of its cells or memory
- * throws {@link IllegalStateException}. A runtime that becomes unreachable unclosed keeps its memory
- * until the JVM exits and is reported once ({@link UnclosedRuntimes}: a warning naming its
- * {@link #label()} and where it was created); {@link #layout()}, {@link #plan()} and
- * {@link #isClosed()} still answer. Coordinates are given in the index space of the field or
+ * throws {@link IllegalStateException}; {@link #layout()}, {@link #plan()} and
+ * {@link #isClosed()} still answer. A runtime that becomes unreachable unclosed keeps its memory
+ * until the JVM exits; it is reported once (a record on the {@code System.Logger}
+ * {@code io.snode.runtime.unclosed} naming its {@link #label()} and where it was created) when
+ * this library next creates, closes or collects a runtime after the garbage collector found it
+ * unreachable. Coordinates are given in the index space of the field or
  * SNode named (Taichi's convention), except that a dynamic node's list operations
  * ({@link #append}, {@link #length}, {@link #deactivate}) take the list's coordinates, those of
  * the node's parent; a coordinate outside it throws
@@ -435,6 +438,7 @@ public final class SparseRuntime implements AutoCloseable {
      */
     public void collect() {
         checkOpen();
+        UnclosedRuntimes.report();
         List<CheckedCells> managers = new ArrayList<>();
         for (CheckedCells[] group : new CheckedCells[][] {cells, directories}) {
             for (CheckedCells manager : group) {
@@ -493,7 +497,11 @@ public final class SparseRuntime implements AutoCloseable {
         }
         closed = true;
         watch.closed();
-        pool.close();
+        try {
+            pool.close();
+        } finally {
+            Reference.reachabilityFence(this); // reachable until closed: its watch is not enqueued meanwhile
+        }
     }
 
     // ------------------------------------------------------------------ checks

@@ -1,9 +1,13 @@
 package io.snode.runtime.internal;
 
 import io.snode.runtime.internal.memory.MemoryPool;
-import java.lang.ref.Cleaner;
+import java.lang.ref.PhantomReference;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -18,15 +22,27 @@ import java.util.concurrent.atomic.AtomicLong;
  * unreachable, and its memory must stay valid for it (and freeing memory that generated code
  * still reads would end the JVM).
  *
- * <p>A {@link Cleaner} of this library copy's own (one daemon thread, {@code snode-unclosed-runtimes},
- * started with the first runtime) runs the check. The watch holds the runtime's
- * {@link MemoryPool}, never the runtime: the pool refers to no runtime, so the watch does not
- * keep the runtime reachable. {@link Watch#closed()}, called first thing by the runtime's
- * {@code close()}, takes the watch off the cleaner, so a closed runtime is never reported; a
- * runtime whose pool is closed by other means (a failing constructor) is not reported either.
- * The creation trace is a {@link Throwable} made when the watch is, whose stack is not turned
- * into text unless the record is written (about a microsecond per runtime, beside the
- * milliseconds a runtime takes to create).
+ * <p>Each runtime has a {@link Watch}, a phantom reference to it, kept in a set of this class's
+ * until the runtime closes. The watches the garbage collector enqueued are reported by
+ * {@link #report()}, which the runtimes call when one is created, closed or collected: so on a
+ * thread of the application, and only once the library is used again after the garbage
+ * collector found the runtime unreachable (a program that leaks one runtime and then never
+ * creates, closes or collects another is not told). There is no thread of the library's here,
+ * on purpose: a thread is a root of the garbage collector, and one that held the watches would
+ * keep this library's class loader, and every unclosed runtime reachable from it (one kept in a
+ * static field of an application packaged with the library, as a web application is), alive
+ * forever; without it, a deployment whose loader is dropped is collected whole, unclosed
+ * runtimes included (their off-heap memory stays held, as the README says).
+ *
+ * <p>A watch holds the runtime's {@link MemoryPool}, never the runtime (the pool refers to no
+ * runtime), and where it was created as {@link StackTraceElement}s taken when it is made, which
+ * refer to no class (a {@link Throwable} kept until the report would keep the classes of its
+ * frames, and their loaders, reachable: an application's loader that created a runtime through
+ * a library in a parent loader). {@link Watch#closed()}, called first thing by the runtime's
+ * {@code close()}, forgets the watch, so a closed runtime is never reported; a runtime whose
+ * pool is closed by other means (a failing constructor) is not reported either. Taking the
+ * stack costs about 10 to 30 microseconds per runtime, beside the milliseconds a runtime takes
+ * to create.
  */
 public final class UnclosedRuntimes {
     /** The {@link System.Logger} a runtime that became unreachable unclosed is reported to. */
@@ -38,56 +54,83 @@ public final class UnclosedRuntimes {
     /** Runtimes reported so far. */
     private static final AtomicLong REPORTED = new AtomicLong();
 
-    /**
-     * Its thread holds nothing of the thread that first created a runtime: no context class
-     * loader (an application server's deployment loader would stay reachable from it for as long
-     * as the thread runs), no inheritable thread-locals.
-     */
-    private static final Cleaner CLEANER = Cleaner.create(task -> {
-        Thread thread = Thread.ofPlatform().name("snode-unclosed-runtimes").daemon(true)
-                .inheritInheritableThreadLocals(false).unstarted(task);
-        thread.setContextClassLoader(null);
-        return thread;
-    });
+    /** Where the garbage collector puts the watches of runtimes it found unreachable. */
+    private static final ReferenceQueue<Object> UNREACHABLE = new ReferenceQueue<>();
+
+    /** The watches of runtimes not closed yet (a reference must stay reachable to be enqueued). */
+    private static final Set<Watch> WATCHED = ConcurrentHashMap.newKeySet();
 
     private UnclosedRuntimes() {
     }
 
     /**
      * Watches {@code runtime}: once it is unreachable, unless {@link Watch#closed()} was called
-     * or {@code pool} is closed, one warning names it as {@code description} with what
-     * {@code pool} holds. {@code runtime} must not be reachable from {@code pool}.
+     * or {@code pool} is closed, the next {@link #report()} names it as {@code description} with
+     * what {@code pool} holds. {@code runtime} must not be reachable from {@code pool}. Reports
+     * the runtimes found unreachable so far first.
      */
     public static Watch watch(Object runtime, MemoryPool pool, String description) {
         Objects.requireNonNull(runtime, "runtime");
-        Watch watch = new Watch(pool, description, new Throwable("the unclosed runtime " + description + " was created here"));
-        watch.cleanable = CLEANER.register(runtime, watch);
+        report();
+        Watch watch = new Watch(runtime, pool, description, callersFrames());
+        WATCHED.add(watch);
         return watch;
     }
 
-    /** One runtime's watch: the cleaner's action (it refers to no runtime). */
-    public static final class Watch implements Runnable {
+    /**
+     * Reports each runtime that the garbage collector has found unreachable unclosed since the
+     * last call. Never throws: a logger that fails loses its record.
+     */
+    public static void report() {
+        Reference<?> found;
+        while ((found = UNREACHABLE.poll()) != null) {
+            Watch watch = (Watch) found;
+            if (WATCHED.remove(watch)) {
+                try {
+                    watch.log();
+                } catch (RuntimeException loggerFailed) {
+                    // a report must not fail the creation, close or collection that made it
+                }
+            }
+        }
+    }
+
+    /** The frames of this thread from the call into the library: without this class's and the constructors'. */
+    private static StackTraceElement[] callersFrames() {
+        StackTraceElement[] frames = new Throwable().getStackTrace();
+        int first = 0;
+        while (first < frames.length - 1 && (frames[first].getClassName().equals(UnclosedRuntimes.class.getName())
+                || frames[first].getMethodName().equals("<init>"))) {
+            first++;
+        }
+        return Arrays.copyOfRange(frames, first, frames.length);
+    }
+
+    /** One runtime's watch (it refers to no runtime: the reference is phantom). */
+    public static final class Watch extends PhantomReference<Object> {
         private final MemoryPool pool;
         private final String description;
-        private final Throwable created;
-        private volatile boolean closed;
-        private Cleaner.Cleanable cleanable;
+        private final StackTraceElement[] created;
 
-        private Watch(MemoryPool pool, String description, Throwable created) {
+        private Watch(Object runtime, MemoryPool pool, String description, StackTraceElement[] created) {
+            super(runtime, UNREACHABLE);
             this.pool = Objects.requireNonNull(pool, "pool");
             this.description = Objects.requireNonNull(description, "description");
             this.created = created;
         }
 
-        /** The runtime is being closed: it is not reported, and the cleaner forgets it now. */
+        /**
+         * The runtime is being closed: it is not reported, and nothing keeps its watch. Reports
+         * other runtimes found unreachable meanwhile.
+         */
         public void closed() {
-            closed = true;
-            cleanable.clean(); // runs run() once, here, which now reports nothing
+            WATCHED.remove(this);
+            clear();
+            UnclosedRuntimes.report();
         }
 
-        @Override
-        public void run() {
-            if (closed || pool.isClosed()) {
+        private void log() {
+            if (pool.isClosed()) {
                 return;
             }
             long n = REPORTED.incrementAndGet();
@@ -97,21 +140,15 @@ public final class UnclosedRuntimes {
             if (!logger.isLoggable(level)) {
                 return;
             }
-            // The trace from the application's call: without this class's frames and the constructor's.
-            StackTraceElement[] frames = created.getStackTrace();
-            int first = 0;
-            while (first < frames.length - 1 && (frames[first].getClassName().equals(UnclosedRuntimes.class.getName())
-                    || frames[first].getMethodName().equals("<init>"))) {
-                first++;
-            }
-            created.setStackTrace(Arrays.copyOfRange(frames, first, frames.length));
+            Throwable where = new Throwable("the unclosed runtime " + description + " was created here");
+            where.setStackTrace(created);
             logger.log(level, "SNode runtime " + description + " became unreachable without close() (unclosed runtime "
                     + n + " of this library copy; the first " + WARNED + " and each power of two are reported as"
                     + " WARNING, the others as DEBUG): its " + pool.bytesCommitted()
                     + " bytes of off-heap memory and " + pool.regionBytes()
                     + " bytes of reserved address space stay held until the JVM exits (they may still be"
                     + " in use by its bound interfaces or handles). Close every runtime, e.g. with"
-                    + " try-with-resources; it was created where this record's exception shows.", created);
+                    + " try-with-resources; it was created where this record's exception shows.", where);
         }
     }
 }

@@ -40,6 +40,14 @@ public final class LogCapture implements AutoCloseable {
         logger.addHandler(handler);
     }
 
+    private Runnable afterEachCollection = () -> { };
+
+    /** Runs {@code action} after each collection of {@link #collectUntilLogged} (what turns what the collector found into records). */
+    public LogCapture afterEachCollection(Runnable action) {
+        this.afterEachCollection = action;
+        return this;
+    }
+
     /** Lets records of every level through the logger (DEBUG ones included) until {@link #close()}. */
     public LogCapture everyLevel() {
         logger.setLevel(java.util.logging.Level.ALL);
@@ -79,6 +87,7 @@ public final class LogCapture implements AutoCloseable {
             for (int g = 0; g < garbage.length; g++) {
                 garbage[g] = new byte[1 << 16];
             }
+            afterEachCollection.run();
             synchronized (this) {
                 try {
                     if (recordsContaining(text).size() < count) {
