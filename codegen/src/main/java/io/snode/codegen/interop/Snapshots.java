@@ -39,7 +39,9 @@ import java.nio.file.Path;
  * not be changed by other threads while a snapshot of it is written: a cell activated,
  * deactivated or appended to meanwhile ends the write with
  * {@link java.util.ConcurrentModificationException} before its END section, so the file is
- * refused by every read; a value written meanwhile into a cell already active is not detected.
+ * refused by every read (a change still in progress when the write ends may be left out instead:
+ * a write that completes has written a file every read accepts, never a record without its
+ * parent); a value written meanwhile into a cell already active is not detected.
  */
 public final class Snapshots {
     private Snapshots() {

@@ -155,6 +155,29 @@ class SnapshotConcurrentChangeTest {
         assertThat(completed).as("the rounds without a burst").isGreaterThanOrEqualTo(rounds / 2);
     }
 
+    /**
+     * A load sets a bitmasked container's bits with whole-word ORs of its own: they count as
+     * activations (until 12-06 they did not, so a write of the same runtime overlapping a
+     * {@code readInto} whose records lie below dense SNodes only saw no change; a launch's
+     * snapshot was saved by the epoch the load advances at its end).
+     */
+    @Test
+    void aLoadsActivationsCountAsActivations() throws Exception {
+        Layout layout = Layout.parse("dense(i,4).bitmasked(i,64).place(f32 x)");
+        Path file = directory.resolve("below-dense.snap");
+        try (SNodeRuntime runtime = SNodeRuntime.compile(layout)) {
+            runtime.generic().setFloat("x", 3f, 70);
+            Snapshots.write(runtime, file);
+        }
+        try (SNodeRuntime empty = SNodeRuntime.compile(layout)) {
+            var tree = empty.generic().internalTree();
+            long before = tree.activationStamp();
+            Snapshots.readInto(file, empty);
+            assertThat(empty.generic().getFloat("x", 70)).isEqualTo(3f);
+            assertThat(tree.activationStamp()).as("the activation stamp after the load").isNotEqualTo(before);
+        }
+    }
+
     private void writeWhileChanging(Consumer<SNodeRuntime> change, boolean changes) throws Exception {
         Path file = directory.resolve("changed.snap");
         ExecutorService writer = Executors.newSingleThreadExecutor();

@@ -336,6 +336,14 @@ public final class NodeTree {
     }
 
     /**
+     * {@link #countActivation} for code outside this package that completes activations by its
+     * own stores (a snapshot load ORs whole mask words): call after those stores.
+     */
+    public void activationsCompleted() {
+        countActivation();
+    }
+
+    /**
      * Makes {@code counter} (or null) count the deactivations made on this thread from now on:
      * every {@link #deactivate} that found an active cell and every {@link #deactivateAll}.
      *

@@ -92,6 +92,8 @@ final class RecordApplier {
                         Atomics.getAndBitwiseOr(segment, container + 8L * w, mask[w]);
                     }
                 }
+                tree.activationsCompleted(); // as any activation: launches' snapshots and a snapshot's write see it
+
             }
             case POINTER -> pointerCells(node, base, mask, data);
             default -> throw new AssertionError(node.kind);

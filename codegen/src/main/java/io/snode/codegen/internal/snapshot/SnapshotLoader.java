@@ -12,18 +12,14 @@ import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * Reads the sections after the layout ({@link SectionReader}) and checks every record against
  * the layout: base coordinates inside the parent's index space, mask bits inside the container,
  * encodings, list lengths within the capacity and pieces in order, records that end where their
  * section ends, SNodes in id order, and the END section's counts. It also keeps what the records
- * read so far activate ({@link Activity}), so that it checks, without a runtime, everything a
+ * read so far activate ({@link RecordParents}), so that it checks, without a runtime, everything a
  * load would refuse: each record's parent cell is activated by an earlier record, each list comes
  * once; and that a dense SNode with fields has one record per block in an active parent cell (as
  * the writer writes them), checked as a bound when a record activates the cells that hold those
@@ -57,8 +53,8 @@ public final class SnapshotLoader {
      */
     private record Deferred(NodeGeometry node, int[] base, MemorySegment data, long at) {
     }
-    /** What the records read so far activate, per SNode id (null for the SNodes nothing asks about). */
-    private final Activity[] activity;
+    /** What the records read so far activate: each record's parent must be active by an earlier one. */
+    private final RecordParents parents;
     /**
      * Per SNode id, the dense SNodes with fields whose blocks live in its cells (through dense
      * SNodes only) and how many of their blocks one cell holds: a sparse SNode's records must not
@@ -68,31 +64,6 @@ public final class SnapshotLoader {
 
     /** Blocks of {@code dense} (an SNode with fields, so one record each) held by one cell of the sparse SNode above. */
     private record DenseBelow(NodeGeometry dense, long perCell) {
-    }
-
-    /** Coordinates as a key of a hash map. */
-    private record Cell(int[] at) {
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof Cell that && Arrays.equals(at, that.at);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(at);
-        }
-    }
-
-    /**
-     * What the records read so far activate in one SNode: a bitmasked or pointer SNode with
-     * children keeps each container's mask (by the container's base), a hash SNode with children
-     * its active cells, a dynamic SNode the lists whose first piece came; {@code active} counts
-     * the active cells of a sparse one.
-     */
-    private static final class Activity {
-        final Map<Cell, long[]> masks = new HashMap<>();
-        final Set<Cell> cells = new HashSet<>();
-        long active;
     }
 
     /** The list whose pieces are being read: its base, length and next chunk; null between lists. */
@@ -109,19 +80,11 @@ public final class SnapshotLoader {
         }
         this.apply = tree == null ? null : new RecordApplier(tree, in);
         this.records = new long[nodes.length];
-        this.activity = new Activity[nodes.length];
+        this.parents = new RecordParents(nodes);
         @SuppressWarnings("unchecked")
         List<DenseBelow>[] below = new List[nodes.length];
         this.denseBelow = below;
         for (SNode snode : layout.snodes()) {
-            boolean tracked = switch (snode.kind()) {
-                case BITMASKED, POINTER, HASH -> !snode.children().isEmpty();
-                case DYNAMIC -> true;
-                default -> false;
-            };
-            if (tracked) {
-                activity[snode.id()] = new Activity();
-            }
             if (snode.kind() != NodeKind.DENSE || nodes[snode.id()].fieldBytes() == 0) {
                 continue;
             }
@@ -141,8 +104,7 @@ public final class SnapshotLoader {
     }
 
     private static long saturatedProduct(long a, long b) {
-        long product = a * b;
-        return Math.multiplyHigh(a, b) != 0 || product < 0 ? Long.MAX_VALUE : product;
+        return RecordParents.saturatedProduct(a, b);
     }
 
     /**
@@ -292,7 +254,7 @@ public final class SnapshotLoader {
         if (first == 0) {
             finishList();
             requireParentActive(node, node.parentCoordinates(base, 0), at);
-            if (!activity[node.snode.id()].cells.add(new Cell(base))) {
+            if (!parents.listStarts(node, base)) {
                 throw in.fail(record + ": list " + Arrays.toString(base) + " comes a second time (a list's pieces come"
                         + " once, in order)");
             }
@@ -338,37 +300,11 @@ public final class SnapshotLoader {
 
     /** Fails unless the parent cell at {@code parent} of the record at {@code at} is active (by an earlier record). */
     private void requireParentActive(NodeGeometry node, int[] parent, long at) throws SnapshotException {
-        SNode above = node.snode.parent();
-        if (!active(above, parent)) {
+        if (!parents.parentActive(node, parent)) {
             throw in.fail(in.where() + ", record at byte " + in.fileOffset(at) + " of " + node + ": its parent cell "
-                    + Arrays.toString(parent) + " of " + above.path() + " is not active (no earlier record activates it)");
+                    + Arrays.toString(parent) + " of " + node.snode.parent().path()
+                    + " is not active (no earlier record activates it)");
         }
-    }
-
-    /** Whether the cell at {@code coordinates} of {@code snode} (one with children) is active after the records read so far. */
-    private boolean active(SNode snode, int[] coordinates) {
-        NodeGeometry node = nodes[snode.id()];
-        return switch (snode.kind()) {
-            case ROOT -> true;
-            case DENSE -> active(snode.parent(), node.parentCoordinates(node.containerBase(coordinates), 0));
-            case BITMASKED, POINTER -> {
-                long[] mask = activity[snode.id()].masks.get(new Cell(node.containerBase(coordinates)));
-                long index = node.cellIndex(coordinates);
-                yield mask != null && (mask[(int) (index >>> 6)] & (1L << index)) != 0;
-            }
-            case HASH -> activity[snode.id()].cells.contains(new Cell(coordinates));
-            default -> throw new AssertionError(snode.kind() + " has no children");
-        };
-    }
-
-    /** Active cells of {@code snode} (one with children) after the records read so far. */
-    private long activeCells(SNode snode) {
-        return switch (snode.kind()) {
-            case ROOT -> 1;
-            case DENSE -> saturatedProduct(activeCells(snode.parent()), nodes[snode.id()].cellCount);
-            case BITMASKED, POINTER, HASH -> activity[snode.id()].active;
-            default -> throw new AssertionError(snode.kind() + " has no children");
-        };
     }
 
     /**
@@ -377,33 +313,17 @@ public final class SnapshotLoader {
      * that the active cells now hold (before the load activates them).
      */
     private void activate(NodeGeometry node, int[] base, long[] mask, long at) throws SnapshotException {
-        Activity cells = activity[node.snode.id()];
-        if (cells == null) {
-            return;
-        }
-        long added = 0;
-        if (node.kind == NodeKind.HASH) {
-            added = cells.cells.add(new Cell(base)) ? 1 : 0;
-        } else {
-            // the map keeps the first record's mask array (nothing else changes it once it is applied)
-            long[] before = cells.masks.putIfAbsent(new Cell(base), mask);
-            for (int w = 0; w < mask.length; w++) {
-                added += Long.bitCount(before == null ? mask[w] : mask[w] & ~before[w]);
-                if (before != null) {
-                    before[w] |= mask[w];
-                }
-            }
-        }
-        cells.active += added;
+        long added = parents.activate(node, base, mask);
+        long active = added == 0 ? 0 : parents.activeCells(node.snode);
         List<DenseBelow> below = denseBelow[node.snode.id()];
         if (added == 0 || below == null) {
             return;
         }
         for (DenseBelow dense : below) {
-            long blocks = saturatedProduct(cells.active, dense.perCell());
+            long blocks = saturatedProduct(active, dense.perCell());
             long recordBytes = dense.dense().denseRecordBytes();
             if (blocks > in.size() / recordBytes) {
-                throw in.fail(in.where() + ", record at byte " + in.fileOffset(at) + " of " + node + ": " + cells.active
+                throw in.fail(in.where() + ", record at byte " + in.fileOffset(at) + " of " + node + ": " + active
                         + " active cells hold " + blocks + " blocks of " + dense.dense() + ", whose records ("
                         + recordBytes + " bytes each, one per block) do not fit in the file's " + in.size() + " bytes");
             }
@@ -461,7 +381,7 @@ public final class SnapshotLoader {
         }
         for (NodeGeometry node : nodes) {
             if (node.kind == NodeKind.DENSE && node.fieldBytes() > 0) {
-                long expected = activeCells(node.snode.parent());
+                long expected = parents.activeCells(node.snode.parent());
                 if (records[node.snode.id()] != expected) {
                     throw in.fail(in.where() + ": " + records[node.snode.id()] + " records of " + node
                             + ", which has one per active cell of " + node.snode.parent().path() + ": " + expected

@@ -13,7 +13,9 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.ConcurrentModificationException;
+import java.util.function.Consumer;
 
 /**
  * Writes one runtime's structure and values as a snapshot ({@link SnapshotFormat}): the layout
@@ -23,35 +25,53 @@ import java.util.ConcurrentModificationException;
  * pointer block's mask comes from the snapshot and its active cells' fields are copied cell by
  * cell, a list's chunks are copied chunk by chunk. Then the END section and a force of the
  * channel. The caller keeps collections away (a launch of the phase lock) and other threads
- * from changing the structure while it runs. Where another thread does change it, the
- * structure's epoch (deactivations) or activation stamp (activations, appends) taken before the
- * first walk has moved when the sections are written, and the write ends with
- * {@link ConcurrentModificationException} before the END section: a file that every read refuses,
- * never a mix of two states that reads back. Values written meanwhile into cells already active
- * move neither and are not detected.
+ * from changing the structure while it runs. Where another thread does change it, the write
+ * ends with {@link ConcurrentModificationException} before the END section (a file that every
+ * read refuses) in two ways. The structure's epoch (deactivations) or activation stamp
+ * (activations, appends, a load's records) taken before the first walk has moved when the
+ * sections are written: every change completed during the write. And each record's parent cell
+ * must be active by a record written before, and a dense SNode with fields must have a record
+ * per active parent cell, as the reader requires ({@link RecordParents}): a change still in
+ * progress when the write ends (its store made, its count not yet, so the stamps miss it) that
+ * falls between the walks of a parent and its children. So a write that completes has written a
+ * file every read accepts: the structure before a change in progress, or with it, never a
+ * record without its parent. Values written meanwhile into cells already active are not detected.
  */
 public final class SnapshotWriter {
     private final NodeTree tree;
     private final Layout layout;
     private final SectionWriter out;
     private final long[] records;
+    private final NodeGeometry[] nodes;
+    /** What the records written so far activate: each record's parent cell must be active by an earlier one. */
+    private final RecordParents parents;
 
     private SnapshotWriter(NodeTree tree, Layout layout, FileChannel channel, int bufferBytes) {
         this.tree = tree;
         this.layout = layout;
         this.out = new SectionWriter(channel, bufferBytes);
         this.records = new long[layout.snodes().size()];
+        this.nodes = new NodeGeometry[layout.snodes().size()];
+        for (SNode snode : layout.snodes()) {
+            nodes[snode.id()] = new NodeGeometry(tree.plan(), snode);
+        }
+        this.parents = new RecordParents(nodes);
     }
 
     /** Writes the snapshot of the runtime whose structure is {@code tree} to {@code channel}, forced to storage. */
     public static long write(NodeTree tree, Layout layout, FileChannel channel) throws IOException {
+        return write(tree, layout, channel, snode -> { });
+    }
+
+    /** {@link #write(NodeTree, Layout, FileChannel)}, calling {@code afterEach} after each SNode's records (for tests). */
+    static long write(NodeTree tree, Layout layout, FileChannel channel, Consumer<SNode> afterEach) throws IOException {
         SnapshotWriter writer = new SnapshotWriter(tree, layout, channel, SectionWriter.DEFAULT_BUFFER);
-        writer.run();
+        writer.run(afterEach);
         channel.force(true);
         return writer.out.bytesWritten();
     }
 
-    private void run() throws IOException {
+    private void run(Consumer<SNode> afterEach) throws IOException {
         // Both before the first walk: an activation (a list's append included) or a deactivation
         // that completes later moves one of them (as a launch's snapshot of active blocks sees).
         long activations = tree.activationStamp();
@@ -63,19 +83,25 @@ public final class SnapshotWriter {
         out.buffer().put(text);
         out.end();
         for (SNode snode : layout.snodes()) {
-            NodeGeometry node = new NodeGeometry(tree.plan(), snode);
+            NodeGeometry node = nodes[snode.id()];
             switch (snode.kind()) {
                 case ROOT -> root(node);
                 case DENSE, BITMASKED, POINTER, HASH -> blocks(node);
                 case DYNAMIC -> lists(node);
                 default -> throw new AssertionError(snode.kind());
             }
+            afterEach.accept(snode);
+        }
+        for (NodeGeometry node : nodes) {
+            if (node.kind == NodeKind.DENSE && node.fieldBytes() > 0
+                    && records[node.snode.id()] != parents.activeCells(node.snode.parent())) {
+                // the reader's count at the END section (a parent cell deactivated between the walks)
+                throw changed(records[node.snode.id()] + " blocks of " + node + " written for "
+                        + parents.activeCells(node.snode.parent()) + " active cells of " + node.snode.parent().path());
+            }
         }
         if (tree.epoch() != epoch || tree.activationStamp() != activations) {
-            // Before the END section, so that every read refuses what was written.
-            throw new ConcurrentModificationException("the runtime changed while its snapshot was written (a cell"
-                    + " activated, deactivated or appended to by another thread): the file is incomplete and every"
-                    + " read refuses it; write again once nothing changes the runtime");
+            throw changed("a cell activated, deactivated or appended to by another thread");
         }
         int sections = out.sections();
         out.begin(SnapshotFormat.END, 0);
@@ -86,6 +112,30 @@ public final class SnapshotWriter {
         }
         out.end();
         out.flush();
+    }
+
+    /**
+     * The write's failure when the structure changed under it, thrown before the END section, so
+     * that every read refuses what was written.
+     */
+    private static ConcurrentModificationException changed(String what) {
+        return new ConcurrentModificationException("the runtime changed while its snapshot was written (" + what
+                + "): the file is incomplete and every read refuses it; write again once nothing changes the runtime");
+    }
+
+    /**
+     * Fails unless the parent cell of the record of {@code node} whose base is at {@code bases[at ...]} is active by a
+     * record written before (else the reader would refuse the file): the parent's walk came before
+     * another thread activated it.
+     */
+    private void requireParent(NodeGeometry node, int[] bases, int at) {
+        int[] parent = node.kind == NodeKind.HASH
+                ? node.parentCoordinates(node.containerBase(Arrays.copyOfRange(bases, at, at + node.arity)), 0)
+                : node.parentCoordinates(bases, at);
+        if (!parents.parentActive(node, parent)) {
+            throw changed("a record of " + node + " lies in cell " + Arrays.toString(parent) + " of "
+                    + node.snode.parent().path() + ", which was not active when that SNode was written");
+        }
     }
 
     private void root(NodeGeometry node) throws IOException {
@@ -112,6 +162,11 @@ public final class SnapshotWriter {
             long active = blocks.activeCells(b);
             if (active == 0) {
                 continue; // a bitmasked or pointer container with nothing active: its parent's record says all
+            }
+            requireParent(node, bases, b * node.arity);
+            if (parents.tracks(node)) {
+                parents.activate(node, Arrays.copyOfRange(bases, b * node.arity, (b + 1) * node.arity),
+                        node.maskWords == 0 ? null : Arrays.copyOfRange(masks, b * node.maskWords, (b + 1) * node.maskWords));
             }
             boolean packed = node.kind == NodeKind.POINTER
                     || (node.kind == NodeKind.BITMASKED && !node.wholeCells());
@@ -170,9 +225,7 @@ public final class SnapshotWriter {
                 bits &= bits - 1;
                 long word = Atomics.getAcquire(segment, container + PointerWord.wordOffset(index));
                 if (!PointerWord.isActive(word)) {
-                    throw new ConcurrentModificationException("the runtime changed while its snapshot was written:"
-                            + " cell " + index + " of a container of " + node.snode.path() + " was deactivated;"
-                            + " the file is incomplete and every read refuses it");
+                    throw changed("cell " + index + " of a container of " + node.snode.path() + " was deactivated");
                 }
                 long cell = PointerWord.cellIndex(word);
                 copyOut(children.segment(cell), children.offset(cell), node.fieldBytes());
@@ -191,6 +244,8 @@ public final class SnapshotWriter {
             if (blocks.length(b) == 0) {
                 continue; // an empty list: its parent's record says all
             }
+            requireParent(node, bases, b * node.arity);
+            parents.listStarts(node, Arrays.copyOfRange(bases, b * node.arity, (b + 1) * node.arity));
             LeafBlock list = blocks.leaf(b);
             int chunks = list.chunkCount();
             int chunk = 0;
