@@ -4,7 +4,6 @@ import io.snode.runtime.internal.memory.MemoryPool;
 import java.lang.ref.PhantomReference;
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,9 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * frames, and their loaders, reachable: an application's loader that created a runtime through
  * a library in a parent loader). {@link Watch#closed()}, called first thing by the runtime's
  * {@code close()}, forgets the watch, so a closed runtime is never reported; a runtime whose
- * pool is closed by other means (a failing constructor) is not reported either. Taking the
- * stack costs about 10 to 30 microseconds per runtime, beside the milliseconds a runtime takes
- * to create.
+ * pool is closed by other means (a failing constructor) is not reported either.
  */
 public final class UnclosedRuntimes {
     /** The {@link System.Logger} a runtime that became unreachable unclosed is reported to. */
@@ -95,15 +92,24 @@ public final class UnclosedRuntimes {
         }
     }
 
-    /** The frames of this thread from the call into the library: without this class's and the constructors'. */
+    /** How many frames of where a runtime was created a report shows, from the call into the library. */
+    static final int FRAMES = 32;
+
+    /** Walks without keeping classes: the frames it gives refer to none. */
+    private static final StackWalker WALKER = StackWalker.getInstance();
+
+    /**
+     * The innermost {@value #FRAMES} frames of this thread from the call into the library
+     * (without this class's and the constructors'), as text: a walk of those frames only, not of
+     * the whole stack.
+     */
     private static StackTraceElement[] callersFrames() {
-        StackTraceElement[] frames = new Throwable().getStackTrace();
-        int first = 0;
-        while (first < frames.length - 1 && (frames[first].getClassName().equals(UnclosedRuntimes.class.getName())
-                || frames[first].getMethodName().equals("<init>"))) {
-            first++;
-        }
-        return Arrays.copyOfRange(frames, first, frames.length);
+        return WALKER.walk(frames -> frames
+                .dropWhile(frame -> frame.getClassName().equals(UnclosedRuntimes.class.getName())
+                        || frame.getMethodName().equals("<init>"))
+                .limit(FRAMES)
+                .map(StackWalker.StackFrame::toStackTraceElement)
+                .toArray(StackTraceElement[]::new));
     }
 
     /** One runtime's watch (it refers to no runtime: the reference is phantom). */
