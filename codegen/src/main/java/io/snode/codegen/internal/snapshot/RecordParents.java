@@ -77,7 +77,7 @@ final class RecordParents {
             case ROOT -> true;
             case DENSE -> active(snode.parent(), node.parentCoordinates(node.containerBase(coordinates), 0));
             case BITMASKED, POINTER -> {
-                long[] mask = activity[snode.id()].masks.get(new Cell(node.containerBase(coordinates)));
+                long[] mask = mask(snode, node.containerBase(coordinates));
                 long index = node.cellIndex(coordinates);
                 yield mask != null && (mask[(int) (index >>> 6)] & (1L << index)) != 0;
             }
@@ -85,6 +85,30 @@ final class RecordParents {
             default -> throw new AssertionError(snode.kind() + " has no children");
         };
     }
+
+    /**
+     * The mask of the container of bitmasked or pointer {@code snode} at {@code base}, or null:
+     * the last one found is kept, as consecutive records mostly lie in one parent container (the
+     * map keeps each container's first mask array and ORs later records into it, so a kept array
+     * stays current).
+     */
+    private long[] mask(SNode snode, int[] base) {
+        if (snode.id() == lastSnode && Arrays.equals(base, lastBase)) {
+            return lastMask;
+        }
+        long[] mask = activity[snode.id()].masks.get(new Cell(base));
+        if (mask != null) {
+            lastSnode = snode.id();
+            lastBase = base;
+            lastMask = mask;
+        }
+        return mask;
+    }
+
+    /** The container {@link #mask} found last: its SNode's id (-1: none), base and mask. */
+    private int lastSnode = -1;
+    private int[] lastBase;
+    private long[] lastMask;
 
     /** Active cells of {@code snode} (one with children) after the records so far. */
     long activeCells(SNode snode) {
