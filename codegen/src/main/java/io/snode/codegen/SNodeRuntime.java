@@ -57,7 +57,7 @@ import java.util.function.Supplier;
  *
  * <p>{@link #close()} frees all memory (a runtime dropped unclosed keeps it until the JVM exits,
  * and is reported on the {@code System.Logger} {@code io.snode.runtime.unclosed}, with where it
- * was created, when the library next creates or closes a runtime after the garbage collector
+ * was created, when the library next creates, closes or collects a runtime after the garbage collector
  * found it unreachable); generated methods, launches and {@link #gc()} called
  * afterwards throw {@link IllegalStateException} naming this runtime ({@link #toString()}). A
  * launch running when {@code close()} begins is stopped between ranges: the ranges already

@@ -6,8 +6,10 @@ import io.snode.api.Layout;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
 import io.snode.runtime.internal.UnclosedRuntimes;
+import io.snode.runtime.internal.memory.MemoryAllocator;
 import io.snode.runtime.testing.LogCapture;
 import java.io.File;
+import java.lang.foreign.MemorySegment;
 import java.lang.ref.WeakReference;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -16,7 +18,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
 
@@ -105,8 +107,23 @@ class LibraryUnloadingTest {
      */
     @Test
     void aPluginDroppedWithAnUnclosedRuntimeIsCollectedAndItsRuntimeReported() throws Exception {
+        pluginDroppedWithAnUnclosedRuntime(false);
+    }
+
+    /**
+     * As {@link #aPluginDroppedWithAnUnclosedRuntimeIsCollectedAndItsRuntimeReported}, the
+     * runtime's memory allocator being the plugin's own: the watch of unclosed runtimes held the
+     * runtime's pool, and so the allocator, whose class kept the plugin's loader and the runtime
+     * reachable from the library's static set (second review of 12-06).
+     */
+    @Test
+    void aPluginWithItsOwnAllocatorDroppedWithAnUnclosedRuntimeIsCollectedAndItsRuntimeReported() throws Exception {
+        pluginDroppedWithAnUnclosedRuntime(true);
+    }
+
+    private void pluginDroppedWithAnUnclosedRuntime(boolean ownAllocator) throws Exception {
         String label = "plugin" + System.nanoTime();
-        WeakReference<ClassLoader> plugin = createFromAPlugin(label);
+        WeakReference<ClassLoader> plugin = createFromAPlugin(label, ownAllocator);
         try (LogCapture log = new LogCapture(UnclosedRuntimes.LOGGER)
                 .afterEachCollection(() -> SNodeRuntime.compile(Layout.parse("dense(i,4).place(f32 x)")).close())) {
             collectUntilCleared(plugin);
@@ -114,32 +131,88 @@ class LibraryUnloadingTest {
             LogRecord record = log.collectUntilLogged(label);
             assertThat(Arrays.stream(record.getThrown().getStackTrace()).map(StackTraceElement::getClassName))
                     .as("where the runtime was created, as text").contains(PluginCreator.class.getName());
+            assertThat(log.recordsContaining(label)).hasSize(1);
         }
     }
 
-    /** Creates a runtime labelled {@code label} from {@link PluginCreator}, defined by a loader of its own that keeps it. */
-    private static WeakReference<ClassLoader> createFromAPlugin(String label) throws Exception {
+    /**
+     * Creates a runtime labelled {@code label} (with the plugin's own allocator when
+     * {@code ownAllocator}) from {@link PluginCreator}, defined by a loader of its own that keeps it.
+     */
+    private static WeakReference<ClassLoader> createFromAPlugin(String label, boolean ownAllocator) throws Exception {
         PluginLoader loader = new PluginLoader();
         @SuppressWarnings("unchecked")
-        Function<String, Object> creator = (Function<String, Object>) loader.loadClass(PluginCreator.class.getName())
-                .getDeclaredConstructor().newInstance();
+        BiFunction<String, Boolean, Object> creator = (BiFunction<String, Boolean, Object>) loader
+                .loadClass(PluginCreator.class.getName()).getDeclaredConstructor().newInstance();
         assertThat(creator.getClass()).isNotSameAs(PluginCreator.class);
-        loader.kept = creator.apply(label);
+        loader.kept = creator.apply(label, ownAllocator);
         return new WeakReference<>(loader);
     }
 
     /** A plugin's class (its loader, {@link PluginLoader}, defines its own copy) that creates a runtime and does not close it. */
-    public static final class PluginCreator implements Function<String, Object> {
+    public static final class PluginCreator implements BiFunction<String, Boolean, Object> {
         @Override
-        public Object apply(String label) {
+        public Object apply(String label, Boolean ownAllocator) {
+            RuntimeOptions options = ownAllocator ? RuntimeOptions.DEFAULT.withAllocator(new PluginAllocator())
+                    : RuntimeOptions.DEFAULT;
             SparseRuntime runtime = SparseRuntime.create(Layout.parse("pointer(i,16).dense(i,8).place(f32 x)"),
-                    RuntimeOptions.DEFAULT, label);
+                    options, label);
             runtime.setFloat("x", 1f, 3);
             return runtime;
         }
     }
 
-    /** Defines {@link PluginCreator} itself; everything else (the library, this test) comes from the parent. */
+    /** A plugin's own allocator (defined by {@link PluginLoader} too): the library's default, delegated to. */
+    public static final class PluginAllocator implements MemoryAllocator {
+        private final MemoryAllocator inner = MemoryAllocator.regionsWherePossible();
+
+        @Override
+        public MemorySegment allocate(long byteSize, long byteAlignment) {
+            return inner.allocate(byteSize, byteAlignment);
+        }
+
+        @Override
+        public void free(MemorySegment segment) {
+            inner.free(segment);
+        }
+
+        @Override
+        public boolean commitsOnAllocate() {
+            return inner.commitsOnAllocate();
+        }
+
+        @Override
+        public MemorySegment reserveRegion(long byteSize) {
+            return inner.reserveRegion(byteSize);
+        }
+
+        @Override
+        public void commit(MemorySegment region, long offset, long byteSize) {
+            inner.commit(region, offset, byteSize);
+        }
+
+        @Override
+        public void decommit(MemorySegment region, long offset, long byteSize) {
+            inner.decommit(region, offset, byteSize);
+        }
+
+        @Override
+        public long residentBytes(MemorySegment region, long offset, long byteSize) {
+            return inner.residentBytes(region, offset, byteSize);
+        }
+
+        @Override
+        public boolean adviseHugePages(MemorySegment region) {
+            return inner.adviseHugePages(region);
+        }
+
+        @Override
+        public void releaseRegion(MemorySegment region) {
+            inner.releaseRegion(region);
+        }
+    }
+
+    /** Defines {@link PluginCreator} and {@link PluginAllocator} itself; everything else (the library, this test) comes from the parent. */
     private static final class PluginLoader extends ClassLoader {
         volatile Object kept;
 
@@ -149,7 +222,7 @@ class LibraryUnloadingTest {
 
         @Override
         protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (!name.equals(PluginCreator.class.getName())) {
+            if (!name.equals(PluginCreator.class.getName()) && !name.equals(PluginAllocator.class.getName())) {
                 return super.loadClass(name, resolve);
             }
             synchronized (getClassLoadingLock(name)) {

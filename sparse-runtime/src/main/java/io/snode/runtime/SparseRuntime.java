@@ -438,7 +438,6 @@ public final class SparseRuntime implements AutoCloseable {
      */
     public void collect() {
         checkOpen();
-        UnclosedRuntimes.report();
         List<CheckedCells> managers = new ArrayList<>();
         for (CheckedCells[] group : new CheckedCells[][] {cells, directories}) {
             for (CheckedCells manager : group) {
@@ -459,6 +458,7 @@ public final class SparseRuntime implements AutoCloseable {
                 nodeTables.freeRetired(); // no reader can hold a retired table now
             }
         }
+        UnclosedRuntimes.report(); // after the collection: a failing report cannot stop it
     }
 
     /** Memory held and cell counts per SNode with a node manager, plus the root cell. */
@@ -496,11 +496,13 @@ public final class SparseRuntime implements AutoCloseable {
             return;
         }
         closed = true;
-        watch.closed();
         try {
             pool.close();
         } finally {
-            Reference.reachabilityFence(this); // reachable until closed: its watch is not enqueued meanwhile
+            // After the pool: a report of other runtimes that fails cannot keep this one's memory.
+            // Reachable until then, so its watch is not enqueued meanwhile.
+            watch.closed();
+            Reference.reachabilityFence(this);
         }
     }
 

@@ -104,6 +104,92 @@ class UnclosedRuntimeTest {
         }
     }
 
+    /**
+     * A logging handler that throws an {@link Error} while another runtime's report is written,
+     * during a {@code close()}: the error reaches the caller, after the closed runtime's memory
+     * was freed (until the second review of 12-06 the report came first, and the memory of the
+     * runtime being closed was never freed).
+     */
+    @Test
+    void aLoggerThatThrowsAnErrorDuringCloseLeavesTheClosedRuntimesMemoryFreed() {
+        java.util.concurrent.atomic.AtomicLong held = new java.util.concurrent.atomic.AtomicLong();
+        io.snode.runtime.internal.memory.MemoryAllocator counting = new io.snode.runtime.internal.memory.MemoryAllocator() {
+            private final io.snode.runtime.internal.memory.MemoryAllocator real =
+                    io.snode.runtime.internal.memory.MemoryAllocator.arenaPerChunk();
+
+            @Override
+            public java.lang.foreign.MemorySegment allocate(long byteSize, long byteAlignment) {
+                java.lang.foreign.MemorySegment segment = real.allocate(byteSize, byteAlignment);
+                held.addAndGet(segment.byteSize());
+                return segment;
+            }
+
+            @Override
+            public void free(java.lang.foreign.MemorySegment segment) {
+                held.addAndGet(-segment.byteSize());
+                real.free(segment);
+            }
+        };
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(UnclosedRuntimes.LOGGER);
+        // Until a close() reports a runtime dropped just before it (the collector and the
+        // reference handler decide when): the handler throws only for that runtime, only then.
+        for (int attempt = 0; attempt < 20; attempt++) {
+            SparseRuntime closing = SparseRuntime.create(LAYOUT, RuntimeOptions.DEFAULT.withAllocator(counting),
+                    "closing" + attempt);
+            closing.setFloat("phi", 1f, 1, 2, 3);
+            assertThat(held.get()).isPositive();
+            String label = "throwing" + System.nanoTime();
+            dropUnclosed(label);
+            for (int n = 0; n < 3; n++) {
+                collectAndAwaitReferenceHandling();
+            }
+            java.util.logging.Handler throwing = new java.util.logging.Handler() {
+                @Override
+                public void publish(LogRecord record) {
+                    if (record.getMessage().contains(label)) {
+                        throw new AssertionError("a handler that fails");
+                    }
+                }
+
+                @Override
+                public void flush() {
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+            logger.addHandler(throwing);
+            Throwable thrown;
+            try {
+                thrown = org.assertj.core.api.Assertions.catchThrowable(closing::close);
+            } finally {
+                logger.removeHandler(throwing);
+            }
+            assertThat(closing.isClosed()).isTrue();
+            assertThat(held.get()).as("bytes the closed runtime still holds").isZero();
+            if (thrown != null) {
+                assertThat(thrown).isInstanceOf(AssertionError.class).hasMessage("a handler that fails");
+                return;
+            }
+        }
+        throw new AssertionError("no close() reported the runtime dropped before it in 20 attempts");
+    }
+
+    /** Collects garbage and waits (at most 1 s) until the reference handler enqueued a phantom reference to an object dropped before. */
+    private static void collectAndAwaitReferenceHandling() {
+        java.lang.ref.ReferenceQueue<Object> handled = new java.lang.ref.ReferenceQueue<>();
+        java.lang.ref.PhantomReference<Object> dropped = new java.lang.ref.PhantomReference<>(new Object(), handled);
+        System.gc();
+        try {
+            handled.remove(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        java.lang.ref.Reference.reachabilityFence(dropped);
+    }
+
     /** Creates a runtime labelled {@code label}, writes a cell and drops it; the bytes it had committed. */
     private static long dropUnclosed(String label) {
         SparseRuntime runtime = SparseRuntime.create(LAYOUT, RuntimeOptions.DEFAULT, label);

@@ -33,8 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * forever; without it, a deployment whose loader is dropped is collected whole, unclosed
  * runtimes included (their off-heap memory stays held, as the README says).
  *
- * <p>A watch holds the runtime's {@link MemoryPool}, never the runtime (the pool refers to no
- * runtime), and where it was created as {@link StackTraceElement}s taken when it is made, which
+ * <p>A watch holds what the runtime's pool holds ({@link MemoryPool.Holdings}: two counters and a
+ * flag), never the runtime nor the pool (whose allocator may be an application's: a plugin's
+ * allocator would keep the plugin's loader, and the runtime it keeps, reachable from this
+ * class's set), and where it was created as {@link StackTraceElement}s taken when it is made, which
  * refer to no class (a {@link Throwable} kept until the report would keep the classes of its
  * frames, and their loaders, reachable: an application's loader that created a runtime through
  * a library in a parent loader). {@link Watch#closed()}, called first thing by the runtime's
@@ -69,14 +71,15 @@ public final class UnclosedRuntimes {
     public static Watch watch(Object runtime, MemoryPool pool, String description) {
         Objects.requireNonNull(runtime, "runtime");
         report();
-        Watch watch = new Watch(runtime, pool, description, callersFrames());
+        Watch watch = new Watch(runtime, pool.holdings(), description, callersFrames());
         WATCHED.add(watch);
         return watch;
     }
 
     /**
      * Reports each runtime that the garbage collector has found unreachable unclosed since the
-     * last call. Never throws: a logger that fails loses its record.
+     * last call. A logger that throws a {@link RuntimeException} loses its record; an
+     * {@link Error} passes (runtimes call this after their own work is done).
      */
     public static void report() {
         Reference<?> found;
@@ -114,11 +117,12 @@ public final class UnclosedRuntimes {
 
     /** One runtime's watch (it refers to no runtime: the reference is phantom). */
     public static final class Watch extends PhantomReference<Object> {
-        private final MemoryPool pool;
+        /** What the pool holds, without the pool (whose allocator may be an application's). */
+        private final MemoryPool.Holdings pool;
         private final String description;
         private final StackTraceElement[] created;
 
-        private Watch(Object runtime, MemoryPool pool, String description, StackTraceElement[] created) {
+        private Watch(Object runtime, MemoryPool.Holdings pool, String description, StackTraceElement[] created) {
             super(runtime, UNREACHABLE);
             this.pool = Objects.requireNonNull(pool, "pool");
             this.description = Objects.requireNonNull(description, "description");
@@ -136,7 +140,7 @@ public final class UnclosedRuntimes {
         }
 
         private void log() {
-            if (pool.isClosed()) {
+            if (pool.closed()) {
                 return;
             }
             long n = REPORTED.incrementAndGet();
@@ -150,8 +154,8 @@ public final class UnclosedRuntimes {
             where.setStackTrace(created);
             logger.log(level, "SNode runtime " + description + " became unreachable without close() (unclosed runtime "
                     + n + " of this library copy; the first " + WARNED + " and each power of two are reported as"
-                    + " WARNING, the others as DEBUG): its " + pool.bytesCommitted()
-                    + " bytes of off-heap memory and " + pool.regionBytes()
+                    + " WARNING, the others as DEBUG): its " + pool.bytesReserved()
+                    + " bytes of off-heap memory (reserved: what a memory cap counts) and " + pool.regionBytes()
                     + " bytes of reserved address space stay held until the JVM exits (they may still be"
                     + " in use by its bound interfaces or handles). Close every runtime, e.g. with"
                     + " try-with-resources; it was created where this record's exception shows.", where);

@@ -1,5 +1,8 @@
 package io.snode.runtime.testing;
 
+import java.lang.ref.PhantomReference;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
@@ -8,8 +11,8 @@ import java.util.logging.Logger;
 
 /**
  * The records one {@link System.Logger} (here backed by {@code java.util.logging}) receives while
- * it is open, and a bounded way to wait for one that the garbage collector's reference handling
- * makes: {@link #collectUntilLogged}.
+ * it is open, and a bounded way to wait for one that follows the garbage collector's reference
+ * handling: {@link #collectUntilLogged}.
  */
 public final class LogCapture implements AutoCloseable {
     private final Logger logger;
@@ -18,9 +21,6 @@ public final class LogCapture implements AutoCloseable {
         @Override
         public void publish(LogRecord record) {
             records.add(record);
-            synchronized (LogCapture.this) {
-                LogCapture.this.notifyAll(); // wakes collectUntilLogged at once
-            }
         }
 
         @Override
@@ -65,8 +65,11 @@ public final class LogCapture implements AutoCloseable {
     }
 
     /**
-     * Collects garbage (up to 200 times; after each, waits for the next record, at most 50 ms)
-     * until a record contains {@code text}; that record, or an {@link AssertionError}.
+     * Collects garbage (up to 200 times) until a record contains {@code text}; that record, or
+     * an {@link AssertionError}. After each collection it waits (at most 1 s) until the JVM's
+     * reference handler has enqueued a phantom reference to an object dropped before it, so
+     * that references the same collection found are enqueued too, then runs
+     * {@link #afterEachCollection}, which may turn them into records on this thread.
      */
     public LogRecord collectUntilLogged(String text) {
         return collectUntilLogged(text, 1).get(0);
@@ -82,22 +85,21 @@ public final class LogCapture implements AutoCloseable {
             if (found.size() >= count) {
                 return found;
             }
+            ReferenceQueue<Object> handled = new ReferenceQueue<>();
+            PhantomReference<Object> dropped = new PhantomReference<>(new Object(), handled);
             System.gc();
             byte[][] garbage = new byte[64][];
             for (int g = 0; g < garbage.length; g++) {
                 garbage[g] = new byte[1 << 16];
             }
-            afterEachCollection.run();
-            synchronized (this) {
-                try {
-                    if (recordsContaining(text).size() < count) {
-                        wait(50); // until the next record (notified) or the next collection
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new AssertionError("interrupted while waiting for a record containing " + text, e);
-                }
+            try {
+                handled.remove(1000); // bounded: the reference handler's work for this collection
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while waiting for a record containing " + text, e);
             }
+            Reference.reachabilityFence(dropped);
+            afterEachCollection.run();
         }
         throw new AssertionError("fewer than " + count + " records containing " + text + " after 200 collections; records: "
                 + records.stream().map(LogRecord::getMessage).toList());

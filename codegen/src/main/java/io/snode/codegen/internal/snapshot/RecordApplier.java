@@ -93,7 +93,6 @@ final class RecordApplier {
                     }
                 }
                 tree.activationsCompleted(); // as any activation: launches' snapshots and a snapshot's write see it
-
             }
             case POINTER -> pointerCells(node, base, mask, data);
             default -> throw new AssertionError(node.kind);

@@ -83,4 +83,38 @@ class SnapshotWriterParentsTest {
             }
         }
     }
+
+    /**
+     * A parent cell deactivated between the pointer's walk and its dense children's: the file
+     * would have a dense block record fewer than the pointer's active cells, which the reader
+     * counts at the END section; the writer counts the same (review of 12-06, second round).
+     */
+    @Test
+    void aDenseChildOfAParentCellDeactivatedBetweenTheWalksEndsTheWriteByItsCount() throws Exception {
+        Layout layout = Layout.parse("pointer(i,64).dense(i,8).place(f32 v)");
+        Path file = directory.resolve("dense.snap");
+        try (SNodeRuntime runtime = SNodeRuntime.compile(layout)) {
+            runtime.generic().setFloat("v", 1f, 5);
+            runtime.generic().setFloat("v", 1f, 8 * 30 + 1);
+            SNode pointer = layout.field("v").snode().parent();
+            Consumer<SNode> deactivateAfterThePointer = snode -> {
+                if (snode == pointer) {
+                    runtime.generic().deactivate(pointer, 30);
+                }
+            };
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                assertThatThrownBy(() -> runtime.phaseLock().supplyLaunch(() -> {
+                    try {
+                        return SnapshotWriter.write(runtime.generic().internalTree(), layout, channel,
+                                deactivateAfterThePointer);
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                })).isInstanceOf(ConcurrentModificationException.class)
+                        .hasMessageContaining("1 blocks of root/pointer(i,64)/dense(i,8) written for 2 active cells");
+            }
+            assertThatThrownBy(() -> Snapshots.read(file).close()).isInstanceOf(SnapshotException.class);
+        }
+    }
 }

@@ -93,6 +93,8 @@ public final class MemoryPool implements AutoCloseable {
     private volatile boolean closed;
 
     private final AtomicLong bytesReserved = new AtomicLong();
+    /** What {@link #holdings()} reads: this pool's counter of bytes reserved, its regions' bytes, closed. */
+    private final Holdings holdings = new Holdings(bytesReserved);
     private final AtomicLong bytesCommitted = new AtomicLong();
     private final AtomicLong chunksHeld = new AtomicLong();
     /** Chunks held, by base address. */
@@ -247,6 +249,7 @@ public final class MemoryPool implements AutoCloseable {
             }
             Region region = new Region(owner, segment, hugePages && allocator.adviseHugePages(segment));
             regions.add(region);
+            holdings.regionBytes.addAndGet(segment.byteSize());
             return region;
         } finally {
             lifecycle.readLock().unlock();
@@ -559,6 +562,40 @@ public final class MemoryPool implements AutoCloseable {
     }
 
     /**
+     * What this pool holds, readable without the pool: for a watch of its runtime that must not
+     * keep the pool's allocator (an application's, whose class loader it would keep) reachable.
+     */
+    public Holdings holdings() {
+        return holdings;
+    }
+
+    /** What a pool holds: its bytes reserved (what the cap counts), its regions' address space, whether it is closed. */
+    public static final class Holdings {
+        private final AtomicLong bytesReserved;
+        private final AtomicLong regionBytes = new AtomicLong();
+        private volatile boolean closed;
+
+        private Holdings(AtomicLong bytesReserved) {
+            this.bytesReserved = bytesReserved;
+        }
+
+        /** {@link MemoryPool#bytesReserved()}. */
+        public long bytesReserved() {
+            return bytesReserved.get();
+        }
+
+        /** {@link MemoryPool#regionBytes()} (regions are released only when the pool closes). */
+        public long regionBytes() {
+            return regionBytes.get();
+        }
+
+        /** Whether the pool's {@link MemoryPool#close()} has begun. */
+        public boolean closed() {
+            return closed;
+        }
+    }
+
+    /**
      * Frees every chunk still held; idempotent. Waits for requests in progress on other threads.
      * If the allocator throws while freeing, the remaining chunks are still freed and the first
      * exception is rethrown at the end with the others suppressed.
@@ -571,6 +608,7 @@ public final class MemoryPool implements AutoCloseable {
                 return;
             }
             closed = true;
+            holdings.closed = true;
             Throwable first = null;
             for (Long address : List.copyOf(chunks.keySet())) {
                 Chunk held = chunks.remove(address);
