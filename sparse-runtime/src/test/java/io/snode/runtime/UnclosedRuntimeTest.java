@@ -141,7 +141,7 @@ class UnclosedRuntimeTest {
             String label = "throwing" + System.nanoTime();
             dropUnclosed(label);
             for (int n = 0; n < 3; n++) {
-                collectAndAwaitReferenceHandling();
+                LogCapture.collectAndAwaitReferenceHandling();
             }
             java.util.logging.Handler throwing = new java.util.logging.Handler() {
                 @Override
@@ -174,20 +174,6 @@ class UnclosedRuntimeTest {
             }
         }
         throw new AssertionError("no close() reported the runtime dropped before it in 20 attempts");
-    }
-
-    /** Collects garbage and waits (at most 1 s) until the reference handler enqueued a phantom reference to an object dropped before. */
-    private static void collectAndAwaitReferenceHandling() {
-        java.lang.ref.ReferenceQueue<Object> handled = new java.lang.ref.ReferenceQueue<>();
-        java.lang.ref.PhantomReference<Object> dropped = new java.lang.ref.PhantomReference<>(new Object(), handled);
-        System.gc();
-        try {
-            handled.remove(1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-        java.lang.ref.Reference.reachabilityFence(dropped);
     }
 
     /** Creates a runtime labelled {@code label}, writes a cell and drops it; the bytes it had committed. */

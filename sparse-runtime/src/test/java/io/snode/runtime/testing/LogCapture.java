@@ -85,24 +85,33 @@ public final class LogCapture implements AutoCloseable {
             if (found.size() >= count) {
                 return found;
             }
-            ReferenceQueue<Object> handled = new ReferenceQueue<>();
-            PhantomReference<Object> dropped = new PhantomReference<>(new Object(), handled);
-            System.gc();
-            byte[][] garbage = new byte[64][];
-            for (int g = 0; g < garbage.length; g++) {
-                garbage[g] = new byte[1 << 16];
-            }
-            try {
-                handled.remove(1000); // bounded: the reference handler's work for this collection
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted while waiting for a record containing " + text, e);
-            }
-            Reference.reachabilityFence(dropped);
+            collectAndAwaitReferenceHandling();
             afterEachCollection.run();
         }
         throw new AssertionError("fewer than " + count + " records containing " + text + " after 200 collections; records: "
                 + records.stream().map(LogRecord::getMessage).toList());
+    }
+
+    /**
+     * Collects garbage and waits (at most 1 s) until the JVM's reference handler has enqueued a
+     * phantom reference to an object dropped before: references the same collection found are
+     * then enqueued too (mostly; callers loop).
+     */
+    public static void collectAndAwaitReferenceHandling() {
+        ReferenceQueue<Object> handled = new ReferenceQueue<>();
+        PhantomReference<Object> dropped = new PhantomReference<>(new Object(), handled);
+        System.gc();
+        byte[][] garbage = new byte[64][];
+        for (int g = 0; g < garbage.length; g++) {
+            garbage[g] = new byte[1 << 16];
+        }
+        try {
+            handled.remove(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for the reference handler", e);
+        }
+        Reference.reachabilityFence(dropped);
     }
 
     @Override

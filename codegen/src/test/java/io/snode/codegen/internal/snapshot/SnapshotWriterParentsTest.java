@@ -8,6 +8,8 @@ import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.interop.SnapshotException;
 import io.snode.codegen.interop.Snapshots;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -42,19 +44,10 @@ class SnapshotWriterParentsTest {
                     runtime.generic().setFloat("v", 2f, 64 * 30 + 7); // a new pointer cell and leaf cell
                 }
             };
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                assertThatThrownBy(() -> runtime.phaseLock().supplyLaunch(() -> {
-                    try {
-                        return SnapshotWriter.write(runtime.generic().internalTree(), LAYOUT, channel,
-                                activateAfterThePointer);
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                })).isInstanceOf(ConcurrentModificationException.class)
-                        .hasMessageContaining("lies in cell [30] of root/pointer(i,64), which was not active when that"
-                                + " SNode was written");
-            }
+            assertThatThrownBy(() -> write(runtime, file, activateAfterThePointer))
+                    .isInstanceOf(ConcurrentModificationException.class)
+                    .hasMessageContaining("lies in cell [30] of root/pointer(i,64), which was not active when that"
+                            + " SNode was written");
             assertThatThrownBy(() -> Snapshots.read(file).close()).isInstanceOf(SnapshotException.class);
         }
     }
@@ -65,17 +58,7 @@ class SnapshotWriterParentsTest {
         try (SNodeRuntime runtime = SNodeRuntime.compile(LAYOUT)) {
             runtime.generic().setFloat("v", 1f, 5);
             runtime.generic().setFloat("v", 2f, 64 * 30 + 7);
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                long bytes = runtime.phaseLock().supplyLaunch(() -> {
-                    try {
-                        return SnapshotWriter.write(runtime.generic().internalTree(), LAYOUT, channel, snode -> { });
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                });
-                assertThat(bytes).isPositive();
-            }
+            assertThat(write(runtime, file, snode -> { })).isPositive();
             try (SNodeRuntime copy = Snapshots.read(file)) {
                 assertThat(copy.generic().getFloat("v", 5)).isEqualTo(1f);
                 assertThat(copy.generic().getFloat("v", 64 * 30 + 7)).isEqualTo(2f);
@@ -102,19 +85,26 @@ class SnapshotWriterParentsTest {
                     runtime.generic().deactivate(pointer, 30);
                 }
             };
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                assertThatThrownBy(() -> runtime.phaseLock().supplyLaunch(() -> {
-                    try {
-                        return SnapshotWriter.write(runtime.generic().internalTree(), layout, channel,
-                                deactivateAfterThePointer);
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                })).isInstanceOf(ConcurrentModificationException.class)
-                        .hasMessageContaining("1 blocks of root/pointer(i,64)/dense(i,8) written for 2 active cells");
-            }
+            assertThatThrownBy(() -> write(runtime, file, deactivateAfterThePointer))
+                    .isInstanceOf(ConcurrentModificationException.class)
+                    .hasMessageContaining("1 blocks of root/pointer(i,64)/dense(i,8) written for 2 active cells");
             assertThatThrownBy(() -> Snapshots.read(file).close()).isInstanceOf(SnapshotException.class);
+        }
+    }
+
+    /** Writes {@code runtime}'s snapshot to {@code file} as {@code Snapshots.write} does (in a launch), calling {@code afterEach} after each SNode. */
+    private static long write(SNodeRuntime runtime, Path file, Consumer<SNode> afterEach) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            return runtime.phaseLock().supplyLaunch(() -> {
+                try {
+                    return SnapshotWriter.write(runtime.generic().internalTree(), runtime.layout(), channel, afterEach);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
         }
     }
 }
