@@ -118,13 +118,13 @@ public final class UnclosedRuntimes {
     /** One runtime's watch (it refers to no runtime: the reference is phantom). */
     public static final class Watch extends PhantomReference<Object> {
         /** What the pool holds, without the pool (whose allocator may be an application's). */
-        private final MemoryPool.Holdings pool;
+        private final MemoryPool.Holdings holdings;
         private final String description;
         private final StackTraceElement[] created;
 
-        private Watch(Object runtime, MemoryPool.Holdings pool, String description, StackTraceElement[] created) {
+        private Watch(Object runtime, MemoryPool.Holdings holdings, String description, StackTraceElement[] created) {
             super(runtime, UNREACHABLE);
-            this.pool = Objects.requireNonNull(pool, "pool");
+            this.holdings = Objects.requireNonNull(holdings, "holdings");
             this.description = Objects.requireNonNull(description, "description");
             this.created = created;
         }
@@ -140,7 +140,7 @@ public final class UnclosedRuntimes {
         }
 
         private void log() {
-            if (pool.closed()) {
+            if (holdings.closed()) {
                 return;
             }
             long n = REPORTED.incrementAndGet();
@@ -154,8 +154,8 @@ public final class UnclosedRuntimes {
             where.setStackTrace(created);
             logger.log(level, "SNode runtime " + description + " became unreachable without close() (unclosed runtime "
                     + n + " of this library copy; the first " + WARNED + " and each power of two are reported as"
-                    + " WARNING, the others as DEBUG): its " + pool.bytesReserved()
-                    + " bytes of off-heap memory (reserved: what a memory cap counts) and " + pool.regionBytes()
+                    + " WARNING, the others as DEBUG): its " + holdings.bytesReserved()
+                    + " bytes of off-heap memory (reserved: what a memory cap counts) and " + holdings.regionBytes()
                     + " bytes of reserved address space stay held until the JVM exits (they may still be"
                     + " in use by its bound interfaces or handles). Close every runtime, e.g. with"
                     + " try-with-resources; it was created where this record's exception shows.", where);
