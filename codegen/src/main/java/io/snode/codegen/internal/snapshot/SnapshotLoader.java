@@ -91,7 +91,7 @@ public final class SnapshotLoader {
             long perCell = 1;
             SNode above = snode.parent();
             while (above.kind() == NodeKind.DENSE) {
-                perCell = saturatedProduct(perCell, nodes[above.id()].cellCount);
+                perCell = RecordParents.saturatedProduct(perCell, nodes[above.id()].cellCount);
                 above = above.parent();
             }
             if (above.kind() != NodeKind.ROOT) { // below the root, the blocks exist from the start
@@ -101,10 +101,6 @@ public final class SnapshotLoader {
                 below[above.id()].add(new DenseBelow(nodes[snode.id()], perCell));
             }
         }
-    }
-
-    private static long saturatedProduct(long a, long b) {
-        return RecordParents.saturatedProduct(a, b);
     }
 
     /**
@@ -320,7 +316,7 @@ public final class SnapshotLoader {
             return;
         }
         for (DenseBelow dense : below) {
-            long blocks = saturatedProduct(active, dense.perCell());
+            long blocks = RecordParents.saturatedProduct(active, dense.perCell());
             long recordBytes = dense.dense().denseRecordBytes();
             if (blocks > in.size() / recordBytes) {
                 throw in.fail(in.where() + ", record at byte " + in.fileOffset(at) + " of " + node + ": " + active

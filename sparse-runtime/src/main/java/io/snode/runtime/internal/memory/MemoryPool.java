@@ -90,10 +90,9 @@ public final class MemoryPool implements AutoCloseable {
 
     /** Read side: requests; write side: close. Keeps a chunk from being allocated after close freed the rest. */
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
-    private volatile boolean closed;
 
     private final AtomicLong bytesReserved = new AtomicLong();
-    /** What {@link #holdings()} reads: this pool's counter of bytes reserved, its regions' bytes, closed. */
+    /** This pool's counter of bytes reserved, its regions' bytes and whether it is closed ({@link #holdings()}). */
     private final Holdings holdings = new Holdings(bytesReserved);
     private final AtomicLong bytesCommitted = new AtomicLong();
     private final AtomicLong chunksHeld = new AtomicLong();
@@ -340,11 +339,7 @@ public final class MemoryPool implements AutoCloseable {
 
     /** Bytes of address space reserved by regions (not counted against the cap). */
     public long regionBytes() {
-        long total = 0;
-        for (Region region : regions) {
-            total += region.segment.byteSize();
-        }
-        return total;
+        return holdings.regionBytes.get();
     }
 
     /**
@@ -398,14 +393,14 @@ public final class MemoryPool implements AutoCloseable {
     /** Frees a chunk removed from the table; the counters drop even if the allocator throws. */
     private void release(Chunk held) {
         Region region = held.region;
-        if (region != null && region.huge && !closed) {
+        if (region != null && region.huge && !holdings.closed) {
             releaseHuge(held, region);
             return;
         }
         try {
             if (region == null) {
                 allocator.free(held.segment);
-            } else if (!closed) {
+            } else if (!holdings.closed) {
                 allocator.decommit(region.segment, held.regionOffset, held.byteSize);
             }
         } finally {
@@ -466,7 +461,7 @@ public final class MemoryPool implements AutoCloseable {
         }
         lifecycle.readLock().lock();
         try {
-            if (closed) {
+            if (holdings.closed) {
                 return committed;
             }
             for (Region region : regions) {
@@ -558,7 +553,7 @@ public final class MemoryPool implements AutoCloseable {
     }
 
     public boolean isClosed() {
-        return closed;
+        return holdings.closed;
     }
 
     /**
@@ -604,10 +599,9 @@ public final class MemoryPool implements AutoCloseable {
     public void close() {
         lifecycle.writeLock().lock();
         try {
-            if (closed) {
+            if (holdings.closed) {
                 return;
             }
-            closed = true;
             holdings.closed = true;
             Throwable first = null;
             for (Long address : List.copyOf(chunks.keySet())) {
@@ -640,6 +634,7 @@ public final class MemoryPool implements AutoCloseable {
                 }
             }
             regions.clear();
+            holdings.regionBytes.set(0);
             if (first instanceof RuntimeException re) {
                 throw re;
             } else if (first instanceof Error e) {
@@ -653,7 +648,7 @@ public final class MemoryPool implements AutoCloseable {
     }
 
     void checkOpen() {
-        if (closed) {
+        if (holdings.closed) {
             throw new IllegalStateException("memory pool is closed");
         }
     }
