@@ -33,6 +33,9 @@ class ActiveSetTest {
             rt.generic().setFloat("phi", 1000f, 127, 127, 127);
             rt.generic().setFloat("phi", 1000f, 0, 0, 1);
             assertThat(set.isCurrent()).isTrue();
+            // A deactivation that finds its cell inactive changes nothing (until 12-06 it made the set stale).
+            assertThat(rt.generic().deactivate(leaf, 0, 0, 2)).isFalse();
+            assertThat(set.isCurrent()).isTrue();
             double[] sum = {0};
             AtomicLong visits = new AtomicLong();
             rt.forEach(set, (Kernel3) (i, j, k) -> {

@@ -255,10 +255,10 @@ public final class SNodeContender implements Contender, AutoCloseable {
         results.add(Row.of(Workload.W3, this, 1, "block form (reduceBlocks)", blocks, block[0].count())
                 .checksums(null, block[0].sum(), block[0].count())
                 .check(context.data().references(), activity));
-        // After a change, the launch walks the tree again: before each run (untimed), the
-        // deactivation of an inactive cell of the leaf's parent moves the structure's epoch
-        // without changing a cell (a collection where no such cell is found). With T threads,
-        // both the walk and the reduction run on T.
+        // After a change, the launch walks the tree again: before each run (untimed), an
+        // inactive cell of the leaf's parent is activated and deactivated again, which leaves
+        // the active cells as they were (a collection where no such cell is found). With T
+        // threads, both the walk and the reduction run on T.
         int[] idle = idleParentCell(context.data().sorted());
         for (int threads : context.threadCounts()) {
             runtime.parallelism(threads);
@@ -267,9 +267,12 @@ public final class SNodeContender implements Contender, AutoCloseable {
                     () -> {
                         if (idle == null) {
                             runtime.gc();
-                        } else if (runtime.generic().deactivate(leaf.parent(), idle)) {
-                            throw new IllegalStateException("the idle cell " + java.util.Arrays.toString(idle)
-                                    + " of " + leaf.parent().path() + " was active");
+                        } else {
+                            runtime.generic().activate(leaf.parent(), idle);
+                            if (!runtime.generic().deactivate(leaf.parent(), idle)) {
+                                throw new IllegalStateException("the idle cell " + java.util.Arrays.toString(idle)
+                                        + " of " + leaf.parent().path() + " was not activated");
+                            }
                         }
                         return runtime;
                     },
@@ -278,7 +281,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
                             afterChange, walked[0].count())
                     .checksums(null, walked[0].sum(), walked[0].count())
                     .note(idle == null ? "a collection before each run, untimed, makes the launch walk again"
-                            : "an inactive cell deactivated before each run, untimed, makes the launch walk again")
+                            : "an inactive cell activated and deactivated before each run, untimed, makes the launch walk again")
                     .check(context.data().references(), activity));
         }
         runtime.parallelism(1);
@@ -318,7 +321,7 @@ public final class SNodeContender implements Contender, AutoCloseable {
 
     /**
      * An inactive cell of the leaf's parent next to an active one, in an active cell of the
-     * node above (so that deactivating it reaches it and moves the epoch), or null when the
+     * node above (so that activating it allocates only its own container), or null when the
      * layout has no such pair of sparse nodes on the last axis or none is found.
      */
     private int[] idleParentCell(NarrowBand band) {

@@ -7,6 +7,7 @@ import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.runtime.internal.NodeTree;
+import java.lang.invoke.MethodHandle;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -73,6 +74,42 @@ class SnapshotReuseTest {
             rt.generic().deactivateAll(MASKED.snode(1));
             assertThat(cells(launcher, leaf)).isEmpty();
             assertThat(launcher.walks()).isEqualTo(6);
+        }
+    }
+
+    /**
+     * A deactivation that finds its cell inactive changes nothing: the epoch stays, so cached
+     * accessors, snapshot writes and the next launch's snapshot are kept (until 12-06 every
+     * deactivation advanced the epoch twice, and the next launch walked again). Bitmasked,
+     * pointer and hash cells, through the runtime and through generated code.
+     */
+    @Test
+    void deactivationsThatFindTheirCellInactiveChangeNothing() throws Throwable {
+        Layout hashed = Layout.parse("hash(ijk,64).bitmasked(ijk,8).place(f32 v)");
+        for (Layout layout : List.of(MASKED, hashed)) {
+            try (SNodeRuntime rt = SNodeRuntime.compile(layout);
+                 Launcher launcher = new Launcher(rt.generic().internalTree(), 1, c -> { })) {
+                NodeTree structure = rt.generic().internalTree();
+                SNode upper = layout.snode(1);
+                SNode leaf = layout.snode(2);
+                rt.generic().setFloat("v", 1f, 1, 2, 3);
+                assertThat(cells(launcher, leaf)).containsExactly(1L);
+                long epoch = structure.epoch();
+                assertThat(rt.generic().deactivate(leaf, 1, 2, 4)).as("a clear bit of an active leaf").isFalse();
+                assertThat(rt.generic().deactivate(upper, 3, 3, 3)).as("an inactive %s cell", upper.kind()).isFalse();
+                assertThat(rt.generic().deactivate(leaf, 31, 31, 31)).as("below an inactive cell").isFalse();
+                MethodHandle generatedLeaf = rt.nodeHandle("deactivate", leaf);
+                MethodHandle generatedUpper = rt.nodeHandle("deactivate", upper);
+                assertThat((boolean) generatedLeaf.invokeExact(1, 2, 5)).as("generated: a clear bit").isFalse();
+                assertThat((boolean) generatedUpper.invokeExact(2, 2, 2)).as("generated: an inactive upper cell").isFalse();
+                assertThat(structure.epoch()).as(layout + ": the epoch").isEqualTo(epoch);
+                assertThat(cells(launcher, leaf)).containsExactly(1L);
+                assertThat(launcher.walks()).as(layout + ": the launch after them").isEqualTo(1);
+                assertThat(rt.generic().deactivate(leaf, 1, 2, 3)).isTrue();
+                assertThat(structure.epoch()).as("a deactivation that finds its cell active").isNotEqualTo(epoch);
+                assertThat(cells(launcher, leaf)).as("the block stays, its cell gone").containsExactly(0L);
+                assertThat(launcher.walks()).isEqualTo(2);
+            }
         }
     }
 

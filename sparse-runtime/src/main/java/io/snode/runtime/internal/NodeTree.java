@@ -1084,15 +1084,21 @@ public final class NodeTree {
      * {@code container}), found by the caller's walk (a list: the list whose header is there,
      * {@code index} unused), with everything below it: the epoch advanced before anything
      * changes and again after, the deactivation counted for the calling thread's launch when
-     * the cell was active. What {@link #deactivate} does once its walk found the container; the
+     * the cell was active. A cell found inactive with nothing in progress on it
+     * ({@link NodeUnit#inactiveAtRest}) is left at once, the epoch as it was: such a call
+     * changes nothing, and is the same as one made just before whatever activates the cell next. What {@link #deactivate} does once its walk found the container; the
      * generated {@code deactivate_} methods walk there themselves.
      *
      * @return whether the cell was active
      */
     public boolean deactivateCell(SNode target, MemorySegment segment, long container, long index) {
+        NodeUnit unit = units.unit(target);
+        if (unit.inactiveAtRest(segment, container, index)) {
+            return false; // nothing changes: the epoch stays, so caches and snapshots stay too
+        }
         advanceEpoch();
         try {
-            boolean wasActive = units.unit(target).deactivate(segment, container, index);
+            boolean wasActive = unit.deactivate(segment, container, index);
             if (wasActive) {
                 countDeactivation();
             }

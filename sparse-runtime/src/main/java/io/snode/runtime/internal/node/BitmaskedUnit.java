@@ -112,6 +112,12 @@ public final class BitmaskedUnit extends NodeUnit {
         at.offset = container + cellOffset(index);
     }
 
+    /** A clear bit: {@link #deactivate} would clear it again and return false. */
+    @Override
+    public boolean inactiveAtRest(MemorySegment segment, long container, long index) {
+        return !isActive(segment, container, index);
+    }
+
     @Override
     public boolean deactivate(MemorySegment segment, long container, long index) {
         long bit = BitmaskWords.bit(index);

@@ -357,6 +357,21 @@ public final class HashUnit extends NodeUnit {
 
     // ------------------------------------------------------------------ deactivation
 
+    /**
+     * No table, or no entry of the key in it: {@link #deactivate} would find none and return
+     * false. An entry whose word is null may be one that another deactivation is still
+     * releasing under the header's lock, which a deactivation waits for; that is not at rest.
+     */
+    @Override
+    public boolean inactiveAtRest(MemorySegment segment, long container, long index) {
+        long tableWord = tableWord(segment, container);
+        if (tableWord == 0) {
+            return true;
+        }
+        MemorySegment table = tables.segment(tableWord);
+        return slot(table, tables.base(tableWord), index) < 0;
+    }
+
     @Override
     public boolean deactivate(MemorySegment segment, long container, long index) {
         long lock = container + HashHeader.LOCK_OFFSET;

@@ -157,6 +157,16 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
     }
 
     /**
+     * Whether cell {@code index} is inactive with no deactivation of it in progress, read
+     * without changing anything: a deactivation of it would change nothing and return false, so
+     * {@code NodeTree.deactivateCell} returns at once, without advancing the epoch. False when
+     * unsure (the default: a list's header is cleared whatever it holds).
+     */
+    public boolean inactiveAtRest(MemorySegment segment, long container, long index) {
+        return false;
+    }
+
+    /**
      * Deactivates cell {@code index} and releases everything below it (Taichi's
      * {@code deactivate}); false when it was inactive.
      */

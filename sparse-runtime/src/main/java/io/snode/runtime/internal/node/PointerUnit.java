@@ -117,6 +117,16 @@ public final class PointerUnit extends NodeUnit {
         return GO_ON;
     }
 
+    /**
+     * A null or retired word, on which {@link #releaseWord} returns false at once; not a busy one
+     * (another deactivation releasing the subtree, which a deactivation waits for).
+     */
+    @Override
+    public boolean inactiveAtRest(MemorySegment segment, long container, long index) {
+        long word = Atomics.getAcquire(segment, container + PointerWord.wordOffset(index));
+        return word == PointerWord.NULL || word == PointerWord.RETIRED;
+    }
+
     @Override
     public boolean deactivate(MemorySegment segment, long container, long index) {
         return releaseWord(segment, container + PointerWord.wordOffset(index), false);
