@@ -111,6 +111,60 @@ public final class HashTableTest {
         }
     }
 
+    /**
+     * A deactivation of a cell that is not in the table yet races that cell's insertion, which
+     * resizes the table (it is at its load bound). The deactivation looks for the key without
+     * the lock first and returns at once when it finds none (nothing changes then, not even the
+     * epoch): either it found nothing and the insertion stays, or it found the entry and
+     * removed it. Never a value left under a deactivation that reported the cell active, nor a
+     * lost entry count.
+     */
+    @JCStressTest
+    @Outcome(id = "0, 5, 9, 64, 0", expect = ACCEPTABLE,
+            desc = "The deactivation first (found nothing), then the insertion: it stays; nine live entries.")
+    @Outcome(id = "1, 0, 8, 64, 0", expect = ACCEPTABLE,
+            desc = "The insertion first, then the deactivation: the entry is gone; eight live entries.")
+    @State
+    public static class DeactivationRacingTheSameCellsInsertion {
+        final SparseRuntime runtime = POOL.take();
+
+        public DeactivationRacingTheSameCellsInsertion() {
+            fillToTheLoadBound(runtime);
+        }
+
+        @Actor
+        public void insert(IIIII_Result r) {
+            try {
+                runtime.setInt("v", 5, 31_337);
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("insert", e);
+            }
+        }
+
+        @Actor
+        public void deactivate(IIIII_Result r) {
+            try {
+                r.r1 = runtime.deactivate(HASH, 31_337) ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("deactivate", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIII_Result r) {
+            try {
+                if (r.r2 == 0) {
+                    r.r2 = runtime.getInt("v", 31_337);
+                }
+                r.r3 = live(runtime);
+                r.r4 = (int) runtime.memoryStats().of(HASH).tables().entries();
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            r.r5 = POOL.reset(runtime);
+        }
+    }
+
     /** Eight entries in a table of 16: the most it may hold, so the next new cell needs a larger table. */
     static void fillToTheLoadBound(SparseRuntime runtime) {
         for (int n = 0; n < 8; n++) {

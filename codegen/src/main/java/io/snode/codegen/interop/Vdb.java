@@ -273,6 +273,9 @@ public final class Vdb {
      * The file is written beside {@code file} under a temporary name and then moved over it, so a
      * write that fails halfway (a full disk, say) leaves the file that was there as it was. A
      * symbolic link is followed: the file it names is replaced (or created), the link stays.
+     * The cells are read as a launch reads them (no collection overlaps): a cell that another
+     * thread activates, deactivates or writes meanwhile may or may not be in the file, with a
+     * value one read of it gave; the file is a valid grid either way.
      *
      * @throws IllegalArgumentException for a field that is not f32 or f64, not 3-D, or not in a
      *                                  dense or bitmasked SNode

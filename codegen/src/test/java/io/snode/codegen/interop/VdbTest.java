@@ -15,6 +15,12 @@ import io.snode.codegen.internal.vdb.VdbWriter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,6 +127,67 @@ class VdbTest {
      * (they passed through {@code double}, which set their quiet bit, until 12-06), whatever the
      * compression and with inactive voxels beside them in the leaf.
      */
+    /**
+     * An export while another thread activates cells (which no rule forbids: an export reads as
+     * a launch does): the file is a valid grid that holds every cell active before the export
+     * with its value, and of the cells activated meanwhile some, each with its value or zero (a
+     * write caught between its activation and its store), nothing else.
+     */
+    @Test
+    void anExportBesideActivationsIsAValidGridOfTheCellsBeforeItAndSomeActivatedMeanwhile(@TempDir Path dir)
+            throws Exception {
+        Layout layout = Layout.parse(LAYOUT);
+        int before = 4096;
+        int limit = 1 << 21; // the index space's cells (128^3)
+        Path file = dir.resolve("racing.vdb");
+        ExecutorService writer = Executors.newSingleThreadExecutor();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout); SNodeRuntime copy = SNodeRuntime.compile(layout)) {
+            for (int n = 0; n < before; n++) {
+                rt.generic().setFloat("v", n + 1, n & 127, (n >>> 7) & 127, n >>> 14);
+            }
+            AtomicBoolean exporting = new AtomicBoolean(true);
+            CountDownLatch started = new CountDownLatch(1);
+            Future<Integer> activations = writer.submit(() -> {
+                int n = before;
+                do {
+                    rt.generic().setFloat("v", n + 1, n & 127, (n >>> 7) & 127, n >>> 14);
+                    n++;
+                    started.countDown();
+                } while (exporting.get() && n < limit);
+                return n;
+            });
+            assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+            long exported;
+            try {
+                exported = Vdb.export(rt, "v", file, Vdb.ExportOptions.DEFAULTS);
+            } finally {
+                exporting.set(false);
+            }
+            int activated = activations.get(30, TimeUnit.SECONDS);
+            Vdb.importGrid(file, copy, "v", Vdb.ImportOptions.DEFAULTS.offset(0, 0, 0));
+            assertThat(copy.count("v")).isEqualTo(exported).isBetween((long) before, (long) activated);
+            long meanwhile = 0;
+            for (int n = 0; n < activated; n++) {
+                int i = n & 127;
+                int j = (n >>> 7) & 127;
+                int k = n >>> 14;
+                float value = copy.generic().getFloat("v", i, j, k);
+                if (n < before) {
+                    assertThat(value).as("cell %d, active before the export", n).isEqualTo(n + 1f);
+                } else if (copy.generic().isActive(layout.field("v").snode(), i, j, k)) {
+                    assertThat(value).as("cell %d, activated during the export", n).isIn(n + 1f, 0f);
+                    meanwhile++;
+                }
+            }
+            assertThat(before + meanwhile).as("the cells of the file").isEqualTo(exported);
+            System.out.printf("an export beside activations: %d cells before it, %d of %d activated meanwhile%n",
+                    before, meanwhile, activated - before);
+        } finally {
+            writer.shutdownNow();
+            assertThat(writer.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
     @Test
     void floatValuesKeepTheirBitsSignallingNaNsToo(@TempDir Path dir) throws IOException {
         Layout layout = Layout.parse("pointer(ijk,4).bitmasked(ijk,8).place(f32 c)");
