@@ -12,6 +12,7 @@ import io.snode.runtime.SNodePlan;
 import io.snode.runtime.internal.memory.HashTables;
 import io.snode.runtime.internal.node.BoxDeactivation;
 import io.snode.runtime.internal.node.DynamicUnit;
+import io.snode.runtime.internal.node.HashUnit;
 import io.snode.runtime.internal.node.NodeUnit;
 import io.snode.runtime.internal.node.NodeUnits;
 import io.snode.runtime.internal.node.PathCells;
@@ -571,6 +572,28 @@ public final class NodeTree {
             return false;
         }
         location.offset = header;
+        return true;
+    }
+
+    /**
+     * Gives the container of hash SNode {@code target} that holds the cell at
+     * {@code coordinates} the table that {@code more} insertions of new cells would leave it
+     * with, at once ({@link HashUnit#reserveEntries}): for a load that knows how many cells it
+     * will insert there. Activates nothing; false when the container's parent cell is inactive
+     * (then nothing is done).
+     *
+     * @throws io.snode.api.MemoryCapExceededException when the cap refuses the table (nothing changed)
+     */
+    public boolean reserveHashEntries(SNode target, int[] coordinates, long more, Location location) {
+        if (target.kind() != NodeKind.HASH) {
+            throw new IllegalArgumentException("snode=" + target.path() + " is " + target.kind().text()
+                    + "; only hash nodes have tables");
+        }
+        if (!locateParent(target, coordinates, location)) {
+            return false;
+        }
+        ((HashUnit) units.unit(target)).reserveEntries(location.segment,
+                location.offset + lastStep(target).containerOffset(), more);
         return true;
     }
 

@@ -64,6 +64,17 @@ final class RecordApplier {
         }
     }
 
+    /**
+     * Gives the hash container of the cell at {@code coordinates} (a record's base) the table
+     * that {@code cells} new cells need, before the first of them is inserted
+     * ({@link NodeTree#reserveHashEntries}): one table instead of a growth in stages, whose
+     * outgrown tables would hold memory until a collection, which a load does not run. Nothing
+     * happens where the parent cell is inactive (the record's own step then refuses the file).
+     */
+    void reserveHash(NodeGeometry node, int[] coordinates, long cells) {
+        tree.reserveHashEntries(node.snode, coordinates, cells, location);
+    }
+
     void block(NodeGeometry node, int[] base, long[] mask, boolean packed, long data, long at)
             throws io.snode.codegen.interop.SnapshotException {
         if (node.kind == NodeKind.HASH) {

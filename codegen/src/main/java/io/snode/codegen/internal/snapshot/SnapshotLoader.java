@@ -7,6 +7,7 @@ import io.snode.api.Layout;
 import io.snode.api.NodeKind;
 import io.snode.api.SNode;
 import io.snode.codegen.interop.SnapshotException;
+import io.snode.runtime.HashHeader;
 import io.snode.runtime.Plan;
 import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
@@ -179,6 +180,9 @@ public final class SnapshotLoader {
         lastSnode = id;
         long at = in.payload;
         long end = in.payload + in.length;
+        if (apply != null && node.kind == NodeKind.HASH) {
+            reserveHashTables(node, at, end);
+        }
         while (at < end) {
             at = lists ? list(node, at, end) : block(node, at, end);
             records[id]++;
@@ -228,6 +232,63 @@ public final class SnapshotLoader {
             apply.block(node, base, mask, cells != node.cellCount || node.kind == NodeKind.HASH, p, at);
         }
         return p + data;
+    }
+
+    /**
+     * Before the hash records of a section are loaded: counts them per container and gives each
+     * container that takes more than a table of {@link HashHeader#MIN_CAPACITY} holds the table
+     * that inserting them one by one would end with, at once ({@link RecordApplier#reserveHash}),
+     * so that the load does not grow it in stages whose outgrown tables would hold memory until
+     * a collection. The records are read here without checks, only to count them (one whose
+     * coordinates lie outside the index space is not counted); each is checked when its turn
+     * comes. The parents' records, in earlier SNodes' sections, are loaded already. A writer
+     * puts the records of many containers in one section, in the order of the cells' memory, and
+     * a container's records may span sections: its table then grows at most once per section.
+     */
+    private void reserveHashTables(NodeGeometry node, long at, long end) {
+        MemorySegment file = in.memory();
+        long recordBytes = 4L * node.arity + node.fieldBytes();
+        java.util.Map<Container, long[]> counts = new java.util.HashMap<>();
+        int[] base = new int[node.arity];
+        int[] low = new int[node.arity]; // a power-of-two size's mask of a container's first cell (no division)
+        for (int n = 0; n < node.arity; n++) {
+            low[n] = Integer.bitCount(node.sizes[n]) == 1 ? -node.sizes[n] : 0;
+        }
+        int[] last = null; // the container of the record before, and its count: most records of a
+        long[] lastCount = null; // hash at the root, or of few containers, need no map look-up
+        records:
+        for (long p = at; recordBytes <= end - p; p += recordBytes) {
+            for (int n = 0; n < node.arity; n++) {
+                int x = file.get(INT, p + 4L * n);
+                if (x < 0 || x >= node.shape[n]) {
+                    continue records;
+                }
+                base[n] = low[n] != 0 ? x & low[n] : x / node.sizes[n] * node.sizes[n];
+            }
+            if (last == null || !Arrays.equals(base, last)) {
+                last = base.clone();
+                lastCount = counts.computeIfAbsent(new Container(last), key -> new long[1]);
+            }
+            lastCount[0]++;
+        }
+        counts.forEach((container, count) -> {
+            if (count[0] > HashHeader.maxUsed(HashHeader.MIN_CAPACITY)) {
+                apply.reserveHash(node, container.first(), count[0]);
+            }
+        });
+    }
+
+    /** A hash container, by the coordinates of its first cell. */
+    private record Container(int[] first) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Container c && Arrays.equals(first, c.first);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(first);
+        }
     }
 
     private long list(NodeGeometry node, long at, long end) throws SnapshotException {

@@ -314,6 +314,83 @@ public final class HashUnit extends NodeUnit {
     }
 
     /**
+     * Gives the container at ({@code segment}, {@code container}) the table that {@code more}
+     * insertions of new keys one by one would leave it with ({@link #capacityAfter}), at once:
+     * for a load that knows how many cells of a container it will insert (a snapshot's records),
+     * so that the table grows once instead of in stages whose outgrown tables wait for a
+     * collection, and the load needs no more memory than the runtime it came from held after a
+     * collection. Under the header's lock, as a growth: reserves the table (the memory cap or an
+     * allocator fault refuse there, and then nothing has changed), copies the live entries into
+     * it, publishes it with one release store of the header's table word and retires the old one
+     * (readers that loaded the old word probe it, unchanged, until the next collection). It
+     * activates nothing: a container without a table gets an empty one, which the insertions
+     * then fill. A released container (its lock retired) is left alone.
+     */
+    public void reserveEntries(MemorySegment segment, long container, long more) {
+        long lock = container + HashHeader.LOCK_OFFSET;
+        if (!lock(segment, lock)) {
+            return; // released: an insertion would reopen it with a table of its own
+        }
+        try {
+            long tableWord = tableWord(segment, container);
+            MemorySegment table = tableWord == 0 ? null : tables.segment(tableWord);
+            long base = tableWord == 0 ? 0 : tables.base(tableWord);
+            int capacity = table == null ? 0 : capacity(table, base);
+            long used = table == null ? 0 : count(table, base, HashHeader.USED_OFFSET);
+            long live = table == null ? 0 : count(table, base, HashHeader.LIVE_OFFSET);
+            int wanted = capacityAfter(capacity, used, live, more);
+            if (wanted <= capacity) {
+                return;
+            }
+            long fresh = units.reserveTable(node.snode(), tables, wanted);
+            MemorySegment grown = tables.segment(fresh);
+            long grownBase = tables.base(fresh);
+            long copied = table == null ? 0 : copyLive(table, base, grown, grownBase);
+            Atomics.setRelease(segment, container + HashHeader.TABLE_OFFSET, fresh);
+            tables.published(fresh, copied);
+            if (tableWord != 0) {
+                tables.retire(tableWord, copied);
+            }
+        } finally {
+            Atomics.setRelease(segment, lock, LOCK_FREE);
+        }
+    }
+
+    /**
+     * The capacity of the table that {@code more} insertions of new keys one by one leave a
+     * container with, whose table has {@code capacity} entries (0: none yet), {@code used} of
+     * them used (live and tombstones) and {@code live} live: the first insertion into no table
+     * takes one of {@link HashHeader#MIN_CAPACITY}, and an insertion past
+     * {@link HashHeader#maxUsed} grows it to {@link HashHeader#capacityFor} the live entries
+     * (dropping the tombstones), as {@link #growth} does. Where even the largest table would not
+     * hold them, the largest (the insertions past its bound are refused as they would be).
+     */
+    static int capacityAfter(int capacity, long used, long live, long more) {
+        if (more <= 0) {
+            return capacity;
+        }
+        if (capacity == 0) {
+            capacity = HashHeader.MIN_CAPACITY;
+            used = 0;
+            live = 0;
+        }
+        while (true) {
+            long room = HashHeader.maxUsed(capacity) - used;
+            if (more <= room) {
+                return capacity;
+            }
+            more -= Math.max(0, room);
+            live += Math.max(0, room);
+            int next = HashHeader.capacityFor(live + 1);
+            if (next > HashHeader.MAX_CAPACITY || capacity == HashHeader.MAX_CAPACITY) {
+                return HashHeader.MAX_CAPACITY;
+            }
+            capacity = next;
+            used = live;
+        }
+    }
+
+    /**
      * Copies the live entries of one table into the empty table {@code to}, which nobody else sees
      * yet; returns how many.
      */
