@@ -48,7 +48,11 @@ import java.lang.foreign.ValueLayout;
  * lock back ({@link #shrink}): the one reservation made under the lock, and one whose refusal
  * (the memory cap, an allocator fault) changes nothing but leaving the table as it is; the
  * deactivation has happened either way. An {@link Error} from that reservation leaves the same
- * state and reaches the caller.
+ * state and reaches the caller. A load's {@link #reserveEntries} (a table sized for the cells
+ * it will insert) makes the other reservation under the lock: its refusal leaves the table as
+ * it was and reaches the load (which fails as when an insertion is refused); it activates
+ * nothing, and publishes the larger table as a resize does. A deactivation that finds no entry
+ * of its key ({@link #inactiveAtRest}) looks without the lock and changes nothing.
  *
  * <p>Built inside a fresh reserved cell (below a pointer or hash word not published yet), the
  * header names a fresh reserved table holding the one entry, all recorded with
