@@ -349,7 +349,13 @@ public final class HashUnit extends NodeUnit {
             long fresh = units.reserveTable(node.snode(), tables, wanted);
             MemorySegment grown = tables.segment(fresh);
             long grownBase = tables.base(fresh);
-            long copied = table == null ? 0 : copyLive(table, base, grown, grownBase);
+            long copied = 0;
+            if (table == null) { // an empty table: the insertions fill it, as a first one's would
+                setCount(grown, grownBase, HashHeader.USED_OFFSET, 0);
+                setCount(grown, grownBase, HashHeader.LIVE_OFFSET, 0);
+            } else {
+                copied = copyLive(table, base, grown, grownBase);
+            }
             Atomics.setRelease(segment, container + HashHeader.TABLE_OFFSET, fresh);
             tables.published(fresh, copied);
             if (tableWord != 0) {
