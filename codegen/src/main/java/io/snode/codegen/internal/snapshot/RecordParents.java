@@ -24,8 +24,8 @@ final class RecordParents {
     /** Per SNode id: what its records activate, or null for the SNodes nothing asks about. */
     private final Activity[] activity;
 
-    /** Coordinates as a key of a hash map. */
-    private record Cell(int[] at) {
+    /** Coordinates as a key of a hash map (also {@code SnapshotLoader}'s, for hash containers). */
+    record Cell(int[] at) {
         @Override
         public boolean equals(Object other) {
             return other instanceof Cell that && Arrays.equals(at, that.at);

@@ -248,7 +248,7 @@ public final class SnapshotLoader {
     private void reserveHashTables(NodeGeometry node, long at, long end) {
         MemorySegment file = in.memory();
         long recordBytes = 4L * node.arity + node.fieldBytes();
-        java.util.Map<Container, long[]> counts = new java.util.HashMap<>();
+        java.util.Map<RecordParents.Cell, long[]> counts = new java.util.HashMap<>(); // by a container's first cell
         int[] base = new int[node.arity];
         int[] low = new int[node.arity]; // a power-of-two size's mask of a container's first cell (no division)
         for (int n = 0; n < node.arity; n++) {
@@ -267,28 +267,15 @@ public final class SnapshotLoader {
             }
             if (last == null || !Arrays.equals(base, last)) {
                 last = base.clone();
-                lastCount = counts.computeIfAbsent(new Container(last), key -> new long[1]);
+                lastCount = counts.computeIfAbsent(new RecordParents.Cell(last), key -> new long[1]);
             }
             lastCount[0]++;
         }
         counts.forEach((container, count) -> {
             if (count[0] > HashHeader.maxUsed(HashHeader.MIN_CAPACITY)) {
-                apply.reserveHash(node, container.first(), count[0]);
+                apply.reserveHash(node, container.at(), count[0]);
             }
         });
-    }
-
-    /** A hash container, by the coordinates of its first cell. */
-    private record Container(int[] first) {
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof Container c && Arrays.equals(first, c.first);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(first);
-        }
     }
 
     private long list(NodeGeometry node, long at, long end) throws SnapshotException {
