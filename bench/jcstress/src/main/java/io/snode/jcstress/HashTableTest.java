@@ -165,6 +165,63 @@ public final class HashTableTest {
         }
     }
 
+    /**
+     * The same race on a cell deactivated before, whose key the table keeps with a null word (a
+     * tombstone): the deactivation finds the null word without the lock and returns at once, or
+     * finds the insertion's entry and removes it. Seven other entries and the tombstone fill a
+     * table of 16 to its load bound, so the insertion, which reuses the tombstone's slot, needs no
+     * resize.
+     */
+    @JCStressTest
+    @Outcome(id = "0, 5, 8, 16, 0", expect = ACCEPTABLE,
+            desc = "The deactivation first (found the tombstone), then the insertion: it stays; eight live entries.")
+    @Outcome(id = "1, 0, 7, 16, 0", expect = ACCEPTABLE,
+            desc = "The insertion first, then the deactivation: the entry is gone again; seven live entries.")
+    @State
+    public static class DeactivationRacingTheReinsertionOfATombstone {
+        final SparseRuntime runtime = POOL.take();
+
+        public DeactivationRacingTheReinsertionOfATombstone() {
+            for (int n = 0; n < 7; n++) {
+                runtime.setInt("v", 1000 + n, n * 1009);
+            }
+            runtime.setInt("v", 9, 31_337);
+            runtime.deactivate(HASH, 31_337);
+        }
+
+        @Actor
+        public void insert(IIIII_Result r) {
+            try {
+                runtime.setInt("v", 5, 31_337);
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("insert", e);
+            }
+        }
+
+        @Actor
+        public void deactivate(IIIII_Result r) {
+            try {
+                r.r1 = runtime.deactivate(HASH, 31_337) ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("deactivate", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIII_Result r) {
+            try {
+                if (r.r2 == 0) {
+                    r.r2 = runtime.getInt("v", 31_337);
+                }
+                r.r3 = live(runtime);
+                r.r4 = (int) runtime.memoryStats().of(HASH).tables().entries();
+            } catch (RuntimeException | Error e) {
+                r.r3 = Unexpected.report("check", e);
+            }
+            r.r5 = POOL.reset(runtime);
+        }
+    }
+
     /** Eight entries in a table of 16: the most it may hold, so the next new cell needs a larger table. */
     static void fillToTheLoadBound(SparseRuntime runtime) {
         for (int n = 0; n < 8; n++) {

@@ -10,6 +10,7 @@ import io.snode.codegen.internal.snapshot.SnapshotFormat;
 import io.snode.runtime.RuntimeOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -91,6 +92,33 @@ class SnapshotCraftedFilesTest {
         CRC32C crc = new CRC32C();
         crc.update(bytes, 0, length);
         return (int) crc.getValue();
+    }
+
+    /**
+     * A load counts a section's hash records per container before it loads them (to size each
+     * container's table once), without checks: 2^20 records in as many containers whose parent
+     * cells are all inactive are refused by the first record's check, and the count keeps no
+     * more than a bounded number of containers on the heap meanwhile (a review's probe of 12-06:
+     * the first version allocated 254 MB on the heap before refusing this 8 MiB file, and ran out
+     * of memory under -Xmx64m).
+     */
+    @Test
+    void hashRecordsInManyContainersUnderInactiveParentsAreRefusedWithABoundedCount() throws IOException {
+        String text = "pointer(i,1048576).hash(i,16).place(f32 v)";
+        int n = 1 << 20;
+        ByteBuffer records = payload(8 * n);
+        for (int r = 0; r < n; r++) {
+            records.putInt(16 * r).putFloat(1);
+        }
+        Path file = craft("orphans.snap", text, List.of(new Section(SnapshotFormat.BLOCKS, 2, records.array())), 0, 0, n);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        assertThatThrownBy(() -> Snapshots.read(file).close()).isInstanceOf(SnapshotException.class)
+                .hasMessageContaining("is not active");
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        System.out.printf("2^20 hash records under inactive parents: refused after %d MB allocated on the heap%n",
+                allocated / 1_000_000);
+        assertThat(allocated).as("bytes allocated on the heap").isLessThan(128L << 20);
     }
 
     @Test

@@ -31,9 +31,15 @@ final class RecordParents {
             return other instanceof Cell that && Arrays.equals(at, that.at);
         }
 
+        /**
+         * {@link Arrays#hashCode} spread over every bit (the top half of its product with a large
+         * odd constant): the coordinates of containers are multiples of a power of two, so that
+         * hash alone has nearly constant low bits, and a map's buckets collided (a review's probe
+         * of 2^20 hash containers: the map's bins turned into trees).
+         */
         @Override
         public int hashCode() {
-            return Arrays.hashCode(at);
+            return (int) ((Arrays.hashCode(at) * 0x9E3779B97F4A7C15L) >>> 32);
         }
     }
 

@@ -234,6 +234,9 @@ public final class SnapshotLoader {
         return p + data;
     }
 
+    /** The most hash containers per section whose records {@link #reserveHashTables} counts. */
+    static final int COUNTED_CONTAINERS = 4096;
+
     /**
      * Before the hash records of a section are loaded: counts them per container and gives each
      * container that takes more than a table of {@link HashHeader#MIN_CAPACITY} holds the table
@@ -246,6 +249,10 @@ public final class SnapshotLoader {
      * a container's records may span sections: its table then grows at most once per section.
      */
     private void reserveHashTables(NodeGeometry node, long at, long end) {
+        // Containers are counted up to COUNTED_CONTAINERS per section, so that the count's map
+        // (about 100 bytes of Java heap a container) stays small whatever the file holds, also
+        // for records that the checks will refuse (under inactive parent cells, say); the
+        // containers after those grow in stages, as before.
         MemorySegment file = in.memory();
         long recordBytes = 4L * node.arity + node.fieldBytes();
         java.util.Map<RecordParents.Cell, long[]> counts = new java.util.HashMap<>(); // by a container's first cell
@@ -267,13 +274,23 @@ public final class SnapshotLoader {
             }
             if (last == null || !Arrays.equals(base, last)) {
                 last = base.clone();
-                lastCount = counts.computeIfAbsent(new RecordParents.Cell(last), key -> new long[1]);
+                RecordParents.Cell key = new RecordParents.Cell(last);
+                lastCount = counts.get(key);
+                if (lastCount == null && counts.size() < COUNTED_CONTAINERS) {
+                    lastCount = new long[1];
+                    counts.put(key, lastCount);
+                }
             }
-            lastCount[0]++;
+            if (lastCount != null) {
+                lastCount[0]++;
+            }
         }
         counts.forEach((container, count) -> {
-            if (count[0] > HashHeader.maxUsed(HashHeader.MIN_CAPACITY)) {
-                apply.reserveHash(node, container.at(), count[0]);
+            // A file may repeat a cell's record (the last value wins; no writer does): at most
+            // the container's cells, then, where that is fewer.
+            long cells = Math.min(count[0], node.cellCount);
+            if (cells > HashHeader.maxUsed(HashHeader.MIN_CAPACITY)) {
+                apply.reserveHash(node, container.at(), cells);
             }
         });
     }

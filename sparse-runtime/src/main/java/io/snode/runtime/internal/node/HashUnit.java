@@ -51,7 +51,7 @@ import java.lang.foreign.ValueLayout;
  * state and reaches the caller. A load's {@link #reserveEntries} (a table sized for the cells
  * it will insert) makes the other reservation under the lock: its refusal leaves the table as
  * it was and reaches the load (which fails as when an insertion is refused); it activates
- * nothing, and publishes the larger table as a resize does. A deactivation that finds no entry
+ * nothing, and publishes the larger table as a resize does. A deactivation that finds no live entry
  * of its key ({@link #inactiveAtRest}) looks without the lock and changes nothing.
  *
  * <p>Built inside a fresh reserved cell (below a pointer or hash word not published yet), the
@@ -445,9 +445,11 @@ public final class HashUnit extends NodeUnit {
     // ------------------------------------------------------------------ deactivation
 
     /**
-     * No table, or no entry of the key in it: {@link #deactivate} would find none and return
-     * false. An entry whose word is null may be one that another deactivation is still
-     * releasing under the header's lock, which a deactivation waits for; that is not at rest.
+     * No table, no entry of the key in it, or an entry whose word is null (a tombstone: a cell
+     * deactivated before): {@link #deactivate} would find nothing to release and return false.
+     * Not a busy word: another deactivation holds the entry while it releases the subtree
+     * ({@link #releaseEntry} stores null only once the subtree is gone), and a deactivation
+     * waits for it by taking the lock.
      */
     @Override
     public boolean inactiveAtRest(MemorySegment segment, long container, long index) {
@@ -456,7 +458,9 @@ public final class HashUnit extends NodeUnit {
             return true;
         }
         MemorySegment table = tables.segment(tableWord);
-        return slot(table, tables.base(tableWord), index) < 0;
+        long base = tables.base(tableWord);
+        int slot = slot(table, base, index);
+        return slot < 0 || Atomics.getAcquire(table, wordAt(base, slot)) == PointerWord.NULL;
     }
 
     @Override
