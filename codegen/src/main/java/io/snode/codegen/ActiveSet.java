@@ -52,10 +52,10 @@ public final class ActiveSet {
 
     /**
      * Whether the structure's epoch is the one the set was taken at: it advances on every
-     * collection, every {@code deactivateAll} and {@code deactivateBox}, every deactivation of a
-     * list, and every deactivate call that finds its cell active (one that finds a bitmasked,
-     * pointer or hash cell inactive changes nothing), so a set may turn stale with nothing
-     * deactivated. False once the runtime is closed.
+     * collection, every {@code deactivateAll}, every deactivation of a list, every
+     * {@code deactivateBox} that finds an active cell in its box and every deactivate call that
+     * finds its cell active (one that finds a bitmasked, pointer or hash cell inactive changes
+     * nothing), so a set may turn stale with nothing deactivated. False once the runtime is closed.
      */
     public boolean isCurrent() {
         return owner.isCurrent(blocks);

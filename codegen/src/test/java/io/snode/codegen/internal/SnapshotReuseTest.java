@@ -123,6 +123,41 @@ class SnapshotReuseTest {
         }
     }
 
+    /**
+     * A region deactivation that finds no active cell in its box changes nothing either (until
+     * 12-06 it advanced the epoch twice): a box of inactive leaf cells in an active block, a box
+     * of inactive upper cells, and a box under an inactive upper cell; a box with an active cell
+     * is a change.
+     */
+    @Test
+    void regionDeactivationsThatFindNothingChangeNothing() {
+        Layout hashed = Layout.parse("hash(ijk,64).bitmasked(ijk,8).place(f32 v)");
+        for (Layout layout : List.of(MASKED, hashed)) {
+            try (SNodeRuntime rt = SNodeRuntime.compile(layout);
+                 Launcher launcher = new Launcher(rt.generic().internalTree(), 1, c -> { })) {
+                NodeTree structure = rt.generic().internalTree();
+                SNode upper = layout.snode(1);
+                SNode leaf = layout.snode(2);
+                rt.generic().setFloat("v", 1f, 1, 2, 3);
+                rt.generic().setFloat("v", 2f, 9, 9, 9);
+                assertThat(cells(launcher, leaf)).containsExactly(1L, 1L);
+                long epoch = structure.epoch();
+                assertThat(rt.deactivateBox(leaf, new int[] {4, 4, 4}, new int[] {8, 8, 8})).as("inactive leaf cells").isZero();
+                assertThat(rt.deactivateBox(upper, new int[] {2, 2, 2}, new int[] {4, 4, 4})).as("inactive upper cells").isZero();
+                assertThat(rt.deactivateBox(leaf, new int[] {16, 16, 16}, new int[] {24, 24, 24})).as("under an inactive cell")
+                        .isZero();
+                assertThat(structure.epoch()).as(layout + ": the epoch").isEqualTo(epoch);
+                assertThat(cells(launcher, leaf)).containsExactly(1L, 1L);
+                assertThat(launcher.walks()).as(layout + ": the launch after them").isEqualTo(1);
+                // The box is the first block's whole upper cell: it goes at once with its block.
+                assertThat(rt.deactivateBox(leaf, new int[] {0, 0, 0}, new int[] {8, 8, 8})).isEqualTo(1);
+                assertThat(structure.epoch()).as("a region deactivation that finds a cell").isNotEqualTo(epoch);
+                assertThat(cells(launcher, leaf)).containsExactly(1L);
+                assertThat(launcher.walks()).isEqualTo(2);
+            }
+        }
+    }
+
     @Test
     void appendsWalkAgainAndRefusedAppendsDoNot() {
         try (SNodeRuntime rt = SNodeRuntime.compile(LISTS);

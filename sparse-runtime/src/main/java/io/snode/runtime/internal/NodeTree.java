@@ -1145,21 +1145,25 @@ public final class NodeTree {
      * Deactivates every cell of {@code target} whose coordinate range lies wholly in the box
      * {@code [low, high)} of its index space, with everything below, in one walk; a cell of a
      * sparse node above it that lies wholly in the box goes at once with its subtree
-     * ({@link BoxDeactivation}). Counted as one deactivation when it deactivated anything.
+     * ({@link BoxDeactivation}). Counted as one deactivation when it deactivated anything. The
+     * epoch advances just before the first cell found active is deactivated and again at the
+     * end; a box in which the walk finds no such cell changes nothing, the epoch as it was.
      *
      * @return the cells deactivated (of {@code target} and of the nodes above it)
      */
     public long deactivateBox(SNode target, int[] low, int[] high) {
         requireSparse(target);
-        advanceEpoch();
+        BoxDeactivation box = boxDeactivation(target, low, high);
         try {
-            long deactivated = boxDeactivation(target, low, high).run(root);
+            long deactivated = box.run(root, this::advanceEpoch);
             if (deactivated > 0) {
                 countDeactivation();
             }
             return deactivated;
         } finally {
-            advanceEpoch();
+            if (box.changing()) {
+                advanceEpoch();
+            }
         }
     }
 

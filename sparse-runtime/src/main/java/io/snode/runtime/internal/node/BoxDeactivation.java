@@ -26,7 +26,9 @@ import java.util.List;
  * what lies below), one cell after another. A concurrent reader sees each cell either before or
  * after its own deactivation; a concurrent activation inside the box races the deactivation of
  * its cell as it races {@code NodeTree.deactivate} (the caller's race, see {@code NodeTree}).
- * The caller advances the epoch before and after, as for every deactivation.
+ * The caller advances the epoch before the first change and after the last, as for every
+ * deactivation: the run calls back just before the first cell it found active is deactivated,
+ * and a run that finds none calls nothing and changes nothing.
  */
 public final class BoxDeactivation {
     private final PathStep[] steps;
@@ -44,6 +46,9 @@ public final class BoxDeactivation {
     private final Location[] found;
     private long deactivated;
     private long examined;
+    /** Called once, before the run's first change ({@link #run(MemorySegment, Runnable)}). */
+    private Runnable beforeFirstChange;
+    private boolean changing;
 
     /**
      * @param steps  the path to the last node
@@ -80,8 +85,25 @@ public final class BoxDeactivation {
 
     /** Deactivates what lies in the box below the root cell at ({@code root}, 0); returns the cells deactivated. */
     public long run(MemorySegment root) {
+        return run(root, () -> { });
+    }
+
+    /**
+     * {@link #run(MemorySegment)}, calling {@code beforeFirstChange} once, just before the first
+     * deactivation of a cell the walk found active (the caller advances the epoch there), and
+     * not at all when it finds none: a region deactivation that finds no cell changes nothing,
+     * as one made just before whatever activates a cell of the box next. {@link #changing} says
+     * afterwards (also after an exception) whether it was called.
+     */
+    public long run(MemorySegment root, Runnable beforeFirstChange) {
+        this.beforeFirstChange = beforeFirstChange;
         visit(0, root, 0);
         return deactivated;
+    }
+
+    /** Whether the run called its {@code beforeFirstChange}: it deactivated, or began to deactivate, a cell. */
+    public boolean changing() {
+        return changing;
     }
 
     /**
@@ -184,6 +206,10 @@ public final class BoxDeactivation {
         }
         boolean last = level == steps.length - 1;
         if (inside && steps[level].node().kind().isSparse()) {
+            if (!changing) {
+                changing = true;
+                beforeFirstChange.run();
+            }
             if (units[level].deactivate(segment, container, index)) {
                 deactivated++;
             }
