@@ -1133,8 +1133,9 @@ public final class NodeTree {
 
     /**
      * The deactivation of {@code target}'s cells in the box {@code [low, high)}, not run yet:
-     * {@link #deactivateBox} runs one between two advances of the epoch (which cached
-     * accessors test); a test may run one alone, single-threaded, to read what it examined.
+     * {@link #deactivateBox} runs one, advancing the epoch (which cached accessors test) just
+     * before its first change and again after it; a test may run one alone, single-threaded, to
+     * read what it examined.
      */
     public BoxDeactivation boxDeactivation(SNode target, int[] low, int[] high) {
         requireSparse(target);
