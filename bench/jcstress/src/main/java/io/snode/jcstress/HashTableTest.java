@@ -134,34 +134,17 @@ public final class HashTableTest {
 
         @Actor
         public void insert(IIIII_Result r) {
-            try {
-                runtime.setInt("v", 5, 31_337);
-            } catch (RuntimeException | Error e) {
-                r.r2 = Unexpected.report("insert", e);
-            }
+            insertTheRacedCell(runtime, r);
         }
 
         @Actor
         public void deactivate(IIIII_Result r) {
-            try {
-                r.r1 = runtime.deactivate(HASH, 31_337) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("deactivate", e);
-            }
+            deactivateTheRacedCell(runtime, r);
         }
 
         @Arbiter
         public void check(IIIII_Result r) {
-            try {
-                if (r.r2 == 0) {
-                    r.r2 = runtime.getInt("v", 31_337);
-                }
-                r.r3 = live(runtime);
-                r.r4 = (int) runtime.memoryStats().of(HASH).tables().entries();
-            } catch (RuntimeException | Error e) {
-                r.r3 = Unexpected.report("check", e);
-            }
-            r.r5 = POOL.reset(runtime);
+            checkTheRacedCell(runtime, r);
         }
     }
 
@@ -185,42 +168,60 @@ public final class HashTableTest {
             for (int n = 0; n < 7; n++) {
                 runtime.setInt("v", 1000 + n, n * 1009);
             }
-            runtime.setInt("v", 9, 31_337);
-            runtime.deactivate(HASH, 31_337);
+            runtime.setInt("v", 9, RACED);
+            runtime.deactivate(HASH, RACED);
         }
 
         @Actor
         public void insert(IIIII_Result r) {
-            try {
-                runtime.setInt("v", 5, 31_337);
-            } catch (RuntimeException | Error e) {
-                r.r2 = Unexpected.report("insert", e);
-            }
+            insertTheRacedCell(runtime, r);
         }
 
         @Actor
         public void deactivate(IIIII_Result r) {
-            try {
-                r.r1 = runtime.deactivate(HASH, 31_337) ? 1 : 0;
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("deactivate", e);
-            }
+            deactivateTheRacedCell(runtime, r);
         }
 
         @Arbiter
         public void check(IIIII_Result r) {
-            try {
-                if (r.r2 == 0) {
-                    r.r2 = runtime.getInt("v", 31_337);
-                }
-                r.r3 = live(runtime);
-                r.r4 = (int) runtime.memoryStats().of(HASH).tables().entries();
-            } catch (RuntimeException | Error e) {
-                r.r3 = Unexpected.report("check", e);
-            }
-            r.r5 = POOL.reset(runtime);
+            checkTheRacedCell(runtime, r);
         }
     }
+
+    /** The cell the deactivation races: its insertion with value 5 (r2: 0, or the failure). */
+    private static void insertTheRacedCell(SparseRuntime runtime, IIIII_Result r) {
+        try {
+            runtime.setInt("v", 5, RACED);
+        } catch (RuntimeException | Error e) {
+            r.r2 = Unexpected.report("insert", e);
+        }
+    }
+
+    /** r1: 1 when the deactivation found the cell active, 0 when not, or the failure. */
+    private static void deactivateTheRacedCell(SparseRuntime runtime, IIIII_Result r) {
+        try {
+            r.r1 = runtime.deactivate(HASH, RACED) ? 1 : 0;
+        } catch (RuntimeException | Error e) {
+            r.r1 = Unexpected.report("deactivate", e);
+        }
+    }
+
+    /** r2 the raced cell's value (unless the insertion failed), r3 live entries, r4 the table's entries, r5 the reset. */
+    private static void checkTheRacedCell(SparseRuntime runtime, IIIII_Result r) {
+        try {
+            if (r.r2 == 0) {
+                r.r2 = runtime.getInt("v", RACED);
+            }
+            r.r3 = live(runtime);
+            r.r4 = (int) runtime.memoryStats().of(HASH).tables().entries();
+        } catch (RuntimeException | Error e) {
+            r.r3 = Unexpected.report("check", e);
+        }
+        r.r5 = POOL.reset(runtime);
+    }
+
+    /** The cell whose deactivation races its insertion in the two tests above. */
+    private static final int RACED = 31_337;
 
     /** Eight entries in a table of 16: the most it may hold, so the next new cell needs a larger table. */
     static void fillToTheLoadBound(SparseRuntime runtime) {

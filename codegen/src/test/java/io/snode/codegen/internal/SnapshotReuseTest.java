@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Test;
 class SnapshotReuseTest {
     static final Layout MASKED = Layout.parse("pointer(ijk,4).bitmasked(ijk,8).place(f32 v)");
     static final Layout LISTS = Layout.parse("pointer(i,4).dynamic(l,64,8).place(i32 p)");
+    /** {@link #MASKED} with a hash node in place of the pointer node. */
+    static final Layout HASHED = Layout.parse("hash(ijk,64).bitmasked(ijk,8).place(f32 v)");
 
     /** The bound interface of {@link #MASKED}: writes through generated code. */
     public interface Masked {
@@ -85,8 +87,7 @@ class SnapshotReuseTest {
      */
     @Test
     void deactivationsThatFindTheirCellInactiveChangeNothing() throws Throwable {
-        Layout hashed = Layout.parse("hash(ijk,64).bitmasked(ijk,8).place(f32 v)");
-        for (Layout layout : List.of(MASKED, hashed)) {
+        for (Layout layout : List.of(MASKED, HASHED)) {
             try (SNodeRuntime rt = SNodeRuntime.compile(layout);
                  Launcher launcher = new Launcher(rt.generic().internalTree(), 1, c -> { })) {
                 NodeTree structure = rt.generic().internalTree();
@@ -131,8 +132,7 @@ class SnapshotReuseTest {
      */
     @Test
     void regionDeactivationsThatFindNothingChangeNothing() {
-        Layout hashed = Layout.parse("hash(ijk,64).bitmasked(ijk,8).place(f32 v)");
-        for (Layout layout : List.of(MASKED, hashed)) {
+        for (Layout layout : List.of(MASKED, HASHED)) {
             try (SNodeRuntime rt = SNodeRuntime.compile(layout);
                  Launcher launcher = new Launcher(rt.generic().internalTree(), 1, c -> { })) {
                 NodeTree structure = rt.generic().internalTree();
