@@ -556,7 +556,7 @@ public final class SNodeRuntime implements AutoCloseable {
         return structFor.isCurrent(kept);
     }
 
-    /** The structure's epoch: advances on every deactivation and collection. */
+    /** The structure's epoch: advances on every collection and on every deactivation that changes something (see {@link ActiveSet#isCurrent}). */
     long epoch() {
         return structFor.epoch();
     }

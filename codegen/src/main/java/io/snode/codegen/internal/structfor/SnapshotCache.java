@@ -11,7 +11,7 @@ import java.util.function.Function;
 /**
  * The snapshots of a launcher and the rule that says when one still describes the structure:
  * the only reader of the structure's epoch ({@link NodeTree#epoch()}: advances on every
- * deactivation and collection) and activation stamp ({@link NodeTree#activationStamp()}:
+ * deactivation that changes something and every collection) and activation stamp ({@link NodeTree#activationStamp()}:
  * a later stamp differs once an activation completed) for struct-for. A snapshot is stamped with both as
  * read before its walk began; a launch uses the latest launch's snapshot as it is while both
  * are unchanged, else walks again into its arrays. A kept set ({@link #keep}) goes stale only

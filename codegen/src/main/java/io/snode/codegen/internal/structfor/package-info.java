@@ -16,8 +16,9 @@
  * order.
  *
  * <p><b>Epoch, activations, reuse.</b> The structure keeps two counters: the <em>epoch</em>
- * advances on every deactivation and collection (anything after which memory a
- * snapshot points to may hold other cells or none), the <em>activation stamp</em> moves once an
+ * advances on every deactivation that changes something and on every collection (anything
+ * after which memory a snapshot points to may hold other cells or none; a deactivation that
+ * finds its cell inactive, or no active cell in its box, leaves it), the <em>activation stamp</em> moves once an
  * activation completed (a mark that each activation sets, and that a stamp reads and clears:
  * {@link io.snode.runtime.internal.NodeTree#activationStamp()}). {@link io.snode.codegen.internal.structfor.SnapshotCache} is their only
  * reader for struct-for: it stamps each snapshot with both, read before its walk began, and
