@@ -468,7 +468,8 @@ public final class BoxTransfer {
      * The slot of {@code cache} that holds the container with {@code key}, the one holding cell
      * {@code n} of {@code coordinates}: where it is not remembered, the slot's container is
      * forgotten (its gathered bits set, or with {@code deferBits} kept in the cache's pending
-     * words until the caller has stored their values) and this one activated (through
+     * words until the caller's batch ends: {@link #writeBatch3} sets a batch's bits together,
+     * its values stored already) and this one activated (through
      * {@code cell}) and remembered in its place.
      */
     private int remember(CellCache cache, long key, int[] cell, Location location, boolean deferBits) {
@@ -667,8 +668,8 @@ public final class BoxTransfer {
         long base;
         MemorySegment segment;
         /**
-         * Forgotten containers whose gathered bits wait for their values' stores ({@link #defer}):
-         * their segments, offsets, and mask words ({@code maskWords} each).
+         * Forgotten containers whose gathered bits wait for the end of the batch ({@link #defer};
+         * their values are stored): their segments, offsets, and mask words ({@code maskWords} each).
          */
         private MemorySegment[] pendingSegments = new MemorySegment[16];
         private long[] pendingContainers = new long[16];
