@@ -39,9 +39,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * class's set), and where it was created as {@link StackTraceElement}s taken when it is made, which
  * refer to no class (a {@link Throwable} kept until the report would keep the classes of its
  * frames, and their loaders, reachable: an application's loader that created a runtime through
- * a library in a parent loader). {@link Watch#closed()}, called first thing by the runtime's
- * {@code close()}, forgets the watch, so a closed runtime is never reported; a runtime whose
- * pool is closed by other means (a failing constructor) is not reported either.
+ * a library in a parent loader). {@link Watch#closed()}, called by the runtime's
+ * {@code close()} once its pool is closed (the runtime stays reachable until then), forgets the
+ * watch, so a closed runtime is never reported; a runtime whose pool is closed by other means
+ * (a failing constructor) is not reported either.
  */
 public final class UnclosedRuntimes {
     /** The {@link System.Logger} a runtime that became unreachable unclosed is reported to. */

@@ -13,7 +13,9 @@ import io.snode.runtime.internal.NodeTree;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads the sections after the layout ({@link SectionReader}) and checks every record against
@@ -255,7 +257,7 @@ public final class SnapshotLoader {
         // containers after those grow in stages, as before.
         MemorySegment file = in.memory();
         long recordBytes = 4L * node.arity + node.fieldBytes();
-        java.util.Map<RecordParents.Cell, long[]> counts = new java.util.HashMap<>(); // by a container's first cell
+        Map<RecordParents.Cell, long[]> counts = new HashMap<>(); // by a container's first cell
         int[] base = new int[node.arity];
         int[] low = new int[node.arity]; // a power-of-two size's mask of a container's first cell (no division)
         for (int n = 0; n < node.arity; n++) {
