@@ -428,20 +428,24 @@ public final class BoxTransfer {
 
     /**
      * {@link #writeBatch} for three coordinates whose containers' extents are powers of two (every
-     * usual layout): {@link #resolveRun3} stores each cell's value while its container is
-     * remembered (and lies in the cache's segment), stopping at each cell whose container is not
-     * for it to be activated and remembered. The mask bits of the containers forgotten meanwhile
-     * wait (in {@code cache}'s pending words) until the batch ends, and a remembered container's
-     * until it is forgotten or the call ends: bits are set only after their values, and when an
-     * activation fails, the cells stored before it are exactly the ones whose bits
-     * {@link #writeCells}' final flush sets.
+     * usual layout), in two passes over the batch: {@link #resolveRun3} puts each cell's offset in
+     * {@code cache.offsets}, stopping at each cell whose container is not remembered (or lies in
+     * another segment) for it to be activated and remembered, and then {@link #storeRun} stores
+     * the batch's values (one run per segment; with a region per node manager, one run). So the
+     * activations' locked instructions (a pointer cell's publication, a free list's exchange) do
+     * not wait behind the batch's stores, and the mask bits of the containers forgotten meanwhile
+     * wait (in {@code cache}'s pending words) until their values are stored: bits are set only
+     * after their values. When an activation fails, the cells resolved before it are stored
+     * before the exception leaves, so that {@link #writeCells}' final flush sets the bits of
+     * stored cells only.
      */
     private void writeBatch3(int[][] coordinates, int from, int end, MemorySegment buffer, long at, CellCache cache,
                              int[] cell, Location location) {
+        int stored = from;
         int n = from;
         try {
             while (true) {
-                n = resolveRun3(coordinates, n, end, cache, buffer, at + (long) (n - from) * elementBytes);
+                n = resolveRun3(coordinates, n, end, cache, stored);
                 if (n == end) {
                     break;
                 }
@@ -455,11 +459,16 @@ public final class BoxTransfer {
                     cell[c] = x;
                 }
                 int slot = remember(cache, grid3.key(cell[0], cell[1], cell[2]), cell, location, true);
-                cache.segment = cache.segments[slot];
+                if (cache.segments[slot] != cache.segment) {
+                    storeRun(cache, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
+                    stored = n;
+                    cache.segment = cache.segments[slot];
+                }
                 cache.lastKey = -1;
             }
         } finally {
-            // Also when an activation failed: the cells stored before it lie in active containers.
+            // Also when an activation failed: the cells resolved before it lie in active containers.
+            storeRun(cache, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
             cache.publishPending(this);
         }
     }
@@ -468,8 +477,7 @@ public final class BoxTransfer {
      * The slot of {@code cache} that holds the container with {@code key}, the one holding cell
      * {@code n} of {@code coordinates}: where it is not remembered, the slot's container is
      * forgotten (its gathered bits set, or with {@code deferBits} kept in the cache's pending
-     * words until the caller's batch ends: {@link #writeBatch3} sets a batch's bits together,
-     * its values stored already) and this one activated (through
+     * words until the caller has stored their values) and this one activated (through
      * {@code cell}) and remembered in its place.
      */
     private int remember(CellCache cache, long key, int[] cell, Location location, boolean deferBits) {
@@ -490,22 +498,27 @@ public final class BoxTransfer {
     }
 
     /**
-     * The loop of {@link #writeBatch3} (every extent a power of two): from cell {@code from},
-     * while the cells' containers are remembered in {@code cache} and lie in its segment (the
-     * node manager's region, when it has one: then every container does), stores each cell's
-     * value (from {@code buffer} at byte {@code at}, cell {@code from} first) and, on a bitmasked
-     * node, ORs its bit into the slot's gathered mask words, marking the slot dirty (the bits of
-     * consecutive cells in one word are gathered in a register and ORed into the array once, as
-     * the cells of a row share a word); returns the first cell whose container is not (or
-     * {@code end}), with the cursor (the last container's key, mask words and cells) left in
-     * {@code cache}. Nothing is published here: a value is stored before its bit is gathered, and
-     * gathered bits are set later. The loop looks containers up and stores in one pass; until
-     * 12-06 it put the offsets in an array for a second, exit-free store loop (against 21 ns a
-     * cell measured then for a loop that did both), but on the 12-06 Intel VM one pass took 6.6
-     * and 7.0 ns a cell of the sorted shell on L1 against 8.6 and 9.4 for the two
-     * ({@code CellListBenchmark}, alternating).
+     * The first pass of {@link #writeBatch3} (every extent a power of two): from cell
+     * {@code from}, while the cells' containers are remembered in {@code cache} and lie in its
+     * segment (the node manager's region, when it has one: then every container does), puts each
+     * cell's offset in that segment into {@code cache.offsets}, cell {@code n} at
+     * {@code n - first} (and, on a bitmasked node, ORs its
+     * bit into the slot's gathered mask words, marking the slot dirty: the bits of consecutive
+     * cells in one word are gathered in a register and ORed into the array once, as the cells of
+     * a row share a word); returns the first cell whose container is not
+     * (or {@code end}), with the cursor (the last container's key, mask words and cells) left in
+     * {@code cache}. It reads only Java arrays; the stores come after it, in
+     * {@link #storeRun}'s loop, which has no exit and calls nothing, so that C2 checks the
+     * segment and the buffer once per run instead of once per cell (a loop that both looked
+     * containers up, leaving at the first it did not remember, and stored kept every FFM check
+     * per cell: 21 ns a cell on the reference shell, against 7 ns for a loop without exits).
+     * One pass that looks up and stores (2f7a583, reverted) depends on the processor: on the 2-core
+     * Intel Xeon VM of 12-06 it took 6.9 ns a cell of the sorted shell on L1 against 7.85 for two
+     * passes, on the 2-core AMD EPYC VM of 12-07 11.6 and 13.2 ns against 9.9 and 9.6 (L2 13.9 and
+     * 15.7 against 11.2 and 13.5; {@code CellListBenchmark}, alternating). Runs of 512 offsets
+     * instead of a batch's 4,096 made no difference there.
      */
-    private int resolveRun3(int[][] coordinates, int from, int end, CellCache cache, MemorySegment buffer, long at) {
+    private int resolveRun3(int[][] coordinates, int from, int end, CellCache cache, int first) {
         long cellsOffset = plan.cellsOffset() + fieldOffset;
         int[] xs = coordinates[0];
         int[] ys = coordinates[1];
@@ -513,18 +526,19 @@ public final class BoxTransfer {
         Grid3 grid = grid3;
         long cellBytes = this.cellBytes;
         boolean masked = this.masked;
-        boolean ints = elementBytes == Integer.BYTES;
         MemorySegment segment = cache.segment;
         long[] keys = cache.keys;
         MemorySegment[] segments = cache.segments;
         long[] containers = cache.containers;
         boolean[] dirty = cache.dirty;
+        long[] offsets = cache.offsets;
         long[] words = cache.words;
         int maskWords = cache.maskWords;
         int slotShift = Long.SIZE - cache.slotBits;
         long lastKey = cache.lastKey;
         int wordBase = cache.wordBase;
         long base = cache.base;
+        int limit = Math.min(end, first + offsets.length);
         int shift2 = grid.shift2();
         int mask2 = grid.mask2();
         int shape0 = shape[0];
@@ -535,8 +549,8 @@ public final class BoxTransfer {
         // costs one product for its index instead of five for its key and index. The row starts
         // as the first cell's, checked (so a cell whose x and y equal the row's has them inside
         // the index space, whatever another thread did to the arrays).
-        int rowX = from < end ? xs[from] : 0;
-        int rowY = from < end ? ys[from] : 0;
+        int rowX = from < limit ? xs[from] : 0;
+        int rowY = from < limit ? ys[from] : 0;
         if (Integer.compareUnsigned(rowX, shape0) >= 0 | Integer.compareUnsigned(rowY, shape1) >= 0) {
             return from; // changed since the caller checked it: writeBatch3 reads it again and refuses it
         }
@@ -547,7 +561,7 @@ public final class BoxTransfer {
         int word = 0;
         long gathered = 0;
         int n = from;
-        for (; n < end; n++) {
+        for (; n < limit; n++) {
             int x = xs[n];
             int y = ys[n];
             int z = zs[n];
@@ -578,19 +592,12 @@ public final class BoxTransfer {
                 wordBase = slot * maskWords;
                 base = containers[slot] + cellsOffset;
             }
-            // Unaligned access forms: node memory is aligned anyway, and they skip the alignment check.
-            long offset = base + index * cellBytes;
-            long value = at + (long) (n - from) * elementBytes;
-            if (ints) {
-                segment.set(ValueLayout.JAVA_INT_UNALIGNED, offset, buffer.get(ValueLayout.JAVA_INT_UNALIGNED, value));
-            } else {
-                segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offset, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, value));
-            }
+            offsets[n - first] = base + index * cellBytes;
             if (masked) {
-                int wordAt = wordBase + (int) (index >>> 6);
-                if (wordAt != word) {
+                int at = wordBase + (int) (index >>> 6);
+                if (at != word) {
                     words[word] |= gathered;
-                    word = wordAt;
+                    word = at;
                     gathered = 0;
                 }
                 gathered |= 1L << index;
@@ -603,6 +610,35 @@ public final class BoxTransfer {
         cache.wordBase = wordBase;
         cache.base = base;
         return n;
+    }
+
+    /**
+     * The second pass of {@link #writeBatch3}: stores the {@code count} values of {@code buffer}
+     * from byte {@code at} at the offsets {@link #resolveRun3} put in {@code cache}, all in
+     * {@code segment}. The store loop has no exit and calls nothing. Their mask bits are already
+     * gathered (by {@link #resolveRun3}); nothing publishes them before the stores: the containers
+     * forgotten between the passes keep theirs pending, and only a flush of a slot or of the
+     * pending bits publishes, after this pass. The loop cannot fail halfway while the
+     * runtime is open (every offset lies in an activated container of the segment); once it is
+     * closed, the flush at the end of the call fails on the freed memory too.
+     */
+    private void storeRun(CellCache cache, MemorySegment segment, int count, MemorySegment buffer, long at) {
+        if (count == 0) {
+            return;
+        }
+        long[] offsets = cache.offsets;
+        // Unaligned access forms: node memory is aligned anyway, and they skip the alignment check.
+        if (elementBytes == Integer.BYTES) {
+            for (int q = 0; q < count; q++) {
+                segment.set(ValueLayout.JAVA_INT_UNALIGNED, offsets[q],
+                        buffer.get(ValueLayout.JAVA_INT_UNALIGNED, at + (long) q * Integer.BYTES));
+            }
+        } else {
+            for (int q = 0; q < count; q++) {
+                segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offsets[q],
+                        buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, at + (long) q * Long.BYTES));
+            }
+        }
     }
 
     /** The key of the container that holds cell {@code n} of {@code coordinates} (its container coordinates in radix). */
@@ -667,9 +703,11 @@ public final class BoxTransfer {
         int wordBase;
         long base;
         MemorySegment segment;
+        /** One batch's cells as {@link #resolveRun3} resolves them for {@link #storeRun}: offsets in the segment. */
+        final long[] offsets;
         /**
-         * Forgotten containers whose gathered bits wait for the end of the batch ({@link #defer};
-         * their values are stored): their segments, offsets, and mask words ({@code maskWords} each).
+         * Forgotten containers whose gathered bits wait for their values' stores ({@link #defer}):
+         * their segments, offsets, and mask words ({@code maskWords} each).
          */
         private MemorySegment[] pendingSegments = new MemorySegment[16];
         private long[] pendingContainers = new long[16];
@@ -689,6 +727,8 @@ public final class BoxTransfer {
             this.maskWords = maskWords;
             this.words = new long[slots * maskWords];
             this.dirty = new boolean[slots];
+            int run = Math.max(1, Math.min(BATCH, cells));
+            this.offsets = new long[run];
         }
 
         /** The multiplier of the slot hash (Fibonacci hashing: the top bits of key times 2^64 / phi). */
