@@ -22,7 +22,8 @@ import java.util.stream.Stream;
  * count, with the median of the rounds' medians, the smallest time of any run, and the time
  * ratios against OpenVDB and against the {@code hashmap} baseline. A ratio is taken within each
  * round (ours / theirs, both medians of that round; below 1 we are faster), then the median over
- * the rounds. W3's per-cell rows are compared per cell visited (L1 visits 512 cells per active
+ * the rounds; the table also shows the lowest and highest of the rounds' own ratios against
+ * OpenVDB, which says how far one run's ratio can be trusted on the machine. W3's per-cell rows are compared per cell visited (L1 visits 512 cells per active
  * block, OpenVDB only the active voxels); every other ratio is a ratio of times.
  */
 public final class BenchReport {
@@ -53,9 +54,18 @@ public final class BenchReport {
      * @param rounds the row's result in each round where it ran, in round order
      * @param vsOpenVdb the median over rounds of ours / OpenVDB's (empty without a comparable row)
      * @param vsHashmap the same against {@code hashmap}
+     * @param roundsVsOpenVdb each round's own ratio against OpenVDB, in round order (the rounds
+     *                        with a comparable row), whose median is {@code vsOpenVdb}
+     * @param roundsVsHashmap the same against {@code hashmap}
      */
     public record Row(Result first, List<Result> rounds, double medianS, double minS, OptionalDouble vsOpenVdb,
-            OptionalDouble vsHashmap) {
+            OptionalDouble vsHashmap, List<Double> roundsVsOpenVdb, List<Double> roundsVsHashmap) {
+        public Row {
+            rounds = List.copyOf(rounds);
+            roundsVsOpenVdb = List.copyOf(roundsVsOpenVdb);
+            roundsVsHashmap = List.copyOf(roundsVsHashmap);
+        }
+
         public boolean checksumsOk() {
             return rounds.stream().allMatch(Result::checksumsOk);
         }
@@ -91,11 +101,11 @@ public final class BenchReport {
             Result first = rounds.get(0);
             double median = median(rounds.stream().mapToDouble(Result::medianS).toArray());
             double min = rounds.stream().mapToDouble(Result::minS).min().orElseThrow();
-            OptionalDouble vdb = first.structure().equals(OPENVDB) ? OptionalDouble.empty()
-                    : ratio(rounds, r -> comparableOpenVdb(r, results));
-            OptionalDouble map = first.structure().equals(HASHMAP) ? OptionalDouble.empty()
-                    : ratio(rounds, r -> comparableHashmap(r, results));
-            rows.add(new Row(first, rounds, median, min, vdb, map));
+            List<Double> vdb = first.structure().equals(OPENVDB) ? List.of()
+                    : ratios(rounds, r -> comparableOpenVdb(r, results));
+            List<Double> map = first.structure().equals(HASHMAP) ? List.of()
+                    : ratios(rounds, r -> comparableHashmap(r, results));
+            rows.add(new Row(first, rounds, median, min, median(vdb), median(map), vdb, map));
         }
         return new BenchReport(rows, labels);
     }
@@ -119,12 +129,17 @@ public final class BenchReport {
         return rows.stream().allMatch(Row::checksumsOk);
     }
 
-    private static OptionalDouble ratio(List<Result> rounds, java.util.function.Function<Result, Optional<Result>> theirs) {
-        double[] ratios = rounds.stream().flatMap(ours -> theirs.apply(ours).stream()
+    /** Each round's own ratio of {@code rounds} against {@code theirs}' row of that round, where it has one. */
+    private static List<Double> ratios(List<Result> rounds, java.util.function.Function<Result, Optional<Result>> theirs) {
+        return rounds.stream().flatMap(ours -> theirs.apply(ours).stream()
                         .map(other -> perItem(ours) ? (ours.medianS() / ours.items()) / (other.medianS() / other.items())
                                 : ours.medianS() / other.medianS()))
-                .mapToDouble(Double::doubleValue).toArray();
-        return ratios.length == 0 ? OptionalDouble.empty() : OptionalDouble.of(median(ratios));
+                .toList();
+    }
+
+    private static OptionalDouble median(List<Double> ratios) {
+        return ratios.isEmpty() ? OptionalDouble.empty()
+                : OptionalDouble.of(median(ratios.stream().mapToDouble(Double::doubleValue).toArray()));
     }
 
     /** W3's per-cell rows are compared per cell visited. */
@@ -171,9 +186,9 @@ public final class BenchReport {
      * {@code notes} has for that structure (indented), then W4's memory figures.
      */
     public void printTable(PrintWriter out, Map<String, List<String>> notes) {
-        String format = "%-4s %-9s %-44s %3s %10s %10s %11s %13s %9s %9s  %s%n";
+        String format = "%-4s %-9s %-44s %3s %10s %10s %11s %13s %9s %11s %9s  %s%n";
         out.printf(Locale.ROOT, format, "id", "structure", "way", "T", "median s", "min s", "items/s", "B/voxel h/r",
-                "/OpenVDB", "/hashmap", "checks");
+                "/OpenVDB", "rounds", "/hashmap", "checks");
         for (Workload workload : Workload.values()) {
             for (Row row : rows) {
                 Result r = row.first();
@@ -185,7 +200,7 @@ public final class BenchReport {
                 out.printf(Locale.ROOT, format, r.workload(), label(r.structure()), abbreviate(r.api(), 44), r.threads(),
                         String.format(Locale.ROOT, "%.4f", row.medianS()), String.format(Locale.ROOT, "%.4f", row.minS()),
                         String.format(Locale.ROOT, "%.3e", r.items() / row.medianS()), bytes, ratio(row.vsOpenVdb()),
-                        ratio(row.vsHashmap()), row.checks());
+                        range(row.roundsVsOpenVdb()), ratio(row.vsHashmap()), row.checks());
             }
         }
         labels.forEach((structure, label) -> {
@@ -207,6 +222,16 @@ public final class BenchReport {
         return ratio.isPresent() ? String.format(Locale.ROOT, "%.2f", ratio.getAsDouble()) : "";
     }
 
+    /** The lowest and the highest of the rounds' own ratios ({@code 0.56-0.67}), or nothing for fewer than two. */
+    private static String range(List<Double> ratios) {
+        if (ratios.size() < 2) {
+            return "";
+        }
+        double low = ratios.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+        double high = ratios.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        return String.format(Locale.ROOT, "%.2f-%.2f", low, high);
+    }
+
     private static String abbreviate(String text, int width) {
         return text.length() <= width ? text : text.substring(0, width - 3) + "...";
     }
@@ -214,7 +239,8 @@ public final class BenchReport {
     /**
      * Writes one JSON record per row: the fields of {@link Result} (snake_case) with the
      * aggregated {@code median_s} and {@code min_s}, {@code rounds}, each round's median in
-     * {@code round_medians_s}, {@code ratio_openvdb} / {@code ratio_hashmap} where defined, and
+     * {@code round_medians_s}, {@code ratio_openvdb} / {@code ratio_hashmap} where defined with
+     * each round's own ratio in {@code round_ratios_openvdb} / {@code round_ratios_hashmap}, and
      * the table's {@code label} of a layout text ({@code structure} is the whole text).
      */
     public void writeJson(Path file, Map<String, Object> header) throws IOException {
@@ -238,6 +264,14 @@ public final class BenchReport {
             record.put("checks", row.checks());
             row.vsOpenVdb().ifPresent(v -> record.put("ratio_openvdb", v));
             row.vsHashmap().ifPresent(v -> record.put("ratio_hashmap", v));
+            if (!row.roundsVsOpenVdb().isEmpty()) {
+                ArrayNode each = record.putArray("round_ratios_openvdb");
+                row.roundsVsOpenVdb().forEach(each::add);
+            }
+            if (!row.roundsVsHashmap().isEmpty()) {
+                ArrayNode each = record.putArray("round_ratios_hashmap");
+                row.roundsVsHashmap().forEach(each::add);
+            }
             records.add(record);
         }
         json.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), root);
