@@ -23,8 +23,9 @@ import java.util.stream.Stream;
  * ratios against OpenVDB and against the {@code hashmap} baseline. A ratio is taken within each
  * round (ours / theirs, both medians of that round; below 1 we are faster), then the median over
  * the rounds; the table also shows the lowest and highest of the rounds' own ratios against
- * OpenVDB, which says how far one run's ratio can be trusted on the machine. W3's per-cell rows are compared per cell visited (L1 visits 512 cells per active
- * block, OpenVDB only the active voxels); every other ratio is a ratio of times.
+ * OpenVDB, which says how far one run's ratio can be trusted on the machine. W3's per-cell rows
+ * are compared per cell visited (L1 visits 512 cells per active block, OpenVDB only the active
+ * voxels); every other ratio is a ratio of times.
  */
 public final class BenchReport {
     /** The structure name of OpenVDB's rows. */
@@ -52,18 +53,26 @@ public final class BenchReport {
      * One aggregated row.
      *
      * @param rounds the row's result in each round where it ran, in round order
-     * @param vsOpenVdb the median over rounds of ours / OpenVDB's (empty without a comparable row)
-     * @param vsHashmap the same against {@code hashmap}
-     * @param roundsVsOpenVdb each round's own ratio against OpenVDB, in round order (the rounds
-     *                        with a comparable row), whose median is {@code vsOpenVdb}
+     * @param roundsVsOpenVdb each round's own ratio, ours / OpenVDB's, in round order (the rounds
+     *                        with a comparable row; empty without one)
      * @param roundsVsHashmap the same against {@code hashmap}
      */
-    public record Row(Result first, List<Result> rounds, double medianS, double minS, OptionalDouble vsOpenVdb,
-            OptionalDouble vsHashmap, List<Double> roundsVsOpenVdb, List<Double> roundsVsHashmap) {
+    public record Row(Result first, List<Result> rounds, double medianS, double minS, List<Double> roundsVsOpenVdb,
+            List<Double> roundsVsHashmap) {
         public Row {
             rounds = List.copyOf(rounds);
             roundsVsOpenVdb = List.copyOf(roundsVsOpenVdb);
             roundsVsHashmap = List.copyOf(roundsVsHashmap);
+        }
+
+        /** The median over rounds of ours / OpenVDB's (empty without a comparable row). */
+        public OptionalDouble vsOpenVdb() {
+            return median(roundsVsOpenVdb);
+        }
+
+        /** The median over rounds of ours / hashmap's (empty without a comparable row). */
+        public OptionalDouble vsHashmap() {
+            return median(roundsVsHashmap);
         }
 
         public boolean checksumsOk() {
@@ -105,7 +114,7 @@ public final class BenchReport {
                     : ratios(rounds, r -> comparableOpenVdb(r, results));
             List<Double> map = first.structure().equals(HASHMAP) ? List.of()
                     : ratios(rounds, r -> comparableHashmap(r, results));
-            rows.add(new Row(first, rounds, median, min, median(vdb), median(map), vdb, map));
+            rows.add(new Row(first, rounds, median, min, vdb, map));
         }
         return new BenchReport(rows, labels);
     }
