@@ -52,10 +52,10 @@ public final class ActiveSet {
 
     /**
      * Whether the structure's epoch is the one the set was taken at: it advances on every
-     * collection, every {@code deactivateAll}, every deactivation of a list, every
-     * {@code deactivateBox} that finds an active cell in its box and every deactivate call that
-     * finds its cell active (one that finds a bitmasked, pointer or hash cell inactive changes
-     * nothing), so a set may turn stale with nothing deactivated. False once the runtime is closed.
+     * collection and on every {@code deactivate}, {@code deactivateBox} or {@code deactivateAll}
+     * that finds something to deactivate or release (one that finds its cell inactive, no active
+     * cell in its box, or nothing to release changes nothing), so a set may turn stale with
+     * none of its own cells deactivated. False once the runtime is closed.
      */
     public boolean isCurrent() {
         return owner.isCurrent(blocks);

@@ -303,7 +303,9 @@ public final class SNodeRuntime implements AutoCloseable {
     /**
      * Deactivates every cell of {@code snode} and everything below (Taichi's
      * {@code deactivate_all}); on the root, every sparse node, so that only the values of dense
-     * cells above every sparse node stay. Launch rules as for {@link #deactivate}.
+     * cells above every sparse node stay. Launch rules as for {@link #deactivate}; a call that
+     * finds nothing to release changes nothing ({@link SparseRuntime#deactivateAll}) and does not
+     * collect.
      */
     public void deactivateAll(SNode snode) {
         structFor.inLaunch(() -> {

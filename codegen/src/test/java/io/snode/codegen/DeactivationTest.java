@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.snode.api.Layout;
 import io.snode.api.SNode;
+import io.snode.runtime.SparseRuntime;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Deactivation through the generated methods: Taichi's conventions for the root and for lists. */
@@ -68,6 +74,77 @@ class DeactivationTest {
             assertThat((long) rt.nodeHandle("length", list).invoke(1, 1)).isZero();
             assertThat((long) rt.nodeHandle("length", list).invoke(2, 1)).isEqualTo(1);
             assertThat((boolean) rt.nodeHandle("deactivate", list).invoke(1, 1)).isFalse();
+        }
+    }
+
+    /**
+     * A write that activates a cell in a container at rest, racing {@code deactivateAll} of the
+     * cell's node on another thread (jcstress: {@code ActivationDeactivationTest.AllLowerCells}).
+     * Each round ends in one of the two orders: the call changed something (the epoch advanced)
+     * exactly when the write is gone, and changed nothing exactly when the write stays, with its
+     * value. Written through the runtime and through generated code; and an append to a list,
+     * which stays with its value whenever the call changed nothing (an append racing a clear
+     * that does change something may keep its index with a value that reads 0).
+     */
+    @Test
+    void deactivateAllRacingAWriteEndsInOneOfTheTwoOrders() throws Exception {
+        Layout layout = Layout.parse("pointer(i,4).pointer(i,64).place(i32 v)");
+        Layout lists = Layout.parse("pointer(i,4).dynamic(l,64,8).place(i32 p)");
+        ExecutorService writer = Executors.newSingleThreadExecutor();
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout); SNodeRuntime listed = SNodeRuntime.compile(lists)) {
+            SNode upper = layout.snode(1);
+            SNode lower = layout.snode(2);
+            SNode list = lists.snode(2);
+            java.lang.invoke.MethodHandle generatedWrite = rt.setter("v");
+            CyclicBarrier start = new CyclicBarrier(2);
+            int[] orders = new int[2];
+            for (int round = 0; round < 600; round++) {
+                int cell = round % 64;
+                int way = round % 3;
+                SparseRuntime target = way == 2 ? listed.generic() : rt.generic();
+                target.activate(way == 2 ? lists.snode(1) : upper, 0);
+                long epoch = target.internalTree().epoch();
+                Future<?> write = writer.submit(() -> {
+                    start.await(30, TimeUnit.SECONDS);
+                    switch (way) {
+                        case 0 -> target.setInt("v", cell + 1, cell);
+                        case 1 -> {
+                            try {
+                                generatedWrite.invoke(cell, cell + 1);
+                            } catch (Throwable e) {
+                                throw new AssertionError(e);
+                            }
+                        }
+                        default -> target.appendInt("p", cell + 1, 0);
+                    }
+                    return null;
+                });
+                start.await(30, TimeUnit.SECONDS);
+                target.deactivateAll(way == 2 ? list : lower);
+                long changedEpoch = target.internalTree().epoch();
+                write.get(30, TimeUnit.SECONDS);
+                boolean changed = changedEpoch != epoch;
+                boolean stays = way == 2 ? target.length(list, 0) == 1 : target.isActive(lower, cell);
+                if (way == 2) {
+                    // An append whose index is taken while the list is cleared is the caller's race
+                    // (its element may read 0): only a call that changed nothing is certain here.
+                    assertThat(stays || changed).as("round %d: a call that changed nothing keeps the append", round).isTrue();
+                } else {
+                    assertThat(stays).as("round %d (way %d): the write stays exactly when deactivateAll changed nothing",
+                            round, way).isEqualTo(!changed);
+                }
+                if (!changed) {
+                    assertThat(way == 2 ? target.getInt("p", 0, 0) : target.getInt("v", cell)).isEqualTo(cell + 1);
+                }
+                orders[changed ? 1 : 0]++;
+                (way == 2 ? listed : rt).deactivateAll((way == 2 ? lists : layout).root());
+                assertThat((way == 2 ? listed : rt).memoryStats().snodes()).as("nothing left in use")
+                        .allMatch(s -> s.cells().cellsInUse() == 0);
+            }
+            System.out.printf("deactivateAll racing a write: %d found nothing, %d found the write%n", orders[0], orders[1]);
+        } finally {
+            writer.shutdownNow();
+            assertThat(writer.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
         }
     }
 }

@@ -362,6 +362,8 @@ public final class SparseRuntime implements AutoCloseable {
      * {@code deactivate_all}). On the root or a dense node, whose cells are always active, it
      * deactivates every pointer, bitmasked and dynamic node below: {@code deactivateAll(root)}
      * empties the structure, keeping only the values of dense cells above every sparse node.
+     * A call that finds nothing to release (no active cell, no hash table or list chunk to give
+     * back) changes nothing: the epoch stays, as for a {@link #deactivate} of an inactive cell.
      */
     public void deactivateAll(SNode snode) {
         checkOpen();

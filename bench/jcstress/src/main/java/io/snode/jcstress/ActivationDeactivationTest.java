@@ -12,7 +12,8 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.IIIIII_Result;
 
 /**
- * A write that activates a cell racing the deactivation of that cell or of the cell above it.
+ * A write that activates a cell racing the deactivation of that cell, of the cell above it, or
+ * of every cell of its node ({@code deactivateAll}).
  * Layout {@code pointer(i,2).pointer(i,2).place(i32 v)}; the upper cell U (i=0) is active
  * before the race. The documentation leaves the write's fate to the order (a write that lands
  * while its cell is being deactivated may be lost), but every outcome must be one of the two
@@ -97,6 +98,52 @@ public final class ActivationDeactivationTest {
                 r.r2 = runtime.deactivate(UPPER, 0) ? 1 : 0;
             } catch (RuntimeException | Error e) {
                 r.r2 = Unexpected.report("deactivate", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            observe(runtime, r);
+        }
+    }
+
+    /**
+     * Writer of v(0) against {@code deactivateAll} of the lower node, whose one container (in U)
+     * is at rest before the race. r2 is 1 when the call changed something (the epoch advanced).
+     * A call that finds the container at rest changes nothing (since 12-07), so r2 = 0 exactly
+     * when the write stays: a call that found the write's cell released it, and one that found
+     * nothing left it.
+     */
+    @JCStressTest
+    @Outcome(id = "0, 0, 1, 1, 1, 0", expect = ACCEPTABLE,
+            desc = "deactivateAll first (found nothing, changed nothing), then the write: the write stays.")
+    @Outcome(id = "0, 1, 0, 1, 0, 0", expect = ACCEPTABLE,
+            desc = "Write (or its activation) first, then deactivateAll: the lower cell is gone, v reads 0.")
+    @State
+    public static class AllLowerCells {
+        final SparseRuntime runtime = POOL.take();
+
+        public AllLowerCells() {
+            runtime.activate(UPPER, 0);
+        }
+
+        @Actor
+        public void write(IIIIII_Result r) {
+            try {
+                runtime.setInt("v", 1, 0);
+            } catch (RuntimeException | Error e) {
+                r.r1 = Unexpected.report("write", e);
+            }
+        }
+
+        @Actor
+        public void deactivateAll(IIIIII_Result r) {
+            try {
+                long epoch = runtime.internalTree().epoch();
+                runtime.deactivateAll(LOWER);
+                r.r2 = runtime.internalTree().epoch() != epoch ? 1 : 0;
+            } catch (RuntimeException | Error e) {
+                r.r2 = Unexpected.report("deactivateAll", e);
             }
         }
 

@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -154,6 +155,74 @@ class SnapshotReuseTest {
                 assertThat(structure.epoch()).as("a region deactivation that finds a cell").isNotEqualTo(epoch);
                 assertThat(cells(launcher, leaf)).containsExactly(1L);
                 assertThat(launcher.walks()).isEqualTo(2);
+            }
+        }
+    }
+
+    /**
+     * A {@code deactivateAll} that finds nothing to release changes nothing (until 12-07 it
+     * advanced the epoch twice and counted as its launch's deactivation, so the next launch
+     * walked again, a launch that called it collected, and a snapshot write beside it failed):
+     * on an empty structure, on a node whose containers were emptied cell by cell (a bitmasked
+     * leaf left with no bit, a list left empty), and on the root. One that finds an active cell is
+     * a change, once. The deactivation of an empty list changes nothing either (a list's
+     * deactivation used to be a change whatever it found).
+     */
+    @Test
+    void deactivateAllThatFindsNothingChangesNothing() {
+        for (Layout layout : List.of(MASKED, HASHED, LISTS)) {
+            try (SNodeRuntime rt = SNodeRuntime.compile(layout);
+                 Launcher launcher = new Launcher(rt.generic().internalTree(), 1, c -> { })) {
+                NodeTree structure = rt.generic().internalTree();
+                SNode upper = layout.snode(1);
+                SNode leaf = layout.snode(2);
+                boolean lists = layout == LISTS;
+                LongAdder counted = new LongAdder();
+                LongAdder previous = structure.swapDeactivationCounter(counted);
+                try {
+                    long epoch = structure.epoch();
+                    rt.deactivateAll(layout.root());
+                    rt.deactivateAll(upper);
+                    rt.deactivateAll(leaf);
+                    assertThat(structure.epoch()).as(layout + ": the epoch of an empty structure").isEqualTo(epoch);
+                    assertThat(counted.sum()).as(layout + ": deactivations counted").isZero();
+                    if (lists) {
+                        rt.generic().appendInt("p", 7, 2);
+                        assertThat(cells(launcher, leaf)).containsExactly(1L);
+                        assertThat(rt.generic().deactivate(leaf, 2)).as("a list with an element").isTrue();
+                    } else {
+                        rt.generic().setFloat("v", 1f, 1, 2, 3);
+                        assertThat(cells(launcher, leaf)).containsExactly(1L);
+                        assertThat(rt.generic().deactivate(leaf, 1, 2, 3)).as("an active leaf cell").isTrue();
+                    }
+                    assertThat(cells(launcher, leaf)).as(layout + ": the block stays, empty").containsExactly(0L);
+                    counted.reset();
+                    long walks = launcher.walks();
+                    epoch = structure.epoch();
+                    rt.deactivateAll(leaf);
+                    if (lists) {
+                        assertThat(rt.generic().deactivate(leaf, 2)).as("the emptied list").isFalse();
+                        assertThat(rt.generic().deactivate(leaf, 1)).as("a list under an inactive cell").isFalse();
+                    }
+                    assertThat(structure.epoch()).as(layout + ": the epoch after them").isEqualTo(epoch);
+                    assertThat(counted.sum()).as(layout + ": deactivations counted").isZero();
+                    assertThat(cells(launcher, leaf)).containsExactly(0L);
+                    assertThat(launcher.walks()).as(layout + ": the launch after them").isEqualTo(walks);
+                    rt.deactivateAll(upper);
+                    assertThat(structure.epoch()).as(layout + ": a deactivateAll that finds a cell").isNotEqualTo(epoch);
+                    assertThat(counted.sum()).isOne();
+                    assertThat(cells(launcher, leaf)).isEmpty();
+                    assertThat(launcher.walks()).isEqualTo(walks + 1);
+                    epoch = structure.epoch();
+                    rt.deactivateAll(upper);
+                    rt.deactivateAll(layout.root());
+                    assertThat(structure.epoch()).as(layout + ": emptied again").isEqualTo(epoch);
+                    assertThat(counted.sum()).isOne();
+                    assertThat(cells(launcher, leaf)).isEmpty();
+                    assertThat(launcher.walks()).isEqualTo(walks + 1);
+                } finally {
+                    structure.swapDeactivationCounter(previous);
+                }
             }
         }
     }

@@ -69,6 +69,22 @@ class SnapshotConcurrentChangeTest {
         }, false);
     }
 
+    /**
+     * A {@code deactivateAll} that finds nothing to release changes nothing, so the write
+     * completes (until 12-07 it advanced the epoch and failed it): here on the dense node, which
+     * has no sparse node below it. On the sparse leaf, whose cell 10 is active, it is a change
+     * (the next test).
+     */
+    @Test
+    void deactivateAllThatFindsNothingLetsTheWriteComplete() throws Exception {
+        writeWhileChanging(runtime -> runtime.deactivateAll(runtime.layout().field("big").snode()), false);
+    }
+
+    @Test
+    void deactivateAllThatFindsACellFailsTheWrite() throws Exception {
+        writeWhileChanging(runtime -> runtime.deactivateAll(sparse(runtime)), true);
+    }
+
     @Test
     void aWriteDuringWhichNothingChangesCompletesAndReadsBackEqual() throws Exception {
         writeWhileChanging(runtime -> runtime.generic().getFloat("sparse", 10), false);

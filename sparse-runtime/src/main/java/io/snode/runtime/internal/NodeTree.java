@@ -131,7 +131,11 @@ import java.util.concurrent.atomic.LongAdder;
  * again), and retires it again otherwise. A deactivation that releases the container waits for
  * that word or lock, and every release makes its cell unreachable first (a pointer or hash
  * entry's word goes busy, a mask bit is cleared), so a container left in a released cell is
- * never reopened.
+ * never reopened. A deactivation that finds nothing to do (a cell inactive at rest, a box with no
+ * active cell, a {@link #deactivateAll} whose containers are all at rest) only reads, takes no
+ * lock and changes nothing, the epoch included: it is the same as one made at the moment of its
+ * read, so an activation racing it that it did not see stays, and one that completed before it
+ * began is seen (jcstress: {@code ActivationDeactivationTest.AllLowerCells}).
  * <b>Progress:</b> readers are wait-free; an activation is lock-free against other activations
  * (it waits only for a list's header lock, held for a few stores, or for a pointer word that a
  * deactivation holds while it releases the subtree below).
@@ -346,7 +350,8 @@ public final class NodeTree {
 
     /**
      * Makes {@code counter} (or null) count the deactivations made on this thread from now on:
-     * every {@link #deactivate} that found an active cell and every {@link #deactivateAll}.
+     * every {@link #deactivate} that found an active cell and every {@link #deactivateAll} that
+     * found something to release.
      *
      * @return the counter it replaces, to be put back when the caller is done
      */
@@ -1173,8 +1178,17 @@ public final class NodeTree {
      * {@code deactivate_all}). The cells of the root and of dense nodes are always active: for
      * them it deactivates every pointer, bitmasked and dynamic node below, so that on the root it
      * empties the whole structure; the values of dense cells above every sparse node stay.
+     * When every container it would release is at rest ({@link NodeUnit#containerAtRest}, read
+     * first, container by container, without changing anything), it changes nothing: the epoch
+     * stays and no deactivation is counted, as for a {@link #deactivateCell} that finds its
+     * cell inactive; each such container is left as a release of it at the moment it was read
+     * would have left it. Otherwise the epoch advances before the first release and again at
+     * the end, and the call counts as one deactivation.
      */
     public void deactivateAll(SNode target) {
+        if (releasesNothing(target)) {
+            return; // nothing changes: the epoch stays, so caches, snapshots and kept sets stay too
+        }
         advanceEpoch();
         try {
             if (target.kind().isSparse()) {
@@ -1186,6 +1200,37 @@ public final class NodeTree {
             countDeactivation();
             advanceEpoch();
         }
+    }
+
+    /**
+     * Whether {@link #deactivateAll} of {@code node} would release nothing: every container of
+     * the sparse nodes it releases (itself, or those below it with only dense nodes between) is
+     * at rest. Stops at the first container that is not.
+     */
+    private boolean releasesNothing(SNode node) {
+        if (node.kind().isSparse()) {
+            return containersAtRest(node);
+        }
+        for (SNode child : node.children()) {
+            if (!releasesNothing(child)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the container of sparse {@code target} in every active cell of its parent is at rest. */
+    private boolean containersAtRest(SNode target) {
+        NodeUnit unit = units.unit(target);
+        long containerOffset = lastStep(target).containerOffset();
+        int parent = target.parent().id();
+        boolean[] found = {false};
+        PathCells.forEach(root, pathSteps[parent], pathUnits[parent], (segment, cell) -> {
+            if (!found[0] && !unit.containerAtRest(segment, cell + containerOffset)) {
+                found[0] = true; // the walk goes on, looking at nothing more
+            }
+        });
+        return !found[0];
     }
 
     /** {@link #releaseAll} for every sparse node below {@code node} with only dense nodes in between. */

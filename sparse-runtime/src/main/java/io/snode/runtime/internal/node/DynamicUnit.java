@@ -394,6 +394,36 @@ public final class DynamicUnit extends NodeUnit {
         return element;
     }
 
+    /** An empty list at rest ({@link #containerAtRest}): its deactivation would change nothing. */
+    @Override
+    public boolean inactiveAtRest(MemorySegment segment, long container, long index) {
+        return containerAtRest(segment, container);
+    }
+
+    /**
+     * The lock retired (released before: {@link #clear} returns at once), or free with the
+     * header empty: length zero, no chunk reference, no directory. A held lock may be an append
+     * publishing a chunk, and a list of length zero may hold a chunk (published for an index not
+     * taken yet), which a clear recycles.
+     */
+    @Override
+    public boolean containerAtRest(MemorySegment segment, long header) {
+        long lock = Atomics.getAcquire(segment, header + DynamicHeader.LOCK_OFFSET);
+        if (lock == DynamicHeader.LOCK_RETIRED) {
+            return true;
+        }
+        if (lock != 0 || Atomics.getAcquire(segment, header + DynamicHeader.LENGTH_OFFSET) != 0
+                || Atomics.getAcquire(segment, header + DynamicHeader.DIRECTORY_OFFSET) != PointerWord.NULL) {
+            return false;
+        }
+        for (int n = 0; n < DynamicHeader.INLINE_CHUNKS; n++) {
+            if (Atomics.getAcquire(segment, header + DynamicHeader.inlineChunkOffset(n)) != PointerWord.NULL) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     public boolean deactivate(MemorySegment segment, long container, long index) {
         boolean active = length(segment, container) > 0

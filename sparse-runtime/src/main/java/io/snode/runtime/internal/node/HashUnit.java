@@ -463,6 +463,17 @@ public final class HashUnit extends NodeUnit {
         return slot < 0 || Atomics.getAcquire(table, wordAt(base, slot)) == PointerWord.NULL;
     }
 
+    /**
+     * The header retired (released before: {@link #release} returns at once), or its lock free
+     * and no table: a table, even one of tombstones only, is retired by a release, and a held
+     * lock may be an insertion publishing the first table.
+     */
+    @Override
+    public boolean containerAtRest(MemorySegment segment, long container) {
+        long lock = Atomics.getAcquire(segment, container + HashHeader.LOCK_OFFSET);
+        return lock == HashHeader.LOCK_RETIRED || lock == LOCK_FREE && tableWord(segment, container) == 0;
+    }
+
     @Override
     public boolean deactivate(MemorySegment segment, long container, long index) {
         long lock = container + HashHeader.LOCK_OFFSET;

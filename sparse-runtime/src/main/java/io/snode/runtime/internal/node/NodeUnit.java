@@ -167,6 +167,16 @@ public abstract sealed class NodeUnit permits DenseUnit, BitmaskedUnit, PointerU
     }
 
     /**
+     * Whether {@link #release} of the container at ({@code segment}, {@code container}), without
+     * {@code retire}, would change nothing: every cell inactive and nothing in progress on it,
+     * read without changing anything (no lock taken). {@code NodeTree.deactivateAll} leaves
+     * such containers alone, the epoch as it was. False when unsure (the default).
+     */
+    public boolean containerAtRest(MemorySegment segment, long container) {
+        return false;
+    }
+
+    /**
      * Deactivates cell {@code index} and releases everything below it (Taichi's
      * {@code deactivate}); false when it was inactive.
      */

@@ -132,6 +132,17 @@ public final class PointerUnit extends NodeUnit {
         return releaseWord(segment, container + PointerWord.wordOffset(index), false);
     }
 
+    /** Every word null or retired: {@link #release} without retire returns at each of them at once. */
+    @Override
+    public boolean containerAtRest(MemorySegment segment, long container) {
+        for (long index = 0; index < node.cellCount(); index++) {
+            if (!inactiveAtRest(segment, container, index)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     public void release(MemorySegment segment, long container, boolean retire) {
         for (long index = 0; index < node.cellCount(); index++) {
