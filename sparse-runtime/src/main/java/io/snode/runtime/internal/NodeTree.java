@@ -1219,18 +1219,38 @@ public final class NodeTree {
         return true;
     }
 
-    /** Whether the container of sparse {@code target} in every active cell of its parent is at rest. */
+    /**
+     * Whether the container of sparse {@code target} in every active cell of its parent is at
+     * rest. The walk ends at the first container that is not ({@link NotAtRest}), so on a
+     * structure with something to release the look costs about one container's scan.
+     */
     private boolean containersAtRest(SNode target) {
         NodeUnit unit = units.unit(target);
         long containerOffset = lastStep(target).containerOffset();
         int parent = target.parent().id();
-        boolean[] found = {false};
-        PathCells.forEach(root, pathSteps[parent], pathUnits[parent], (segment, cell) -> {
-            if (!found[0] && !unit.containerAtRest(segment, cell + containerOffset)) {
-                found[0] = true; // the walk goes on, looking at nothing more
-            }
-        });
-        return !found[0];
+        try {
+            PathCells.forEach(root, pathSteps[parent], pathUnits[parent], (segment, cell) -> {
+                if (!unit.containerAtRest(segment, cell + containerOffset)) {
+                    throw NotAtRest.FOUND;
+                }
+            });
+            return true;
+        } catch (NotAtRest found) {
+            return false;
+        }
+    }
+
+    /**
+     * Ends {@link #containersAtRest}'s walk, which reads only (the walks of the node units hold
+     * no lock and have nothing to undo): one shared instance without a stack trace, never seen
+     * outside this class.
+     */
+    private static final class NotAtRest extends RuntimeException {
+        static final NotAtRest FOUND = new NotAtRest();
+
+        private NotAtRest() {
+            super("a container not at rest", null, false, false);
+        }
     }
 
     /** {@link #releaseAll} for every sparse node below {@code node} with only dense nodes in between. */
