@@ -47,11 +47,7 @@ public final class ActivationDeactivationTest {
 
         @Actor
         public void write(IIIIII_Result r) {
-            try {
-                runtime.setInt("v", 1, 0);
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("write", e);
-            }
+            writeOne(runtime, r);
         }
 
         @Actor
@@ -85,11 +81,7 @@ public final class ActivationDeactivationTest {
 
         @Actor
         public void write(IIIIII_Result r) {
-            try {
-                runtime.setInt("v", 1, 0);
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("write", e);
-            }
+            writeOne(runtime, r);
         }
 
         @Actor
@@ -129,11 +121,7 @@ public final class ActivationDeactivationTest {
 
         @Actor
         public void write(IIIIII_Result r) {
-            try {
-                runtime.setInt("v", 1, 0);
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("write", e);
-            }
+            writeOne(runtime, r);
         }
 
         @Actor
@@ -150,6 +138,15 @@ public final class ActivationDeactivationTest {
         @Arbiter
         public void check(IIIIII_Result r) {
             observe(runtime, r);
+        }
+    }
+
+    /** Writes 1 to v(0); r1 the report when that throws. */
+    static void writeOne(SparseRuntime runtime, IIIIII_Result r) {
+        try {
+            runtime.setInt("v", 1, 0);
+        } catch (RuntimeException | Error e) {
+            r.r1 = Unexpected.report("write", e);
         }
     }
 

@@ -87,14 +87,7 @@ public final class BitmaskTest {
 
         @Arbiter
         public void check(IIIIII_Result r) {
-            try {
-                r.r1 = runtime.isActive(MASKED, 0) ? 1 : 0;
-                r.r2 = runtime.getInt("v", 0);
-                r.r3 = runtime.isActive(MASKED, 1) ? 1 : 0;
-                r.r4 = runtime.getInt("v", 1);
-            } catch (RuntimeException | Error e) {
-                r.r1 = Unexpected.report("check", e);
-            }
+            readTwoCells(runtime, r);
             r.r6 = POOL.reset(runtime);
         }
     }
@@ -139,6 +132,77 @@ public final class BitmaskTest {
                 r.r2 = Unexpected.report("check", e);
             }
             r.r5 = POOL.reset(runtime);
+        }
+    }
+
+    /**
+     * A write to cell 0 racing {@code deactivateAll} of the node while cell 1 (same word) is
+     * active: the call clears the word with one exchange and zeroes the cells of the bits it
+     * returned (since 12-07; before, one AND per cell). Results: r1 cell 0 active, r2 v(0), r3
+     * cell 1 active, r4 v(1), r5 v(0) after activating cell 0 again (a cell that was inactive
+     * must come back zeroed), r6 the reset (0; what {@code deactivateAll} threw, if it did).
+     */
+    @JCStressTest
+    @Outcome(id = "1, 1, 0, 0, 1, 0", expect = ACCEPTABLE,
+            desc = "deactivateAll first, then the write: cell 0 stays with its value; cell 1 gone, zeroed.")
+    @Outcome(id = "0, 0, 0, 0, 0, 0", expect = ACCEPTABLE,
+            desc = "The write first, then deactivateAll: both cells gone, and cell 0 reads 0 when activated again.")
+    @Outcome(id = "0, 0, 0, 0, 1, 0", expect = ACCEPTABLE_INTERESTING,
+            desc = "The write set bit 0, the exchange cleared it and the cell was zeroed, then the write's store"
+                    + " landed: a write racing the deactivation of its own cell (the caller's race, as in"
+                    + " SetClearSameCell); cell 1 is zeroed all the same.")
+    @State
+    public static class SetClearAll {
+        final SparseRuntime runtime = POOL.take();
+        int failed;
+
+        public SetClearAll() {
+            runtime.setInt("v", 5, 1);
+        }
+
+        @Actor
+        public void set(IIIIII_Result r) {
+            write(runtime, 0, 1);
+        }
+
+        @Actor
+        public void clearAll(IIIIII_Result r) {
+            try {
+                runtime.deactivateAll(MASKED);
+            } catch (RuntimeException | Error e) {
+                failed = Unexpected.report("deactivateAll", e);
+            }
+        }
+
+        @Arbiter
+        public void check(IIIIII_Result r) {
+            if (readTwoCells(runtime, r)) {
+                try {
+                    runtime.activate(MASKED, 0);
+                    r.r5 = runtime.getInt("v", 0);
+                } catch (RuntimeException | Error e) {
+                    r.r1 = Unexpected.report("check", e);
+                }
+            }
+            int reset = POOL.reset(runtime);
+            r.r6 = failed != 0 ? failed : reset;
+        }
+    }
+
+    /**
+     * r1 cell 0 active, r2 v(0), r3 cell 1 active, r4 v(1); false (r1 the report) when a read
+     * threw.
+     */
+    static boolean readTwoCells(SparseRuntime runtime, IIIIII_Result r) {
+        try {
+            r.r1 = runtime.isActive(MASKED, 0) ? 1 : 0;
+            r.r2 = runtime.getInt("v", 0);
+            r.r3 = runtime.isActive(MASKED, 1) ? 1 : 0;
+            r.r4 = runtime.getInt("v", 1);
+            return true;
+        } catch (RuntimeException | Error e) {
+            r.r1 = Unexpected.report("check", e);
+            return false;
         }
     }
 
