@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.runtime.SparseRuntime;
+import java.lang.invoke.MethodHandle;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -95,7 +96,7 @@ class DeactivationTest {
             SNode upper = layout.snode(1);
             SNode lower = layout.snode(2);
             SNode list = lists.snode(2);
-            java.lang.invoke.MethodHandle generatedWrite = rt.setter("v");
+            MethodHandle generatedWrite = rt.setter("v");
             CyclicBarrier start = new CyclicBarrier(2);
             int[] orders = new int[2];
             for (int round = 0; round < 600; round++) {
