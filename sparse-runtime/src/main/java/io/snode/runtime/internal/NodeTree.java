@@ -20,6 +20,7 @@ import io.snode.runtime.internal.node.PointerUnit;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
@@ -1186,15 +1187,15 @@ public final class NodeTree {
      * the end, and the call counts as one deactivation.
      */
     public void deactivateAll(SNode target) {
-        if (releasesNothing(target)) {
+        List<SNode> released = new ArrayList<>();
+        releasedBy(target, released);
+        if (released.stream().allMatch(this::containersAtRest)) {
             return; // nothing changes: the epoch stays, so caches, snapshots and kept sets stay too
         }
         advanceEpoch();
         try {
-            if (target.kind().isSparse()) {
-                releaseAll(target);
-            } else {
-                releaseSparseBelow(target);
+            for (SNode node : released) {
+                releaseAll(node);
             }
         } finally {
             countDeactivation();
@@ -1203,20 +1204,18 @@ public final class NodeTree {
     }
 
     /**
-     * Whether {@link #deactivateAll} of {@code node} would release nothing: every container of
-     * the sparse nodes it releases (itself, or those below it with only dense nodes between) is
-     * at rest. Stops at the first container that is not.
+     * The sparse nodes whose containers {@link #deactivateAll} of {@code node} releases, into
+     * {@code into}: {@code node} itself when it is sparse, else every sparse node below it with
+     * only dense nodes in between (a dense node's cells stay, the sparse nodes below go).
      */
-    private boolean releasesNothing(SNode node) {
+    private static void releasedBy(SNode node, List<SNode> into) {
         if (node.kind().isSparse()) {
-            return containersAtRest(node);
+            into.add(node);
+            return;
         }
         for (SNode child : node.children()) {
-            if (!releasesNothing(child)) {
-                return false;
-            }
+            releasedBy(child, into);
         }
-        return true;
     }
 
     /**
@@ -1250,17 +1249,6 @@ public final class NodeTree {
 
         private NotAtRest() {
             super("a container not at rest", null, false, false);
-        }
-    }
-
-    /** {@link #releaseAll} for every sparse node below {@code node} with only dense nodes in between. */
-    private void releaseSparseBelow(SNode node) {
-        for (SNode child : node.children()) {
-            if (child.kind().isSparse()) {
-                releaseAll(child);
-            } else {
-                releaseSparseBelow(child); // a dense child: its cells stay, the sparse nodes below go
-            }
         }
     }
 
