@@ -63,7 +63,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * begins where the envelope does, so it is counted by what it adds: itself and its envelope less
  * the envelope it replaces (nothing, where it and its envelope end in the huge page already
  * counted). A chunk that the cap refuses so is refused whole, with nothing changed. Freeing the last chunk gives
- * back its pages and those of the envelope, and the envelope moves to the new end. The regions of
+ * back its pages and those of the envelope, and the envelope moves to the new end; the count
+ * drops by the chunk and the old envelope less the new one in one step, so that no request on
+ * another thread sees room that the new envelope takes back. The regions of
  * a pool without huge pages stay on base pages, where the allocator can say so
  * ({@code NativeRegions} advises every region it maps {@code MADV_NOHUGEPAGE} until asked for
  * huge pages), so that a system that gives huge pages unasked commits nothing uncounted.
@@ -418,10 +420,16 @@ public final class MemoryPool implements AutoCloseable {
             try {
                 allocator.decommit(region.segment, held.regionOffset, held.byteSize + (last ? region.envelope : 0));
             } finally {
-                uncount(held);
                 if (last) {
-                    moveEnvelope(region, held.regionOffset, region.envelopeAfter(held.regionOffset));
-                    bytesReserved.addAndGet(region.envelope);
+                    // The new envelope lies inside the chunk and the envelope it replaces (huge pages
+                    // end in order), so what is given back is never negative, and it is given back in
+                    // one step: given back first and the new envelope counted after, another thread
+                    // could take the room in between and leave the pool over its cap.
+                    long envelope = region.envelopeAfter(held.regionOffset);
+                    uncount(held, held.byteSize + region.envelope - envelope);
+                    setEnvelope(region, held.regionOffset, envelope);
+                } else {
+                    uncount(held, held.byteSize);
                 }
             }
         }
@@ -429,7 +437,12 @@ public final class MemoryPool implements AutoCloseable {
 
     /** Takes a freed chunk out of the counters. */
     private void uncount(Chunk held) {
-        bytesReserved.addAndGet(-held.byteSize);
+        uncount(held, held.byteSize);
+    }
+
+    /** Takes a freed chunk out of the counters, and {@code poolBytes} out of the pool's count of bytes reserved. */
+    private void uncount(Chunk held, long poolBytes) {
+        bytesReserved.addAndGet(-poolBytes);
         if (commitsOnAllocate || held.region != null) {
             bytesCommitted.addAndGet(-held.byteSize);
         }
