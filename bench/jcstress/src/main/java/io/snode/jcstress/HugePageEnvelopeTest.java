@@ -3,9 +3,8 @@ package io.snode.jcstress;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 
 import io.snode.api.MemoryCapExceededException;
-import io.snode.runtime.internal.memory.MemoryAllocator;
 import io.snode.runtime.internal.memory.MemoryPool;
-import java.lang.foreign.Arena;
+import io.snode.runtime.testing.PretendedHugePages;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.openjdk.jcstress.annotations.Actor;
@@ -24,8 +23,9 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * runs. Until 12-07 the free gave back the chunk and the old envelope first and counted the new
  * envelope after; a request between the two was granted, and the pool then held more than its cap.
  *
- * <p>The allocator only pretends to back regions with huge pages: a region is 16 KiB, aligned to
- * 16 KiB (inside one huge page), so that its envelope ends where it does. Chunks A = [0, 4 KiB)
+ * <p>The allocator only pretends to back regions with huge pages ({@link PretendedHugePages}): a
+ * region is 16 KiB, aligned to 16 KiB (inside one huge page), so that its envelope ends where it
+ * does. Chunks A = [0, 4 KiB)
  * and B = [4, 8 KiB) are handed out: 8 KiB of chunks and an envelope of 8 KiB, 16 KiB counted;
  * the free of B leaves A and an envelope of 12 KiB, 16 KiB counted. The cap is 16 KiB + 4095 B.
  *
@@ -55,37 +55,6 @@ public class HugePageEnvelopeTest {
             }
             pool.commitChunk(region, 0, CHUNK);
             last = pool.commitChunk(region, CHUNK, CHUNK);
-        }
-    }
-
-    /** Regions of 16 KiB aligned to their size, "advised" to huge pages; chunks of the heap's arena. */
-    static final class PretendedHugePages implements MemoryAllocator {
-        @Override
-        public MemorySegment allocate(long byteSize, long byteAlignment) {
-            return Arena.ofAuto().allocate(byteSize, byteAlignment);
-        }
-
-        @Override
-        public void free(MemorySegment segment) {
-        }
-
-        @Override
-        public MemorySegment reserveRegion(long byteSize) {
-            return Arena.ofAuto().allocate(byteSize, byteSize);
-        }
-
-        @Override
-        public boolean adviseHugePages(MemorySegment region) {
-            return true;
-        }
-
-        @Override
-        public void decommit(MemorySegment region, long offset, long byteSize) {
-            // Nothing was written: the chunks are only counted.
-        }
-
-        @Override
-        public void releaseRegion(MemorySegment region) {
         }
     }
 

@@ -8,6 +8,7 @@ import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.testing.PretendedHugePages;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -197,38 +198,10 @@ class HugePageRegionTest {
     void freeingTheLastChunkNeverLetsAnotherRequestPassTheCap() throws Exception {
         long other = 4096;
         long cap = HUGE + other - 1;
-        MemoryAllocator fakeHugePages = new MemoryAllocator() {
-            @Override
-            public MemorySegment allocate(long byteSize, long byteAlignment) {
-                return Arena.ofAuto().allocate(byteSize, byteAlignment);
-            }
-
-            @Override
-            public void free(MemorySegment segment) {
-            }
-
-            @Override
-            public MemorySegment reserveRegion(long byteSize) {
-                return Arena.ofAuto().allocate(byteSize, HUGE); // starts at a huge page: one huge page counts
-            }
-
-            @Override
-            public boolean adviseHugePages(MemorySegment region) {
-                return true;
-            }
-
-            @Override
-            public void decommit(MemorySegment region, long offset, long byteSize) {
-                // Nothing was written: the chunks are only counted.
-            }
-
-            @Override
-            public void releaseRegion(MemorySegment region) {
-            }
-        };
-        try (MemoryPool pool = new MemoryPool(fakeHugePages, cap, false, true)) {
+        try (MemoryPool pool = new MemoryPool(new PretendedHugePages(), cap, false, true)) {
             MemoryPool.Region region = pool.reserveRegion(pool.owner("list"), 2 * HUGE);
             assertThat(region.hugePages()).isTrue();
+            assertThat(region.segment().address() % HUGE).as("the region starts at a huge page: one huge page counts").isZero();
             pool.commitChunk(region, 0, 4096);
             assertThat(pool.bytesReserved()).as("the first chunk and the rest of its huge page").isEqualTo(HUGE);
             int cycles = 500_000;
