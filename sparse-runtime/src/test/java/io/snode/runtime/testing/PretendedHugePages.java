@@ -12,9 +12,10 @@ import java.lang.foreign.MemorySegment;
  * that it lies in as few huge pages as it can, and a region of at most a huge page in one), and it
  * takes the advice to use huge pages. Nothing is committed or given back: the chunks are only
  * counted, and a test that writes to them must not expect a freed chunk to read zero. Chunks of
- * their own come from automatic arenas too; the garbage collector frees them.
+ * their own come from automatic arenas too; the garbage collector frees them. A test may
+ * override a method to inject a fault.
  */
-public final class PretendedHugePages implements MemoryAllocator {
+public class PretendedHugePages implements MemoryAllocator {
     @Override
     public MemorySegment allocate(long byteSize, long byteAlignment) {
         return Arena.ofAuto().allocate(byteSize, byteAlignment);
