@@ -148,4 +148,63 @@ class DeactivationTest {
             assertThat(writer.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
         }
     }
+
+    /**
+     * {@code deactivateAll} of a bitmasked node with nothing managed below clears each mask word
+     * with one exchange and zeroes the cells of the bits it returned
+     * ({@code BitmaskedUnit.clearWords}), racing two writers that activate cells in both words of
+     * its container. Model: every cell active before the call (and written by no one) is inactive
+     * afterwards and comes back zeroed; a written cell that is active holds its writer's value
+     * (its bit was set after the exchange, so the zeroing passed it by); no other cell is active.
+     * A written cell left inactive may hold its value when activated again, the caller's race of
+     * a write with the deactivation of its own cell (jcstress {@code BitmaskTest.SetClearAll}).
+     */
+    @Test
+    void deactivateAllOfABitmaskedNodeRacingWritesKeepsEveryBitItDidNotClear() throws Exception {
+        Layout layout = Layout.parse("pointer(i,2).bitmasked(i,128).place(i32 v)");
+        ExecutorService writers = Executors.newFixedThreadPool(2);
+        try (SNodeRuntime rt = SNodeRuntime.compile(layout)) {
+            SparseRuntime target = rt.generic();
+            SNode masked = layout.snode(2);
+            CyclicBarrier start = new CyclicBarrier(3);
+            int kept = 0;
+            for (int round = 0; round < 400; round++) {
+                int[] written = {1 + 3 * (round % 21), 64 + 1 + 3 * (round % 21)}; // one cell in each mask word
+                for (int cell = 0; cell < 128; cell += 3) {
+                    target.setInt("v", 1000 + cell, cell); // active before the call; no writer's cell
+                }
+                Future<?>[] writes = new Future<?>[2];
+                for (int w = 0; w < 2; w++) {
+                    int cell = written[w];
+                    writes[w] = writers.submit(() -> {
+                        start.await(30, TimeUnit.SECONDS);
+                        target.setInt("v", cell + 1, cell);
+                        return null;
+                    });
+                }
+                start.await(30, TimeUnit.SECONDS);
+                target.deactivateAll(masked);
+                for (Future<?> write : writes) {
+                    write.get(30, TimeUnit.SECONDS);
+                }
+                for (int cell = 0; cell < 128; cell++) {
+                    boolean isWritten = cell == written[0] || cell == written[1];
+                    if (target.isActive(masked, cell)) {
+                        assertThat(isWritten).as("round %d: cell %d active, written by no one", round, cell).isTrue();
+                        assertThat(target.getInt("v", cell)).as("round %d: written cell %d", round, cell).isEqualTo(cell + 1);
+                        kept++;
+                    } else if (!isWritten) {
+                        target.activate(masked, cell);
+                        assertThat(target.getInt("v", cell)).as("round %d: cell %d comes back zeroed", round, cell).isZero();
+                    }
+                }
+                rt.deactivateAll(layout.root());
+                assertThat(rt.memoryStats().snodes()).as("nothing left in use").allMatch(s -> s.cells().cellsInUse() == 0);
+            }
+            System.out.printf("deactivateAll of a bitmasked node racing two writes: %d of 800 writes kept%n", kept);
+        } finally {
+            writers.shutdownNow();
+            assertThat(writers.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
 }
