@@ -4,6 +4,8 @@ import io.snode.api.Layout;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
+import io.snode.codegen.interop.Bulk;
+import io.snode.codegen.interop.BulkAppendException;
 import io.snode.gc.ParallelCollector;
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.Collector;
@@ -29,7 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A soak test of one {@link SNodeRuntime}: worker threads activate, write, add, read, append and
- * deactivate, and collect, for a given time, while every result is compared with a model of the
+ * deactivate (cell by cell, in bulk and by region), and collect, for a given time, while every result is compared with a model of the
  * calls that returned normally. What the soak promises to find: a returned write, add or append
  * that is lost, a value that appears from nowhere, an index handed out twice, a refused call that
  * changed something, memory that is not reused (footprint above the bound below), cells leaked.
@@ -55,6 +57,20 @@ import java.util.concurrent.atomic.AtomicReference;
  * it, an append to an owned list returns the model's length and is refused exactly when the model
  * is full. Appends to shared lists are checked at checkpoints: each returned index appears once,
  * holds its value, and the lengths equal the number of appends that returned normally.
+ *
+ * <h2>Bulk and region operations</h2>
+ * Beside the per-cell calls, a worker makes the bulk calls of {@link Bulk} and region
+ * deactivations on what it owns, and reads each result back at once: a list write
+ * ({@code writeCells}, sorted or not, some cells listed twice, now and then thousands of cells)
+ * must leave exactly a prefix of its list written (the whole list when it returned normally),
+ * which the model then takes; a box write must leave the leaves' containers (4 x 4 blocks) in
+ * row-major order written whole up to the one refused and untouched from there; a
+ * {@code deactivateBox} of the bitmasked or middle SNode zeroes its box in the model (and, where
+ * the box covers an owned upper cell whole, empties that cell's list); a bulk append to one or
+ * to several owned lists must append exactly the elements before the refused one in the call's
+ * order, and be refused for a full list exactly where the model is full. Each bulk write takes
+ * values that no cell it lists holds yet ({@code base + n} for element {@code n}), so that a
+ * value read back names the element that wrote it.
  *
  * <h2>Threads and phases</h2>
  * Workers run batches of {@value #BATCH} operations, each batch inside a launch of the runtime's
@@ -865,6 +881,16 @@ public final class Soak {
                     appendShared();
                 } else if (r < 875) {
                     deactivateOwnedList();
+                } else if (r < 885) {
+                    writeCellsOwned();
+                } else if (r < 890) {
+                    writeBoxOwned();
+                } else if (r < 898) {
+                    deactivateBoxOwned();
+                } else if (r < 906) {
+                    appendBulkOwned();
+                } else if (r < 910) {
+                    appendAllOwned();
                 } else {
                     readOwnedList();
                 }
@@ -1001,6 +1027,361 @@ public final class Soak {
             int u = uppers[random.nextInt(uppers.length)];
             generic.deactivate(list, u / UPPER, u % UPPER); // the list's coordinates, as append takes them
             listLengths[u] = 0;
+        }
+
+        /**
+         * A square of leaves this worker owns, with everything below: {@code {i0, j0, size, u}},
+         * one of its owned upper cells (u its number) one time in four, else one of its middle
+         * cells (u = -1).
+         */
+        private int[] ownedSquare() {
+            if (uppers.length > 0 && random.nextInt(4) == 0) {
+                int u = uppers[random.nextInt(uppers.length)];
+                return new int[] {(u / UPPER) * LEAVES_PER_UPPER, (u % UPPER) * LEAVES_PER_UPPER, LEAVES_PER_UPPER, u};
+            }
+            int m = middles[random.nextInt(middles.length)];
+            return new int[] {(m / MIDDLE) * LEAVES_PER_MIDDLE, (m % MIDDLE) * LEAVES_PER_MIDDLE, LEAVES_PER_MIDDLE, -1};
+        }
+
+        /**
+         * A base for a bulk write's values ({@code base + n} for its element {@code n}, so that
+         * a value read back names the element that wrote it) that none of the model's values at
+         * {@code leafOf} equals.
+         */
+        private int freshBase(int[] leafOf) {
+            while (true) {
+                int base = random.nextInt();
+                boolean clash = false;
+                for (int leaf : leafOf) {
+                    if (Integer.toUnsignedLong(leaves[leaf] - base) < leafOf.length) {
+                        clash = true;
+                        break;
+                    }
+                }
+                if (!clash) {
+                    return base;
+                }
+            }
+        }
+
+        /**
+         * A list write ({@code Bulk.writeCells}) of owned leaves, in random order or sorted by
+         * coordinates (the path of sorted lists), now and then long enough (up to 12,000 cells)
+         * for several batches and, unsorted, for grouping by container; some leaves listed twice. The runtime must hold a prefix of the
+         * list (the whole list when the call returned normally), read back at once.
+         */
+        private void writeCellsOwned() {
+            boolean longList = random.nextInt(64) == 0;
+            int count = longList ? 1 + random.nextInt(12_000) : 1 + random.nextInt(96);
+            // A long list spreads over enough containers (thousands with few threads) for their
+            // slots in the call's cache to collide, so that past two batches it goes on grouped by
+            // container (Bulk's scattered lists), unless it is sorted.
+            int[][] squares = new int[longList ? 32 : 1 + random.nextInt(3)][];
+            for (int s = 0; s < squares.length; s++) {
+                squares[s] = ownedSquare();
+            }
+            int[] leafOf = new int[count];
+            for (int n = 0; n < count; n++) {
+                int[] square = squares[random.nextInt(squares.length)];
+                leafOf[n] = (square[0] + random.nextInt(square[2])) * N + square[1] + random.nextInt(square[2]);
+            }
+            if (random.nextBoolean()) {
+                Arrays.sort(leafOf); // by (i, j)
+            }
+            int[][] coordinates = {new int[count], new int[count]};
+            int base = freshBase(leafOf);
+            int[] values = new int[count];
+            for (int n = 0; n < count; n++) {
+                coordinates[0][n] = leafOf[n] / N;
+                coordinates[1][n] = leafOf[n] % N;
+                values[n] = base + n;
+            }
+            boolean refused = false;
+            try {
+                long written = Bulk.writeCells(runtime, "n", coordinates, values);
+                if (written != count) {
+                    throw new Disagreement("Bulk.writeCells of " + count + " cells returned " + written);
+                }
+            } catch (MemoryCapExceededException e) {
+                refused = true;
+                refusedByCap++;
+            }
+            int prefix = takePrefix(leafOf, base);
+            if (!refused && prefix != count) {
+                throw new Disagreement("Bulk.writeCells of " + count + " cells returned normally, but only the first "
+                        + prefix + " are written");
+            }
+        }
+
+        /**
+         * The prefix of a list write (element {@code n}: leaf {@code leafOf[n]}, value
+         * {@code base + n}) that the runtime holds, read back: every listed leaf holds the value
+         * of its last element before the prefix's end, or the model's value where it has none.
+         * The model takes that prefix.
+         */
+        private int takePrefix(int[] leafOf, int base) {
+            int count = leafOf.length;
+            int[] read = new int[count];
+            int prefix = 0;
+            for (int n = 0; n < count; n++) {
+                int leaf = leafOf[n];
+                read[n] = grid.n(leaf / N, leaf % N);
+                int element = read[n] - base;
+                if (Integer.toUnsignedLong(element) < count) {
+                    if (leafOf[element] != leaf) {
+                        throw new Disagreement("n(" + leaf / N + "," + leaf % N + ") reads the value that a list write"
+                                + " gave its element " + element + ", cell (" + leafOf[element] / N + ","
+                                + leafOf[element] % N + ")");
+                    }
+                    prefix = Math.max(prefix, element + 1);
+                } else if (read[n] != leaves[leaf]) {
+                    throw new Disagreement("n(" + leaf / N + "," + leaf % N + ") reads " + read[n] + " after a list"
+                            + " write, neither a value it wrote nor the " + leaves[leaf] + " the calls before left");
+                }
+            }
+            Map<Integer, Integer> last = new java.util.HashMap<>();
+            for (int n = 0; n < prefix; n++) {
+                last.put(leafOf[n], n);
+            }
+            for (int n = 0; n < count; n++) {
+                int leaf = leafOf[n];
+                Integer element = last.get(leaf);
+                int expected = element == null ? leaves[leaf] : base + element;
+                if (read[n] != expected) {
+                    throw new Disagreement("n(" + leaf / N + "," + leaf % N + ") reads " + read[n] + " after a list"
+                            + " write of " + count + " cells whose first " + prefix + " are written: no prefix of the"
+                            + " list leaves that (expected " + expected + ")");
+                }
+            }
+            for (int n = 0; n < prefix; n++) {
+                leaves[leafOf[n]] = base + n;
+            }
+            return prefix;
+        }
+
+        /**
+         * A box write ({@code Bulk.write}) inside an owned square. Read back at once: the
+         * leaves' containers (the 4 x 4 dense blocks) in row-major order, a prefix of them
+         * written whole and the rest as the model left them (all of them written when the call
+         * returned normally).
+         */
+        private void writeBoxOwned() {
+            int[] square = ownedSquare();
+            int i0 = square[0] + random.nextInt(square[2]);
+            int j0 = square[1] + random.nextInt(square[2]);
+            int i1 = i0 + 1 + random.nextInt(square[0] + square[2] - i0);
+            int j1 = j0 + 1 + random.nextInt(square[1] + square[2] - j0);
+            int width = j1 - j0;
+            int count = (i1 - i0) * width;
+            int[] leafOf = new int[count];
+            for (int n = 0; n < count; n++) {
+                leafOf[n] = (i0 + n / width) * N + j0 + n % width;
+            }
+            int base = freshBase(leafOf);
+            int[] values = new int[count];
+            for (int n = 0; n < count; n++) {
+                values[n] = base + n;
+            }
+            boolean refused = false;
+            try {
+                long written = Bulk.write(runtime, "n", new int[] {i0, j0}, new int[] {i1, j1}, values);
+                if (written != count) {
+                    throw new Disagreement("Bulk.write of " + count + " cells returned " + written);
+                }
+            } catch (MemoryCapExceededException e) {
+                refused = true;
+                refusedByCap++;
+            }
+            int block = LEAVES_PER_MASKED;
+            boolean before = true; // still in the prefix of containers written
+            for (int bi = Math.floorDiv(i0, block) * block; bi < i1; bi += block) {
+                for (int bj = Math.floorDiv(j0, block) * block; bj < j1; bj += block) {
+                    int written = 0;
+                    int cells = 0;
+                    for (int i = Math.max(i0, bi); i < Math.min(i1, bi + block); i++) {
+                        for (int j = Math.max(j0, bj); j < Math.min(j1, bj + block); j++) {
+                            int n = (i - i0) * width + (j - j0);
+                            int actual = grid.n(i, j);
+                            if (actual == base + n) {
+                                written++;
+                            } else if (actual != leaves[i * N + j]) {
+                                throw new Disagreement("n(" + i + "," + j + ") reads " + actual + " after a box write,"
+                                        + " neither its value " + (base + n) + " nor the " + leaves[i * N + j]
+                                        + " the calls before left");
+                            }
+                            cells++;
+                        }
+                    }
+                    if (written != 0 && written != cells) {
+                        throw new Disagreement("a box write [" + i0 + "," + j0 + ")..[" + i1 + "," + j1 + ") left "
+                                + written + " of the " + cells + " cells of the container at (" + bi + "," + bj
+                                + ") written: a container is written whole or not at all");
+                    }
+                    if (written == 0) {
+                        before = false;
+                    } else if (!before) {
+                        throw new Disagreement("a box write [" + i0 + "," + j0 + ")..[" + i1 + "," + j1 + ") wrote the"
+                                + " container at (" + bi + "," + bj + ") after one it did not write");
+                    }
+                }
+            }
+            if (!before && !refused) {
+                throw new Disagreement("a box write [" + i0 + "," + j0 + ")..[" + i1 + "," + j1 + ") returned"
+                        + " normally, but left a container unwritten");
+            }
+            for (int n = 0; n < count; n++) {
+                int leaf = leafOf[n];
+                if (grid.n(leaf / N, leaf % N) == base + n) {
+                    leaves[leaf] = base + n;
+                }
+            }
+        }
+
+        /**
+         * A region deactivation ({@code deactivateBox}) of the bitmasked or the middle pointer
+         * SNode, its box (maybe empty) inside an owned square. A box that covers an owned upper
+         * cell whole deactivates that cell with its subtree, its list too.
+         */
+        private void deactivateBoxOwned() {
+            int[] square = ownedSquare();
+            boolean byMiddle = random.nextInt(3) == 0;
+            int unit = byMiddle ? LEAVES_PER_MIDDLE : LEAVES_PER_MASKED;
+            int cells = square[2] / unit;
+            int[] low = new int[2];
+            int[] high = new int[2];
+            for (int c = 0; c < 2; c++) {
+                int first = square[c] / unit;
+                low[c] = first + random.nextInt(cells + 1);
+                high[c] = low[c] + random.nextInt(first + cells - low[c] + 1);
+            }
+            generic.deactivateBox(byMiddle ? middle : masked, low, high);
+            for (int i = low[0] * unit; i < high[0] * unit; i++) {
+                Arrays.fill(leaves, i * N + low[1] * unit, i * N + high[1] * unit, 0);
+            }
+            int u = square[3];
+            if (u >= 0 && low[0] * unit == square[0] && high[0] * unit == square[0] + square[2]
+                    && low[1] * unit == square[1] && high[1] * unit == square[1] + square[2]) {
+                listLengths[u] = 0;
+            }
+        }
+
+        /**
+         * A bulk append ({@code Bulk.append}) to an owned list: as many single appends, so it
+         * appends all or, refused, a prefix that {@link BulkAppendException#appended()} lists,
+         * refused for a full list exactly where the model is full.
+         */
+        private void appendBulkOwned() {
+            if (uppers.length == 0) {
+                return;
+            }
+            int u = uppers[random.nextInt(uppers.length)];
+            int length = listLengths[u];
+            int count = 1 + random.nextInt(random.nextInt(8) == 0 ? 600 : 80);
+            int[] values = new int[count];
+            for (int n = 0; n < count; n++) {
+                values[n] = random.nextInt();
+            }
+            String call = "Bulk.append of " + count + " to the list (" + u / UPPER + "," + u % UPPER + ") of length "
+                    + length;
+            int appended = count;
+            try {
+                long returned = Bulk.append(runtime, "p", new int[] {u / UPPER, u % UPPER}, values);
+                if (returned != count) {
+                    throw new Disagreement(call + " returned " + returned);
+                }
+            } catch (BulkAppendException e) {
+                int[] done = e.appended();
+                appended = done.length;
+                for (int n = 0; n < appended; n++) {
+                    if (done[n] != n) {
+                        throw new Disagreement(call + " appended " + Arrays.toString(done) + ", not a prefix");
+                    }
+                }
+                if (e.refused() != appended) {
+                    throw new Disagreement(call + " refused element " + e.refused() + " after appending " + appended);
+                }
+                countRefusal(call, e, length + appended);
+            }
+            if (length + appended > LIST_CAPACITY) {
+                throw new Disagreement(call + " appended " + appended + ", past the capacity " + LIST_CAPACITY);
+            }
+            System.arraycopy(values, 0, listValues[u], length, appended);
+            listLengths[u] = length + appended;
+        }
+
+        /** A refused bulk append: a full list must be full in the model ({@code lengthThen} the list's length when refused). */
+        private void countRefusal(String call, BulkAppendException e, int lengthThen) {
+            if (e.getCause() instanceof DynamicListFullException) {
+                if (lengthThen != LIST_CAPACITY) {
+                    throw new Disagreement(call + " found the list full at length " + lengthThen + " of "
+                            + LIST_CAPACITY);
+                }
+                refusedFull++;
+            } else if (e.getCause() instanceof MemoryCapExceededException) {
+                refusedByCap++;
+            } else {
+                throw e;
+            }
+        }
+
+        /**
+         * A bulk append to several owned lists ({@code Bulk.appendAll}): grouped by list in
+         * coordinate order (the first axis most significant), each list's elements in the
+         * arrays' order; refused, exactly the elements before the refused one in that order are
+         * appended.
+         */
+        private void appendAllOwned() {
+            if (uppers.length == 0) {
+                return;
+            }
+            int count = 1 + random.nextInt(120);
+            int[] listOf = new int[count];
+            int[][] lists = {new int[count], new int[count]};
+            int[] values = new int[count];
+            for (int n = 0; n < count; n++) {
+                int u = uppers[random.nextInt(uppers.length)];
+                listOf[n] = u;
+                lists[0][n] = u / UPPER;
+                lists[1][n] = u % UPPER;
+                values[n] = random.nextInt();
+            }
+            // The call's order: by upper cell number (row-major, as the coordinates), then by element.
+            int[] order = java.util.stream.IntStream.range(0, count).boxed()
+                    .sorted(java.util.Comparator.<Integer>comparingInt(n -> listOf[n]).thenComparingInt(n -> n))
+                    .mapToInt(Integer::intValue).toArray();
+            String call = "Bulk.appendAll of " + count + " to " + uppers.length + " owned lists";
+            int taken = count; // elements of the order appended
+            BulkAppendException refusal = null;
+            try {
+                long returned = Bulk.appendAll(runtime, "p", lists, values);
+                if (returned != count) {
+                    throw new Disagreement(call + " returned " + returned);
+                }
+            } catch (BulkAppendException e) {
+                refusal = e;
+                taken = 0;
+                while (order[taken] != e.refused()) {
+                    taken++;
+                }
+                int[] expected = Arrays.copyOf(order, taken);
+                Arrays.sort(expected);
+                if (!Arrays.equals(expected, e.appended())) {
+                    throw new Disagreement(call + " refused element " + e.refused() + " and appended "
+                            + Arrays.toString(e.appended()) + ", not the elements before it in the call's order");
+                }
+            }
+            for (int q = 0; q < taken; q++) {
+                int n = order[q];
+                int u = listOf[n];
+                if (listLengths[u] == LIST_CAPACITY) {
+                    throw new Disagreement(call + " appended to the list (" + u / UPPER + "," + u % UPPER
+                            + ") past its capacity " + LIST_CAPACITY);
+                }
+                listValues[u][listLengths[u]++] = values[n];
+            }
+            if (refusal != null) {
+                countRefusal(call, refusal, listLengths[listOf[refusal.refused()]]);
+            }
         }
 
         private void readOwnedList() {
