@@ -48,6 +48,10 @@ final class SoakCommand implements Callable<Integer> {
             description = "put the runtime's regions on huge pages (RuntimeOptions.withHugePages)")
     boolean hugePages;
 
+    @Option(names = "--hash",
+            description = "hash nodes in place of the layout's two pointer nodes: " + Soak.HASH_LAYOUT_TEXT)
+    boolean hash;
+
     @Option(names = "--report-seconds", paramLabel = "S", defaultValue = "5",
             description = "seconds between progress lines, above 0 and at most 3600"
                     + " (default: ${DEFAULT-VALUE})")
@@ -80,7 +84,7 @@ final class SoakCommand implements Callable<Integer> {
         }
         long capBytes = capMib == null ? 0 : Math.max(1, (long) (capMib * 1024 * 1024));
         Soak.Config config = new Soak.Config((long) Math.max(1, Math.ceil(minutes * 60e9)), threadCount, seed, capBytes,
-                TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9), hugePages);
+                TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9), hugePages, hash);
         PrintWriter out = spec.commandLine().getOut();
         Soak.Result result;
         try {

@@ -10,6 +10,7 @@ import io.snode.gc.ParallelCollector;
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.Collector;
 import io.snode.runtime.DynamicListFullException;
+import io.snode.runtime.HashTableMetric;
 import io.snode.runtime.MemoryStats;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
@@ -58,6 +59,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * is full. Appends to shared lists are checked at checkpoints: each returned index appears once,
  * holds its value, and the lengths equal the number of appends that returned normally.
  *
+ * <p>With {@link Config#hash} the layout is {@value #HASH_LAYOUT_TEXT}: the same cells, with
+ * hash tables where the pointer nodes had their containers. After every checkpoint's collection
+ * no retired table may be left and the tables in use keep their load bound; at the end no table
+ * may be held.
+ *
  * <h2>Bulk and region operations</h2>
  * Beside the per-cell calls, a worker makes the bulk calls of {@link Bulk} and region
  * deactivations on what it owns, and reads each result back at once: a list write
@@ -105,6 +111,13 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class Soak {
     public static final String LAYOUT_TEXT =
             "pointer(ij,8){pointer(ij,4).bitmasked(ij,4).dense(ij,4).place(i32 n); dynamic(k,4096,64).place(i32 p)}";
+    /**
+     * The layout with hash nodes in place of both pointer levels ({@link Config#hash}): the same
+     * cells, the upper level one hash table that every thread inserts into, the middle level a
+     * table per upper cell, shared below the shared upper cells.
+     */
+    public static final String HASH_LAYOUT_TEXT =
+            "hash(ij,8){hash(ij,4).bitmasked(ij,4).dense(ij,4).place(i32 n); dynamic(k,4096,64).place(i32 p)}";
     static final int N = 512;
     static final int UPPER = 8;
     static final int MIDDLE = 32;
@@ -153,12 +166,13 @@ public final class Soak {
      * @param checkNanos    time between checkpoints
      * @param reportNanos   time between progress lines (printed at the next checkpoint)
      * @param hugePages     whether the runtime's regions are on huge pages ({@code RuntimeOptions.withHugePages})
+     * @param hash          whether the layout has hash nodes in place of its pointer nodes ({@link #HASH_LAYOUT_TEXT})
      */
     public record Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos,
-                         long reportNanos, boolean hugePages) {
+                         long reportNanos, boolean hugePages, boolean hash) {
         /** A configuration on base pages. */
         public Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos, long reportNanos) {
-            this(durationNanos, threads, seed, capBytes, checkNanos, reportNanos, false);
+            this(durationNanos, threads, seed, capBytes, checkNanos, reportNanos, false, false);
         }
 
         public Config {
@@ -206,11 +220,12 @@ public final class Soak {
 
     private final Config config;
     private final PrintWriter out;
-    private final Layout layout = Layout.parse(LAYOUT_TEXT);
-    private final SNode upper = layout.snode(1);
-    private final SNode middle = layout.snode(2);
-    private final SNode masked = layout.snode(3);
-    private final SNode list = layout.field("p").snode();
+    private final String layoutText;
+    private final Layout layout;
+    private final SNode upper;
+    private final SNode middle;
+    private final SNode masked;
+    private final SNode list;
     /**
      * The model of every leaf outside the counters; entry (i, j) is written only by its owner, or
      * by the coordinator at checkpoints.
@@ -247,6 +262,12 @@ public final class Soak {
     public Soak(Config config, PrintWriter out) {
         this.config = config;
         this.out = out;
+        this.layoutText = config.hash() ? HASH_LAYOUT_TEXT : LAYOUT_TEXT;
+        this.layout = Layout.parse(layoutText);
+        this.upper = layout.snode(1);
+        this.middle = layout.snode(2);
+        this.masked = layout.snode(3);
+        this.list = layout.field("p").snode();
     }
 
     /**
@@ -338,7 +359,7 @@ public final class Soak {
                 threads == 1 ? "" : "s", config.durationNanos() / 1e9, config.seed(),
                 config.capBytes() > 0 ? mib(config.capBytes()) : "default (" + mib(generic.memoryStats().pool().capBytes()) + ")",
                 config.hugePages() ? ", regions on huge pages" : "");
-        out.println("layout " + LAYOUT_TEXT);
+        out.println("layout " + layoutText);
         out.println(String.format(Locale.ROOT, HEADER, "time", "ops/s", "footprint", "bound", "live peak", "gc",
                 "gc() max", "refused cap/full"));
         out.flush();
@@ -496,6 +517,7 @@ public final class Soak {
                 fail("checkpoint: after gc() " + node.snode().path() + " still has " + waiting
                         + " cells waiting for collection");
             }
+            checkTables("checkpoint", node);
         }
         checkFootprint(collected);
     }
@@ -669,6 +691,25 @@ public final class Soak {
     }
 
     /** After the workers stopped: everything deactivated and collected must leave no cell in use. */
+    /**
+     * A hash SNode's tables after a collection, nothing else running: none retired (the
+     * collection freed them), and the tables in use within the load bound (at most half their
+     * entries live).
+     */
+    private void checkTables(String when, MemoryStats.SNodeStats node) {
+        HashTableMetric tables = node.tables();
+        if (tables == null) {
+            return;
+        }
+        if (tables.retired() != 0) {
+            fail(when + ": after gc() " + node.snode().path() + " still has " + tables.retired()
+                    + " retired hash tables (" + tables.retiredBytes() + " B) that the collection did not free");
+        } else if (tables.load() > 0.5) {
+            fail(when + ": " + node.snode().path() + "'s hash tables hold " + tables.liveEntries() + " live entries in "
+                    + tables.entries() + ", past the load bound 0.5");
+        }
+    }
+
     private void finalCheck() {
         generic.deactivateAll(upper);
         runtime.gc();
@@ -681,6 +722,12 @@ public final class Soak {
             if (inUse != 0 || recycled != 0) {
                 fail("end: after deactivating everything and collecting, " + node.snode().path() + " still has "
                         + inUse + " cells in use and " + recycled + " recycled (leaked)");
+                return;
+            }
+            checkTables("end", node);
+            if (node.tables() != null && node.tables().tables() != 0) {
+                fail("end: after deactivating everything and collecting, " + node.snode().path() + " still holds "
+                        + node.tables().tables() + " hash tables (" + node.tables().bytes() + " B)");
                 return;
             }
         }

@@ -15,6 +15,14 @@ class SoakCommandTest {
     }
 
     @Test
+    void hashPutsHashNodesInPlaceOfThePointerNodes() {
+        SnodeCliTest.Result result = SnodeCliTest.run("soak", "--minutes", "0.01", "--threads", "2", "--seed", "3",
+                "--hash");
+        assertThat(result.code()).as(result.out() + result.err()).isZero();
+        assertThat(result.out()).contains("layout " + io.snode.bench.soak.Soak.HASH_LAYOUT_TEXT, "PASSED");
+    }
+
+    @Test
     void badOptionsExitWithTwoAndSayWhatIsAllowed() {
         SnodeCliTest.Result zero = SnodeCliTest.run("soak", "--minutes", "0");
         assertThat(zero.code()).isEqualTo(SnodeCli.BAD_INPUT);

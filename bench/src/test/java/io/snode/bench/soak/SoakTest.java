@@ -47,7 +47,7 @@ class SoakTest {
         StringWriter text = new StringWriter();
         Soak.Config base = seconds(2, 3);
         Soak.Config huge = new Soak.Config(base.durationNanos(), base.threads(), base.seed(), 6 << 20,
-                base.checkNanos(), base.reportNanos(), true);
+                base.checkNanos(), base.reportNanos(), true, false);
         Soak.Result result = new Soak(huge, new PrintWriter(text)).run();
 
         assertThat(result.failure()).as(text.toString()).isNull();
@@ -55,6 +55,27 @@ class SoakTest {
         assertThat(result.refusedByCap()).as("the cap refused activations").isPositive();
         assertThat(result.footprintPeak()).isPositive().isLessThanOrEqualTo(result.boundAtPeak()).isLessThanOrEqualTo(6 << 20);
         assertThat(text.toString()).contains("regions on huge pages", "PASSED");
+    }
+
+    /**
+     * The layout with hash nodes in place of its pointer nodes, under a 2 MiB cap: every thread
+     * inserts into the upper table and into the middle tables below the shared upper cells, and
+     * deactivations shrink them, while the cap refuses cells and tables. The model agrees, and
+     * after each checkpoint's collection no retired table is left and the tables keep their load
+     * bound; at the end no table is held.
+     */
+    @Test
+    void aSoakWithHashNodesAgreesWithItsModelUnderACap() {
+        StringWriter text = new StringWriter();
+        Soak.Config base = seconds(2, 3);
+        Soak.Config hash = new Soak.Config(base.durationNanos(), base.threads(), base.seed(), 2 << 20,
+                base.checkNanos(), base.reportNanos(), false, true);
+        Soak.Result result = new Soak(hash, new PrintWriter(text)).run();
+
+        assertThat(result.failure()).as(text.toString()).isNull();
+        assertThat(result.operations()).isPositive();
+        assertThat(result.refusedByCap()).as("the cap refused activations").isPositive();
+        assertThat(text.toString()).contains("layout " + Soak.HASH_LAYOUT_TEXT, "PASSED");
     }
 
     /**
