@@ -71,8 +71,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * must leave exactly a prefix of its list written (the whole list when it returned normally),
  * which the model then takes; a box write must leave the leaves' containers (4 x 4 blocks) in
  * row-major order written whole up to the one refused and untouched from there; a
- * {@code deactivateBox} of the bitmasked or middle SNode zeroes its box in the model (and, where
- * the box covers an owned upper cell whole, empties that cell's list); a bulk append to one or
+ * {@code deactivateBox} of the bitmasked, middle or upper SNode zeroes its box in the model (and,
+ * where the box covers an owned upper cell whole, empties that cell's list); a bulk append to one or
  * to several owned lists must append exactly the elements before the refused one in the call's
  * order, and be refused for a full list exactly where the model is full. Each bulk write takes
  * values that no cell it lists holds yet ({@code base + n} for element {@code n}), so that a
@@ -1286,11 +1286,23 @@ public final class Soak {
 
         /**
          * A region deactivation ({@code deactivateBox}) of the bitmasked or the middle pointer
-         * SNode, its box (maybe empty) inside an owned square. A box that covers an owned upper
+         * SNode, its box (maybe empty) inside an owned square, or of an owned upper cell. A box that covers an owned upper
          * cell whole deactivates that cell with its subtree, its list too.
          */
         private void deactivateBoxOwned() {
             int[] square = ownedSquare();
+            int u = square[3];
+            if (u >= 0 && random.nextInt(4) == 0) {
+                // The owned upper cell itself: a box of one upper cell, or an empty one at its corner.
+                int size = random.nextInt(2);
+                generic.deactivateBox(upper, new int[] {u / UPPER, u % UPPER},
+                        new int[] {u / UPPER + size, u % UPPER + size});
+                if (size == 1) {
+                    zero(square[0], square[1], square[2]);
+                    listLengths[u] = 0;
+                }
+                return;
+            }
             boolean byMiddle = random.nextInt(3) == 0;
             int unit = byMiddle ? LEAVES_PER_MIDDLE : LEAVES_PER_MASKED;
             int cells = square[2] / unit;
@@ -1305,7 +1317,6 @@ public final class Soak {
             for (int i = low[0] * unit; i < high[0] * unit; i++) {
                 Arrays.fill(leaves, i * N + low[1] * unit, i * N + high[1] * unit, 0);
             }
-            int u = square[3];
             if (u >= 0 && low[0] * unit == square[0] && high[0] * unit == square[0] + square[2]
                     && low[1] * unit == square[1] && high[1] * unit == square[1] + square[2]) {
                 listLengths[u] = 0;
