@@ -19,6 +19,13 @@ class SoakTest {
                 TimeUnit.SECONDS.toNanos(1));
     }
 
+    /** {@link #seconds} with a memory cap, the regions on huge pages or not, hash nodes or pointer nodes. */
+    static Soak.Config seconds(double seconds, int threads, long capBytes, boolean hugePages, boolean hash) {
+        Soak.Config base = seconds(seconds, threads);
+        return new Soak.Config(base.durationNanos(), threads, base.seed(), capBytes, base.checkNanos(),
+                base.reportNanos(), hugePages, hash);
+    }
+
     @Test
     void aTwoSecondSoakWithThreeThreadsAgreesWithItsModelAndStaysWithinItsFootprintBound() {
         StringWriter text = new StringWriter();
@@ -45,10 +52,7 @@ class SoakTest {
     @Test
     void aSoakOnHugePagesAgreesWithItsModelToo() {
         StringWriter text = new StringWriter();
-        Soak.Config base = seconds(2, 3);
-        Soak.Config huge = new Soak.Config(base.durationNanos(), base.threads(), base.seed(), 6 << 20,
-                base.checkNanos(), base.reportNanos(), true, false);
-        Soak.Result result = new Soak(huge, new PrintWriter(text)).run();
+        Soak.Result result = new Soak(seconds(2, 3, 6 << 20, true, false), new PrintWriter(text)).run();
 
         assertThat(result.failure()).as(text.toString()).isNull();
         assertThat(result.operations()).isPositive();
@@ -67,10 +71,7 @@ class SoakTest {
     @Test
     void aSoakWithHashNodesAgreesWithItsModelUnderACap() {
         StringWriter text = new StringWriter();
-        Soak.Config base = seconds(2, 3);
-        Soak.Config hash = new Soak.Config(base.durationNanos(), base.threads(), base.seed(), 2 << 20,
-                base.checkNanos(), base.reportNanos(), false, true);
-        Soak.Result result = new Soak(hash, new PrintWriter(text)).run();
+        Soak.Result result = new Soak(seconds(2, 3, 2 << 20, false, true), new PrintWriter(text)).run();
 
         assertThat(result.failure()).as(text.toString()).isNull();
         assertThat(result.operations()).isPositive();
