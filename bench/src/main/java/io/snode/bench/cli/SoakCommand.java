@@ -11,10 +11,11 @@ import picocli.CommandLine.Option;
 /** {@code snode soak}: threads churn one runtime for a while, checked against a model. */
 @Command(name = "soak", mixinStandardHelpOptions = true, versionProvider = SnodeCli.Version.class,
         header = "Runs a stress test of many threads on one runtime, checked against a model.",
-        description = {"Runs threads that activate, write, add, append, deactivate and collect on one",
-                "compiled runtime, and checks every result against a model of the calls that",
-                "returned normally (each thread owns its leaves and some lists; upper pointer",
-                "cells and half of the lists are shared).",
+        description = {"Runs threads that activate, write, add, append and deactivate (cell by cell,",
+                "in bulk and by region) and collect on one compiled runtime, and checks every",
+                "result against a model of the calls that returned normally (each thread owns",
+                "its leaves and some lists; upper pointer cells and half of the lists are",
+                "shared); a bulk call refused partway must leave exactly what its contract names.",
                 "",
                 "Layout: " + Soak.LAYOUT_TEXT,
                 "",
@@ -22,8 +23,8 @@ import picocli.CommandLine.Option;
                 "upper cells are reset and memory is collected; at the first of those pauses",
                 "after each --report-seconds a line shows throughput and footprint. The",
                 "footprint (bytes reserved) must stay within the live peak plus one largest",
-                "chunk per list of each SNode. At the end",
-                "everything is deactivated and collected, and no cell may stay in use.",
+                "chunk per list of each SNode. At the end everything is deactivated and",
+                "collected, and no cell (and with --hash no hash table) may stay in use.",
                 "",
                 "Exit code 0 when all of that held, 1 when something was lost or leaked."})
 final class SoakCommand implements Callable<Integer> {
@@ -51,6 +52,11 @@ final class SoakCommand implements Callable<Integer> {
     @Option(names = "--hash",
             description = "hash nodes in place of the layout's two pointer nodes: " + Soak.HASH_LAYOUT_TEXT)
     boolean hash;
+
+    @Option(names = "--3d",
+            description = "the layout on three coordinates, one cell deep along k (with --hash too): "
+                    + Soak.LAYOUT_TEXT_3D)
+    boolean threeD;
 
     @Option(names = "--report-seconds", paramLabel = "S", defaultValue = "5",
             description = "seconds between progress lines, above 0 and at most 3600"
@@ -84,7 +90,7 @@ final class SoakCommand implements Callable<Integer> {
         }
         long capBytes = capMib == null ? 0 : Math.max(1, (long) (capMib * 1024 * 1024));
         Soak.Config config = new Soak.Config((long) Math.max(1, Math.ceil(minutes * 60e9)), threadCount, seed, capBytes,
-                TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9), hugePages, hash);
+                TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9), hugePages, hash, threeD);
         PrintWriter out = spec.commandLine().getOut();
         Soak.Result result;
         try {

@@ -62,7 +62,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>With {@link Config#hash} the layout is {@value #HASH_LAYOUT_TEXT}: the same cells, with
  * hash tables where the pointer nodes had their containers. After every checkpoint's collection
  * no retired table may be left and the tables in use keep their load bound; at the end no table
- * may be held.
+ * may be held. With {@link Config#threeD} the layout is {@value #LAYOUT_TEXT_3D} (or its hash
+ * form): the same cells at k = 0, so that the bulk list writes take the three-coordinate path.
  *
  * <h2>Bulk and region operations</h2>
  * Beside the per-cell calls, a worker makes the bulk calls of {@link Bulk} and region
@@ -118,6 +119,20 @@ public final class Soak {
      */
     public static final String HASH_LAYOUT_TEXT =
             "hash(ij,8){hash(ij,4).bitmasked(ij,4).dense(ij,4).place(i32 n); dynamic(k,4096,64).place(i32 p)}";
+    /**
+     * The layout on three coordinates ({@link Config#threeD}): the same cells at k = 0, every
+     * level one cell deep along k, so that the bulk list writes take the three-coordinate path of
+     * the reference workloads (their offsets resolved in one pass and stored in another, mask
+     * bits of forgotten containers held until their values are stored).
+     */
+    public static final String LAYOUT_TEXT_3D = "pointer(ijk,[8,8,1]){pointer(ijk,[4,4,1]).bitmasked(ijk,[4,4,1])"
+            + ".dense(ijk,[4,4,1]).place(i32 n); dynamic(l,4096,64).place(i32 p)}";
+
+    /** The layout text of {@code config}: {@link #LAYOUT_TEXT}, or with hash nodes, or on three coordinates, or both. */
+    static String layoutText(Config config) {
+        String text = config.threeD() ? LAYOUT_TEXT_3D : LAYOUT_TEXT;
+        return config.hash() ? text.replace("pointer(", "hash(") : text;
+    }
     static final int N = 512;
     static final int UPPER = 8;
     static final int MIDDLE = 32;
@@ -159,6 +174,57 @@ public final class Soak {
         int p(int i, int j, int k);
     }
 
+    /** The generated accessors of the layout on three coordinates ({@link #LAYOUT_TEXT_3D}); the soak uses k = 0. */
+    public interface Grid3 {
+        int n(int i, int j, int k);
+
+        void n(int i, int j, int k, int value);
+
+        int addN(int i, int j, int k, int delta);
+
+        long appendP(int i, int j, int k, int value);
+
+        int p(int i, int j, int k, int l);
+    }
+
+    /** {@link Grid} over a {@link Grid3}, at k = 0. */
+    private record AtKZero(Grid3 grid) implements Grid {
+        @Override
+        public int n(int i, int j) {
+            return grid.n(i, j, 0);
+        }
+
+        @Override
+        public void n(int i, int j, int value) {
+            grid.n(i, j, 0, value);
+        }
+
+        @Override
+        public int addN(int i, int j, int delta) {
+            return grid.addN(i, j, 0, delta);
+        }
+
+        @Override
+        public long appendP(int i, int j, int value) {
+            return grid.appendP(i, j, 0, value);
+        }
+
+        @Override
+        public int p(int i, int j, int k) {
+            return grid.p(i, j, 0, k);
+        }
+    }
+
+    /** Coordinates (i, j) of a cell, a box corner or a list in the layout's index spaces: (i, j, 0) on three coordinates. */
+    private int[] cell(int i, int j) {
+        return config.threeD() ? new int[] {i, j, 0} : new int[] {i, j};
+    }
+
+    /** The high corner of a box whose cells have coordinates (i, j) below (i1, j1): (i1, j1, 1) on three coordinates. */
+    private int[] high(int i1, int j1) {
+        return config.threeD() ? new int[] {i1, j1, 1} : new int[] {i1, j1};
+    }
+
     /**
      * @param durationNanos how long the workers run, positive
      * @param threads       worker threads, 1 to {@value #MAX_THREADS}
@@ -167,12 +233,13 @@ public final class Soak {
      * @param reportNanos   time between progress lines (printed at the next checkpoint)
      * @param hugePages     whether the runtime's regions are on huge pages ({@code RuntimeOptions.withHugePages})
      * @param hash          whether the layout has hash nodes in place of its pointer nodes ({@link #HASH_LAYOUT_TEXT})
+     * @param threeD        whether the layout has three coordinates ({@link #LAYOUT_TEXT_3D})
      */
     public record Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos,
-                         long reportNanos, boolean hugePages, boolean hash) {
+                         long reportNanos, boolean hugePages, boolean hash, boolean threeD) {
         /** A configuration on base pages. */
         public Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos, long reportNanos) {
-            this(durationNanos, threads, seed, capBytes, checkNanos, reportNanos, false, false);
+            this(durationNanos, threads, seed, capBytes, checkNanos, reportNanos, false, false, false);
         }
 
         public Config {
@@ -262,7 +329,7 @@ public final class Soak {
     public Soak(Config config, PrintWriter out) {
         this.config = config;
         this.out = out;
-        this.layoutText = config.hash() ? HASH_LAYOUT_TEXT : LAYOUT_TEXT;
+        this.layoutText = layoutText(config);
         this.layout = Layout.parse(layoutText);
         this.upper = layout.snode(1);
         this.middle = layout.snode(2);
@@ -341,7 +408,7 @@ public final class Soak {
         try (SNodeRuntime compiled = compiledOrNot) {
             runtime = compiled;
             generic = compiled.generic();
-            grid = compiled.bind(Grid.class);
+            grid = config.threeD() ? new AtKZero(compiled.bind(Grid3.class)) : compiled.bind(Grid.class);
             return runCompiled();
         } finally {
             collector.close();
@@ -492,7 +559,7 @@ public final class Soak {
         updatePeaks(generic.memoryStats());
         for (int u = 0; u < SHARED_UPPERS; u++) {
             if (full || isCounterUpper(u)) {
-                generic.deactivate(upper, u / UPPER, u % UPPER);
+                generic.deactivate(upper, cell(u / UPPER, u % UPPER));
                 for (Worker worker : workers) {
                     worker.sharedCounts[u] = 0;
                 }
@@ -562,7 +629,7 @@ public final class Soak {
     private void checkOwnedList(int u) {
         int ui = u / UPPER;
         int uj = u % UPPER;
-        long length = generic.length(list, ui, uj);
+        long length = generic.length(list, cell(ui, uj));
         if (length != listLengths[u]) {
             fail("checkpoint: owned list (" + ui + "," + uj + ") has length " + length + ", but " + listLengths[u]
                     + " appends returned normally since it was last emptied");
@@ -581,7 +648,7 @@ public final class Soak {
     private void checkSharedList(int u, List<Worker> workers) {
         int ui = u / UPPER;
         int uj = u % UPPER;
-        int length = (int) generic.length(list, ui, uj);
+        int length = (int) generic.length(list, cell(ui, uj));
         boolean[] seen = new boolean[length];
         int returned = 0;
         for (Worker worker : workers) {
@@ -991,13 +1058,13 @@ public final class Soak {
             int m = middles[random.nextInt(middles.length)];
             int bi = (m / MIDDLE) * MASKED_PER_MIDDLE + random.nextInt(MASKED_PER_MIDDLE);
             int bj = (m % MIDDLE) * MASKED_PER_MIDDLE + random.nextInt(MASKED_PER_MIDDLE);
-            generic.deactivate(masked, bi, bj);
+            generic.deactivate(masked, cell(bi, bj));
             zero(bi * LEAVES_PER_MASKED, bj * LEAVES_PER_MASKED, LEAVES_PER_MASKED);
         }
 
         private void deactivateMiddle() {
             int m = middles[random.nextInt(middles.length)];
-            generic.deactivate(middle, m / MIDDLE, m % MIDDLE);
+            generic.deactivate(middle, cell(m / MIDDLE, m % MIDDLE));
             zero((m / MIDDLE) * LEAVES_PER_MIDDLE, (m % MIDDLE) * LEAVES_PER_MIDDLE, LEAVES_PER_MIDDLE);
         }
 
@@ -1006,7 +1073,7 @@ public final class Soak {
                 return;
             }
             int u = uppers[random.nextInt(uppers.length)];
-            generic.deactivate(upper, u / UPPER, u % UPPER);
+            generic.deactivate(upper, cell(u / UPPER, u % UPPER));
             zero((u / UPPER) * LEAVES_PER_UPPER, (u % UPPER) * LEAVES_PER_UPPER, LEAVES_PER_UPPER);
             listLengths[u] = 0;
         }
@@ -1072,7 +1139,7 @@ public final class Soak {
                 return;
             }
             int u = uppers[random.nextInt(uppers.length)];
-            generic.deactivate(list, u / UPPER, u % UPPER); // the list's coordinates, as append takes them
+            generic.deactivate(list, cell(u / UPPER, u % UPPER)); // the list's coordinates, as append takes them
             listLengths[u] = 0;
         }
 
@@ -1135,7 +1202,7 @@ public final class Soak {
             if (random.nextBoolean()) {
                 Arrays.sort(leafOf); // by (i, j)
             }
-            int[][] coordinates = {new int[count], new int[count]};
+            int[][] coordinates = new int[config.threeD() ? 3 : 2][count]; // k = 0 on three coordinates
             int base = freshBase(leafOf);
             int[] values = new int[count];
             for (int n = 0; n < count; n++) {
@@ -1231,7 +1298,7 @@ public final class Soak {
             }
             boolean refused = false;
             try {
-                long written = Bulk.write(runtime, "n", new int[] {i0, j0}, new int[] {i1, j1}, values);
+                long written = Bulk.write(runtime, "n", cell(i0, j0), high(i1, j1), values);
                 if (written != count) {
                     throw new Disagreement("Bulk.write of " + count + " cells returned " + written);
                 }
@@ -1295,8 +1362,7 @@ public final class Soak {
             if (u >= 0 && random.nextInt(4) == 0) {
                 // The owned upper cell itself: a box of one upper cell, or an empty one at its corner.
                 int size = random.nextInt(2);
-                generic.deactivateBox(upper, new int[] {u / UPPER, u % UPPER},
-                        new int[] {u / UPPER + size, u % UPPER + size});
+                generic.deactivateBox(upper, cell(u / UPPER, u % UPPER), high(u / UPPER + size, u % UPPER + size));
                 if (size == 1) {
                     zero(square[0], square[1], square[2]);
                     listLengths[u] = 0;
@@ -1306,8 +1372,8 @@ public final class Soak {
             boolean byMiddle = random.nextInt(3) == 0;
             int unit = byMiddle ? LEAVES_PER_MIDDLE : LEAVES_PER_MASKED;
             int cells = square[2] / unit;
-            int[] low = new int[2];
-            int[] high = new int[2];
+            int[] low = cell(0, 0);
+            int[] high = high(0, 0);
             for (int c = 0; c < 2; c++) {
                 int first = square[c] / unit;
                 low[c] = first + random.nextInt(cells + 1);
@@ -1343,7 +1409,7 @@ public final class Soak {
                     + length;
             int appended = count;
             try {
-                long returned = Bulk.append(runtime, "p", new int[] {u / UPPER, u % UPPER}, values);
+                long returned = Bulk.append(runtime, "p", cell(u / UPPER, u % UPPER), values);
                 if (returned != count) {
                     throw new Disagreement(call + " returned " + returned);
                 }
@@ -1394,7 +1460,7 @@ public final class Soak {
             }
             int count = 1 + random.nextInt(120);
             int[] listOf = new int[count];
-            int[][] lists = {new int[count], new int[count]};
+            int[][] lists = new int[config.threeD() ? 3 : 2][count]; // k = 0 on three coordinates
             int[] values = new int[count];
             for (int n = 0; n < count; n++) {
                 int u = uppers[random.nextInt(uppers.length)];

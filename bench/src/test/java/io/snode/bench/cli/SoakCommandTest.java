@@ -23,6 +23,15 @@ class SoakCommandTest {
     }
 
     @Test
+    void threeDWithHashPutsHashNodesIntoTheLayoutOnThreeCoordinates() {
+        SnodeCliTest.Result result = SnodeCliTest.run("soak", "--minutes", "0.01", "--threads", "2", "--seed", "3",
+                "--3d", "--hash");
+        assertThat(result.code()).as(result.out() + result.err()).isZero();
+        assertThat(result.out()).contains("layout " + io.snode.bench.soak.Soak.LAYOUT_TEXT_3D.replace("pointer(", "hash("),
+                "PASSED");
+    }
+
+    @Test
     void badOptionsExitWithTwoAndSayWhatIsAllowed() {
         SnodeCliTest.Result zero = SnodeCliTest.run("soak", "--minutes", "0");
         assertThat(zero.code()).isEqualTo(SnodeCli.BAD_INPUT);
