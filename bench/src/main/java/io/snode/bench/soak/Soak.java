@@ -32,10 +32,11 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A soak test of one {@link SNodeRuntime}: worker threads activate, write, add, read, append and
- * deactivate (cell by cell, in bulk and by region), and collect, for a given time, while every result is compared with a model of the
- * calls that returned normally. What the soak promises to find: a returned write, add or append
- * that is lost, a value that appears from nowhere, an index handed out twice, a refused call that
- * changed something, memory that is not reused (footprint above the bound below), cells leaked.
+ * deactivate (cell by cell, in bulk and by region), and collect, for a given time, while every
+ * result is compared with a model of the calls that returned normally. What the soak promises to
+ * find: a returned write, add or append that is lost, a value that appears from nowhere, an index
+ * handed out twice, a refused call that changed something, memory that is not reused (footprint
+ * above the bound below), cells leaked.
  *
  * <h2>Layout and ownership</h2>
  * {@value #LAYOUT_TEXT}: field {@code n} on a 512 x 512 grid below two pointer levels and a
@@ -73,8 +74,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * which the model then takes; a box write must leave the leaves' containers (4 x 4 blocks) in
  * row-major order written whole up to the one refused and untouched from there; a
  * {@code deactivateBox} of the bitmasked, middle or upper SNode zeroes its box in the model (and,
- * where the box covers an owned upper cell whole, empties that cell's list); a bulk append to one or
- * to several owned lists must append exactly the elements before the refused one in the call's
+ * where the box covers an owned upper cell whole, empties that cell's list); a bulk append to one
+ * or to several owned lists must append exactly the elements before the refused one in the call's
  * order, and be refused for a full list exactly where the model is full. Each bulk write takes
  * values that no cell it lists holds yet ({@code base + n} for element {@code n}), so that a
  * value read back names the element that wrote it.
