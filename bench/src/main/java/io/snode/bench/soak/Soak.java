@@ -1401,7 +1401,10 @@ public final class Soak {
             }
             int u = uppers[random.nextInt(uppers.length)];
             int length = listLengths[u];
-            int count = 1 + random.nextInt(random.nextInt(8) == 0 ? 600 : 80);
+            // Now and then past the capacity, so that lists fill up and full lists refuse bulk
+            // appends (single appends alone rarely fill an owned list between its deactivations).
+            int r = random.nextInt(32);
+            int count = 1 + random.nextInt(r == 0 ? LIST_CAPACITY + 1000 : r < 4 ? 600 : 80);
             int[] values = new int[count];
             for (int n = 0; n < count; n++) {
                 values[n] = random.nextInt();
