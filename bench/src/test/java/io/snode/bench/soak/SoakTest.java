@@ -63,38 +63,31 @@ class SoakTest {
     }
 
     /**
-     * The layout with hash nodes in place of its pointer nodes, under a 2 MiB cap: every thread
-     * inserts into the upper table and into the middle tables below the shared upper cells, and
-     * deactivations shrink them, while the cap refuses cells and tables. The model agrees, and
-     * after each checkpoint's collection no retired table is left and the tables keep their load
-     * bound; at the end no table is held.
+     * The other layouts under a 2 MiB cap, which refuses cells (and hash tables) along the way;
+     * the model agrees in each.
+     * <ul>
+     *   <li>{@code hash}: hash nodes in place of the pointer nodes. Every thread inserts into
+     *       the upper table and into the middle tables below the shared upper cells, and
+     *       deactivations shrink them; after each checkpoint's collection no retired table is
+     *       left and the tables keep their load bound, and at the end no table is held.</li>
+     *   <li>{@code 3d}: three coordinates, so that the bulk list writes take the
+     *       three-coordinate path (offsets resolved in one pass, stored in another, the mask bits
+     *       of forgotten containers held until their values are stored), beside every other
+     *       operation and the collections. A mutation that drops the last store of a run of
+     *       more than 40 cells fails this soak and passes the two-coordinate one.</li>
+     * </ul>
      */
-    @Test
-    void aSoakWithHashNodesAgreesWithItsModelUnderACap() {
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"hash", "3d"})
+    void aSoakOnAnotherLayoutAgreesWithItsModelUnderACap(String variant) {
+        boolean hash = variant.equals("hash");
         StringWriter text = new StringWriter();
-        Soak.Result result = new Soak(seconds(2, 3, 2 << 20, false, true, false), new PrintWriter(text)).run();
+        Soak.Result result = new Soak(seconds(2, 3, 2 << 20, false, hash, !hash), new PrintWriter(text)).run();
 
         assertThat(result.failure()).as(text.toString()).isNull();
         assertThat(result.operations()).isPositive();
         assertThat(result.refusedByCap()).as("the cap refused activations").isPositive();
-        assertThat(text.toString()).contains("layout " + Soak.HASH_LAYOUT_TEXT, "PASSED");
-    }
-
-    /**
-     * The layout on three coordinates under a 2 MiB cap: the bulk list writes take the
-     * three-coordinate path (offsets resolved in one pass, stored in another, the mask bits of
-     * forgotten containers held until their values are stored), beside every other operation
-     * and the collections. (A mutation that drops the last store of a run of more than 40 cells
-     * fails this soak and passes the two-coordinate one.)
-     */
-    @Test
-    void aSoakOnThreeCoordinatesAgreesWithItsModelUnderACap() {
-        StringWriter text = new StringWriter();
-        Soak.Result result = new Soak(seconds(2, 3, 2 << 20, false, false, true), new PrintWriter(text)).run();
-
-        assertThat(result.failure()).as(text.toString()).isNull();
-        assertThat(result.refusedByCap()).as("the cap refused activations").isPositive();
-        assertThat(text.toString()).contains("layout " + Soak.LAYOUT_TEXT_3D, "PASSED");
+        assertThat(text.toString()).contains("layout " + (hash ? Soak.HASH_LAYOUT_TEXT : Soak.LAYOUT_TEXT_3D), "PASSED");
     }
 
     /**
