@@ -1474,9 +1474,15 @@ public final class Soak {
                 values[n] = random.nextInt();
             }
             // The call's order: by upper cell number (row-major, as the coordinates), then by element.
-            int[] order = java.util.stream.IntStream.range(0, count).boxed()
-                    .sorted(java.util.Comparator.<Integer>comparingInt(n -> listOf[n]).thenComparingInt(n -> n))
-                    .mapToInt(Integer::intValue).toArray();
+            long[] keys = new long[count]; // upper cell number, then element: sorted, the call's order
+            for (int n = 0; n < count; n++) {
+                keys[n] = (long) listOf[n] << Integer.SIZE | n;
+            }
+            Arrays.sort(keys);
+            int[] order = new int[count];
+            for (int q = 0; q < count; q++) {
+                order[q] = (int) keys[q];
+            }
             String call = "Bulk.appendAll of " + count + " to " + uppers.length + " owned lists";
             int taken = count; // elements of the order appended
             BulkAppendException refusal = null;
