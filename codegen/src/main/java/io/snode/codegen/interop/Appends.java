@@ -142,7 +142,7 @@ final class Appends {
     }
 
     private static BulkAppendException refused(PlacedField field, int[] appended, int refused, int[] list, int length,
-                                               RuntimeException cause) {
+                                               Throwable cause) {
         return new BulkAppendException("appended " + appended.length + " of " + length + " elements of field "
                 + field.name() + "; element " + refused + " (list " + Arrays.toString(list) + ") was refused: "
                 + cause.getMessage(), appended, refused, cause);

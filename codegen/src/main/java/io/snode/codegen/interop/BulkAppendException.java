@@ -5,7 +5,8 @@ import java.util.Arrays;
 /**
  * A bulk append ({@link Bulk#append}, {@link Bulk#appendAll}) stopped at an element that the
  * runtime refused (its list is full, the memory cap, an allocator fault: the {@linkplain
- * #getCause() cause}). The elements it appended before stay appended (other threads may already
+ * #getCause() cause}, for a fault of the default allocator the {@link OutOfMemoryError} that
+ * {@code Arena.allocate} throws). The elements it appended before stay appended (other threads may already
  * read them); {@link #appended()} lists them, and the refused element and every one after it in
  * the call's order were not appended.
  */
@@ -13,7 +14,7 @@ public final class BulkAppendException extends RuntimeException {
     private final int[] appended;
     private final int refused;
 
-    BulkAppendException(String message, int[] appended, int refused, RuntimeException cause) {
+    BulkAppendException(String message, int[] appended, int refused, Throwable cause) {
         super(message, cause);
         this.appended = appended;
         this.refused = refused;

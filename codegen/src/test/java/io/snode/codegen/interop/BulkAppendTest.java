@@ -270,10 +270,16 @@ class BulkAppendTest {
         }
     }
 
-    @Test
-    void anInjectedAllocatorFaultLeavesAPrefixOfTheGroupedOrder() {
+    /**
+     * The fault as a RuntimeException, and as the OutOfMemoryError that {@code Arena.allocate}
+     * throws when the system has no memory left: either way the call reports what it appended.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"IllegalStateException", "OutOfMemoryError"})
+    void anInjectedAllocatorFaultLeavesAPrefixOfTheGroupedOrder(String fault) {
         Layout layout = Layout.parse(layout(1 << 16, 16));
-        FailingAllocator failing = new FailingAllocator(() -> new IllegalStateException("injected failure"));
+        FailingAllocator failing = new FailingAllocator(() -> fault.equals("OutOfMemoryError")
+                ? new OutOfMemoryError("injected failure") : new IllegalStateException("injected failure"));
         AtomicInteger countdown = failing.countdown;
         try (SNodeRuntime rt = SNodeRuntime.compile(layout, RuntimeOptions.DEFAULT.withAllocator(failing))) {
             rt.generic().appendInt("v", -5, 7, 7);

@@ -49,7 +49,7 @@ public final class ListAppend {
     private final long fieldOffset;
     private final long fieldBytes;
     private final Location location = new Location();
-    private RuntimeException refusal;
+    private Throwable refusal;
 
     /**
      * @param field a field of a dynamic SNode (a list element's field)
@@ -91,7 +91,7 @@ public final class ListAppend {
             if (!header) {
                 try {
                     header = structure.locateOrActivateListBlock(list, element, location);
-                } catch (RuntimeException refused) {
+                } catch (RuntimeException | Error refused) { // an Error too: Arena.allocate's OutOfMemoryError
                     refusal = refused;
                     return n - from;
                 }
@@ -118,14 +118,14 @@ public final class ListAppend {
                     if (structure.publishNextChunk(list, headerSegment, headerOffset)) {
                         continue; // the next chunk exists: the next run takes its indices
                     }
-                } catch (RuntimeException refused) {
+                } catch (RuntimeException | Error refused) { // an Error too: Arena.allocate's OutOfMemoryError
                     refusal = refused;
                     return n - from;
                 }
             }
             try {
                 structure.append(list, element, location);
-            } catch (RuntimeException refused) {
+            } catch (RuntimeException | Error refused) { // an Error too: Arena.allocate's OutOfMemoryError
                 refusal = refused;
                 return n - from;
             }
@@ -136,8 +136,13 @@ public final class ListAppend {
         return n - from;
     }
 
-    /** What refused the element the last {@link #append} stopped at, or null when it appended every one. */
-    public RuntimeException refusal() {
+    /**
+     * What refused the element the last {@link #append} stopped at, or null when it appended every
+     * one: a RuntimeException (a full list, the memory cap) or an Error (an allocator fault: the
+     * default allocator's {@code Arena.allocate} throws {@link OutOfMemoryError} when the system
+     * has no memory left).
+     */
+    public Throwable refusal() {
         return refusal;
     }
 
