@@ -270,16 +270,21 @@ class HashNodeTest {
     /**
      * An allocator fault injected into a shrink's table (the allocation probe throws, as a
      * failing allocator would) leaves the table and lets the deactivation stand; once the fault
-     * is gone, the next deactivation shrinks.
+     * is gone, the next deactivation shrinks. The fault as a RuntimeException, and as the
+     * OutOfMemoryError that {@code Arena.allocate} throws when the system has no memory left.
      */
-    @Test
-    void anAllocatorFaultInAShrinkLeavesTheTableAndTheDeactivationStands() {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"IllegalStateException", "OutOfMemoryError"})
+    void anAllocatorFaultInAShrinkLeavesTheTableAndTheDeactivationStands(String fault) {
         SNode hash = KEYS.snode(1);
         try (SparseRuntime rt = SparseRuntime.create(KEYS)) {
             insertKeys(rt, 0, 20_000);
             AtomicInteger faults = new AtomicInteger();
             rt.internalTree().probeAllocations(owner -> {
                 faults.incrementAndGet();
+                if (fault.equals("OutOfMemoryError")) {
+                    throw new OutOfMemoryError("injected allocator fault");
+                }
                 throw new IllegalStateException("injected allocator fault");
             });
             for (int n = 0; n < 16_000; n++) {

@@ -528,7 +528,9 @@ public final class HashUnit extends NodeUnit {
         long smaller;
         try {
             smaller = units.reserveTable(node.snode(), tables, HashHeader.capacityFor(live));
-        } catch (RuntimeException refused) { // the memory cap, an allocator fault: the table stays
+        } catch (RuntimeException | Error refused) {
+            // The memory cap, an allocator fault (an Error too: Arena.allocate's OutOfMemoryError):
+            // the table stays, and the deactivation, done already, returns normally.
             return;
         }
         long copied = copyLive(table, base, tables.segment(smaller), tables.base(smaller));
