@@ -292,8 +292,9 @@ public final class NodeManager implements AutoCloseable {
         }
         try {
             growth.refill(cache);
-        } catch (RuntimeException refused) {
-            // Refused (the cap, an allocator fault, a full index space), having changed nothing:
+        } catch (RuntimeException | Error refused) {
+            // Refused (the cap, an allocator fault, which may be an Error such as Arena.allocate's
+            // OutOfMemoryError, a full index space), having changed nothing:
             // cells that threads which ended left cached serve first. A closed manager or pool
             // stays refused, and so does a growth whose undo itself failed (its suppressed
             // exceptions say so, and must reach the caller).

@@ -16,13 +16,28 @@ final class FaultInjectingAllocator implements MemoryAllocator {
         }
     }
 
+    /** What an armed request throws after {@link #failAtRequestWithError}: what {@code Arena.allocate} throws. */
+    static final class InjectedError extends OutOfMemoryError {
+        InjectedError(long request) {
+            super("injected failure (an Error) at allocator request " + request);
+        }
+    }
+
     private final ArenaPerChunkAllocator delegate = new ArenaPerChunkAllocator();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong failAt = new AtomicLong(-1);
     private final AtomicLong injected = new AtomicLong();
+    private volatile boolean error;
 
     /** Makes the {@code n}-th request from now fail (n >= 1). */
     void failAtRequest(long n) {
+        error = false;
+        failAt.set(requests.get() + n);
+    }
+
+    /** Makes the {@code n}-th request from now fail (n >= 1) with an {@link InjectedError}. */
+    void failAtRequestWithError(long n) {
+        error = true;
         failAt.set(requests.get() + n);
     }
 
@@ -48,6 +63,9 @@ final class FaultInjectingAllocator implements MemoryAllocator {
         long request = requests.incrementAndGet();
         if (request == failAt.get()) {
             injected.incrementAndGet();
+            if (error) {
+                throw new InjectedError(request);
+            }
             throw new InjectedFailure(request);
         }
         return delegate.allocate(byteSize, byteAlignment);

@@ -109,6 +109,56 @@ class ThreadChurnTest {
     }
 
     /**
+     * As under the cap, with the growth refused by an allocator fault that is an Error (the
+     * {@link OutOfMemoryError} that {@code Arena.allocate} throws): the cells that ended threads
+     * left cached serve first, and only then does the fault reach the caller. Before 12-07 an
+     * Error went straight to the caller with 6 x 7 cells in the caches of ended threads.
+     */
+    @Test
+    void anAllocatorFaultThatIsAnErrorIsServedByTheCellsOfEndedThreadsFirst() throws Exception {
+        FaultInjectingAllocator allocator = new FaultInjectingAllocator();
+        try (MemoryPool faulty = new MemoryPool(allocator, MemoryPool.UNLIMITED)) {
+            NodeManager cells = new NodeManager(faulty, OWNER, 64, 8, 8);
+            Set<Integer> got = new HashSet<>();
+            got.add(cells.allocate()); // this thread's cache: 7 cells left
+            int threads = 6;
+            CyclicBarrier together = new CyclicBarrier(threads);
+            Set<Integer> theirs = ConcurrentHashMap.newKeySet();
+            List<Thread> started = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                started.add(start(false, () -> {
+                    try {
+                        together.await(10, TimeUnit.SECONDS); // all alive when they allocate
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                    theirs.add(cells.allocate());
+                }));
+            }
+            for (Thread thread : started) {
+                join(thread);
+            }
+            got.addAll(theirs);
+            allocator.failAtRequestWithError(1); // the next chunk fails, and so does every later one
+            while (true) {
+                try {
+                    assertThat(got.add(cells.allocate())).as("a cell handed out twice").isTrue();
+                } catch (FaultInjectingAllocator.InjectedError refused) {
+                    break;
+                }
+                if (allocator.failuresInjected() > 0) {
+                    allocator.failAtRequestWithError(1);
+                }
+            }
+            NodeManagerMetrics m = cells.metrics();
+            assertThat(allocator.failuresInjected()).as("growths refused").isPositive();
+            // Before: refused with 6 x 7 cells in the caches of the ended threads.
+            assertThat(m.cellsCached()).as("cells left in caches").isZero();
+            assertThat(m.cellsInUse()).isEqualTo(got.size()).isEqualTo(m.cellsAllocated());
+        }
+    }
+
+    /**
      * Many short-lived threads, some of them at once, allocate, recycle and unallocate while a
      * cap or injected allocator faults refuse growth now and then: every cell returned is distinct
      * and nothing is lost (after the threads end and a collection, every allocated cell is in use
