@@ -25,6 +25,7 @@ import picocli.CommandLine.Option;
                 "footprint (bytes reserved) must stay within the live peak plus one largest",
                 "chunk per list of each SNode. At the end everything is deactivated and",
                 "collected, and no cell (and with --hash no hash table) may stay in use.",
+                "With --fault-every, injected allocator faults refuse calls as the cap does.",
                 "",
                 "Exit code 0 when all of that held, 1 when something was lost or leaked."})
 final class SoakCommand implements Callable<Integer> {
@@ -58,6 +59,12 @@ final class SoakCommand implements Callable<Integer> {
                     + Soak.LAYOUT_TEXT_3D)
     boolean threeD;
 
+    @Option(names = "--fault-every", paramLabel = "N",
+            description = "inject allocator faults: about one request for memory in N (a chunk, or a part of"
+                    + " a region) fails with an OutOfMemoryError while the threads run, 1 to 1000000000;"
+                    + " the call it reaches must change nothing, as when the cap refuses it (default: none)")
+    Long faultEvery;
+
     @Option(names = "--report-seconds", paramLabel = "S", defaultValue = "5",
             description = "seconds between progress lines, above 0 and at most 3600"
                     + " (default: ${DEFAULT-VALUE})")
@@ -88,9 +95,14 @@ final class SoakCommand implements Callable<Integer> {
             throw new SnodeCli.BadInputException("--report-seconds=" + SnodeCli.typed(spec, "--report-seconds", reportSeconds)
                     + " must be above 0 and at most 3600");
         }
+        if (faultEvery != null && (faultEvery < 1 || faultEvery > 1_000_000_000L)) {
+            throw new SnodeCli.BadInputException("--fault-every=" + SnodeCli.typed(spec, "--fault-every", faultEvery)
+                    + " must be between 1 and 1000000000");
+        }
         long capBytes = capMib == null ? 0 : Math.max(1, (long) (capMib * 1024 * 1024));
         Soak.Config config = new Soak.Config((long) Math.max(1, Math.ceil(minutes * 60e9)), threadCount, seed, capBytes,
-                TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9), hugePages, hash, threeD);
+                TimeUnit.SECONDS.toNanos(1), (long) (reportSeconds * 1e9), hugePages, hash, threeD,
+                faultEvery == null ? 0 : faultEvery);
         PrintWriter out = spec.commandLine().getOut();
         Soak.Result result;
         try {

@@ -109,6 +109,12 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>With a memory cap, activations and appends may be refused with
  * {@link MemoryCapExceededException}; the model then stays as it was, and so must the runtime.
+ * With {@link Config#faultEvery} the runtime's allocator fails about one request in that many
+ * while the workers run ({@link FaultingAllocator}: an {@link OutOfMemoryError}, on whichever
+ * thread asked, the coordinator's included); a call that the fault reaches is held to what a
+ * refusal by the cap must leave, and the checkpoints and the final check then find the runtime
+ * equal to the model as before. (A fault that no call reports is fine: a hash table's shrink gives
+ * up, cells that ended threads cached serve a growth.)
  */
 public final class Soak {
     public static final String LAYOUT_TEXT =
@@ -235,12 +241,21 @@ public final class Soak {
      * @param hugePages     whether the runtime's regions are on huge pages ({@code RuntimeOptions.withHugePages})
      * @param hash          whether the layout has hash nodes in place of its pointer nodes ({@link #HASH_LAYOUT_TEXT})
      * @param threeD        whether the layout has three coordinates ({@link #LAYOUT_TEXT_3D})
+     * @param faultEvery    0 for no injected faults; else about one allocator request in this many
+     *                      fails while the workers run ({@link FaultingAllocator}), and the call that
+     *                      made it must change nothing (a bulk call: its contract's prefix)
      */
     public record Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos,
-                         long reportNanos, boolean hugePages, boolean hash, boolean threeD) {
+                         long reportNanos, boolean hugePages, boolean hash, boolean threeD, long faultEvery) {
         /** A configuration on base pages. */
         public Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos, long reportNanos) {
-            this(durationNanos, threads, seed, capBytes, checkNanos, reportNanos, false, false, false);
+            this(durationNanos, threads, seed, capBytes, checkNanos, reportNanos, false, false, false, 0);
+        }
+
+        /** A configuration without injected faults. */
+        public Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos, long reportNanos,
+                      boolean hugePages, boolean hash, boolean threeD) {
+            this(durationNanos, threads, seed, capBytes, checkNanos, reportNanos, hugePages, hash, threeD, 0);
         }
 
         public Config {
@@ -252,6 +267,9 @@ public final class Soak {
             }
             if (capBytes < 0) {
                 throw new IllegalArgumentException("capBytes=" + capBytes + " must be 0 (default cap) or positive");
+            }
+            if (faultEvery < 0) {
+                throw new IllegalArgumentException("faultEvery=" + faultEvery + " must be 0 (no faults) or positive");
             }
             if (checkNanos <= 0 || reportNanos <= 0) {
                 throw new IllegalArgumentException("checkNanos=" + checkNanos + " and reportNanos=" + reportNanos
@@ -267,12 +285,15 @@ public final class Soak {
      * @param failure          the first disagreement or unexpected exception, or null
      * @param footprintPeak    the most bytes reserved seen at a checkpoint
      * @param boundAtPeak      the footprint bound at that checkpoint
+     * @param refusedByFault   calls that an injected allocator fault refused ({@link Config#faultEvery})
+     * @param faultsInjected   allocator requests that failed; some refuse no call (a hash table's shrink
+     *                         is given up, cells that ended threads cached serve a refused growth)
      * @param maxGcWaitNanos   the longest a worker's {@code gc()} call took (waiting included)
      */
     public record Result(String failure, long operations, double seconds, int checkpoints, int counterResets,
                          long collections,
-                         long refusedByCap, long refusedFull, long footprintPeak, long boundAtPeak,
-                         long maxGcWaitNanos) {
+                         long refusedByCap, long refusedFull, long refusedByFault, long faultsInjected,
+                         long footprintPeak, long boundAtPeak, long maxGcWaitNanos) {
         public boolean passed() {
             return failure == null;
         }
@@ -316,6 +337,8 @@ public final class Soak {
     /** The footprint bound at the latest checkpoint. */
     private long lastBound;
     private long coordinatorCollections;
+    /** The allocator that injects faults, or null ({@link Config#faultEvery} 0). */
+    private FaultingAllocator faulting;
 
     /** Counted down when the coordinator has decided to stop (the last checkpoint begins, or a failure). */
     private final CountDownLatch stopping = new CountDownLatch(1);
@@ -398,6 +421,10 @@ public final class Soak {
         if (config.capBytes() > 0) {
             options = options.withMemoryCap(config.capBytes());
         }
+        if (config.faultEvery() > 0) {
+            faulting = new FaultingAllocator(options.allocator(), config.faultEvery(), config.seed());
+            options = options.withAllocator(faulting);
+        }
         SNodeRuntime compiledOrNot;
         try {
             compiledOrNot = SNodeRuntime.compile(layout, options);
@@ -427,9 +454,13 @@ public final class Soak {
                 threads == 1 ? "" : "s", config.durationNanos() / 1e9, config.seed(),
                 config.capBytes() > 0 ? mib(config.capBytes()) : "default (" + mib(generic.memoryStats().pool().capBytes()) + ")",
                 config.hugePages() ? ", regions on huge pages" : "");
+        if (faulting != null) {
+            out.printf(Locale.ROOT, "injected allocator faults: about one request in %d fails (an OutOfMemoryError)%n",
+                    config.faultEvery());
+        }
         out.println("layout " + layoutText);
         out.println(String.format(Locale.ROOT, HEADER, "time", "ops/s", "footprint", "bound", "live peak", "gc",
-                "gc() max", "refused cap/full"));
+                "gc() max", faulting == null ? "refused cap/full" : "refused cap/full/fault"));
         out.flush();
         Phaser phaser = new Phaser(1 + threads);
         List<Worker> workers = new ArrayList<>();
@@ -437,6 +468,9 @@ public final class Soak {
             workers.add(new Worker(t, phaser));
         }
         long start = System.nanoTime();
+        if (faulting != null) {
+            faulting.arm(true);
+        }
         for (Worker worker : workers) {
             worker.thread.start();
         }
@@ -499,7 +533,7 @@ public final class Soak {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             fail("the coordinator was interrupted");
-        } catch (RuntimeException | AssertionError e) {
+        } catch (RuntimeException | Error e) { // an Error too: an injected fault that no call took
             fail("checkpoint: " + e);
         } finally {
             stop = true;
@@ -518,12 +552,16 @@ public final class Soak {
                 fail("worker " + worker.id + " did not stop within 60 s after the end");
             }
         }
+        if (faulting != null) {
+            faulting.arm(false); // the final check deactivates everything and must find it all
+        }
         if (failure.get() == null) {
             finalCheck();
         }
         Result result = new Result(failure.get(), operations(workers), runNanos / 1e9, checkpoints, counterResets,
                 collections(workers), workers.stream().mapToLong(w -> w.refusedByCap).sum(),
-                workers.stream().mapToLong(w -> w.refusedFull).sum(), footprintPeak, boundAtPeak,
+                workers.stream().mapToLong(w -> w.refusedFull).sum(), workers.stream().mapToLong(w -> w.refusedByFault).sum(),
+                faulting == null ? 0 : faulting.faults(), footprintPeak, boundAtPeak,
                 workers.stream().mapToLong(w -> w.maxGcNanos).max().orElse(0));
         verdict(result);
         return result;
@@ -816,7 +854,8 @@ public final class Soak {
                 String.format(Locale.ROOT, "%,.0f", opsPerSecond), mib(stats.bytesReserved()), mib(lastBound),
                 mib(livePeak), collections(workers), maxGc / 1e6,
                 workers.stream().mapToLong(w -> w.refusedByCap).sum() + "/"
-                        + workers.stream().mapToLong(w -> w.refusedFull).sum()));
+                        + workers.stream().mapToLong(w -> w.refusedFull).sum()
+                        + (faulting == null ? "" : "/" + workers.stream().mapToLong(w -> w.refusedByFault).sum())));
         out.flush();
     }
 
@@ -826,6 +865,10 @@ public final class Soak {
                 result.operations(), result.seconds(), result.operationsPerSecond(), result.checkpoints(),
                 result.counterResets(), result.collections(),
                 result.maxGcWaitNanos() / 1e6, result.refusedByCap(), result.refusedFull());
+        if (faulting != null) {
+            out.printf(Locale.ROOT, "injected allocator faults: %,d of %,d requests failed; %,d calls refused by them%n",
+                    result.faultsInjected(), faulting.requests(), result.refusedByFault());
+        }
         out.printf(Locale.ROOT, "footprint: at most %s reserved, bound then %s (live peak plus one largest chunk"
                 + " per list)%n", mib(result.footprintPeak()), mib(result.boundAtPeak()));
         if (result.passed()) {
@@ -891,6 +934,7 @@ public final class Soak {
         long operations;
         long refusedByCap;
         long refusedFull;
+        long refusedByFault;
         long collections;
         long maxGcNanos;
 
@@ -961,7 +1005,11 @@ public final class Soak {
                         collections++;
                     }
                     if (random.nextInt(COUNT_EVERY_BATCHES) == 0) {
-                        runtime.count("n"); // a read-only launch among the direct calls
+                        try {
+                            runtime.count("n"); // a read-only launch among the direct calls
+                        } catch (FaultingAllocator.InjectedFault refused) {
+                            refusedByFault++; // a launch may need memory for its snapshot
+                        }
                     }
                 }
             } catch (Disagreement disagreement) {
@@ -1011,6 +1059,8 @@ public final class Soak {
                 }
             } catch (MemoryCapExceededException refused) {
                 refusedByCap++; // the model stays as it was; so must the runtime
+            } catch (FaultingAllocator.InjectedFault refused) {
+                refusedByFault++; // as for the cap
             }
         }
 
@@ -1220,6 +1270,9 @@ public final class Soak {
             } catch (MemoryCapExceededException e) {
                 refused = true;
                 refusedByCap++;
+            } catch (FaultingAllocator.InjectedFault e) {
+                refused = true;
+                refusedByFault++;
             }
             int prefix = takePrefix(leafOf, base);
             if (!refused && prefix != count) {
@@ -1306,6 +1359,9 @@ public final class Soak {
             } catch (MemoryCapExceededException e) {
                 refused = true;
                 refusedByCap++;
+            } catch (FaultingAllocator.InjectedFault e) {
+                refused = true;
+                refusedByFault++;
             }
             int block = LEAVES_PER_MASKED;
             boolean before = true; // still in the prefix of containers written
@@ -1447,6 +1503,8 @@ public final class Soak {
                 refusedFull++;
             } else if (e.getCause() instanceof MemoryCapExceededException) {
                 refusedByCap++;
+            } else if (e.getCause() instanceof FaultingAllocator.InjectedFault) {
+                refusedByFault++;
             } else {
                 throw e;
             }

@@ -32,6 +32,15 @@ class SoakCommandTest {
     }
 
     @Test
+    void faultEveryInjectsAllocatorFaultsAndSaysHowManyCallsTheyRefused() {
+        SnodeCliTest.Result result = SnodeCliTest.run("soak", "--minutes", "0.01", "--threads", "2", "--seed", "3",
+                "--fault-every", "1");
+        assertThat(result.code()).as(result.out() + result.err()).isZero();
+        assertThat(result.out()).contains("injected allocator faults: about one request in 1 fails",
+                "refused cap/full/fault", "PASSED").containsPattern("injected allocator faults: ([0-9,]+) of \\1 requests failed");
+    }
+
+    @Test
     void badOptionsExitWithTwoAndSayWhatIsAllowed() {
         SnodeCliTest.Result zero = SnodeCliTest.run("soak", "--minutes", "0");
         assertThat(zero.code()).isEqualTo(SnodeCli.BAD_INPUT);
@@ -42,6 +51,9 @@ class SoakCommandTest {
         SnodeCliTest.Result cap = SnodeCliTest.run("soak", "--minutes", "0.01", "--cap-mib", "-1");
         assertThat(cap.code()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(cap.err()).contains("--cap-mib=-1 must be above 0");
+        SnodeCliTest.Result faults = SnodeCliTest.run("soak", "--minutes", "0.01", "--fault-every", "0");
+        assertThat(faults.code()).isEqualTo(SnodeCli.BAD_INPUT);
+        assertThat(faults.err()).contains("--fault-every=0 must be between 1 and 1000000000");
         SnodeCliTest.Result tiny = SnodeCliTest.run("soak", "--minutes", "0.01", "--cap-mib", "0.001");
         assertThat(tiny.code()).as(tiny.err()).isEqualTo(SnodeCli.BAD_INPUT);
         assertThat(tiny.err()).contains("--cap-mib=0.001 is too small: compiling the soak's layout needs")
@@ -76,6 +88,6 @@ class SoakCommandTest {
         assertThat(help.out().lines()).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(80));
         String options = help.out().replaceAll("\\R +", " ");
         assertThat(options).contains("above 0 and at most 10080 (a week)", "above 0 and at most 1048576 (1 TiB)",
-                "above 0 and at most 3600", "worker threads, 1 to 64");
+                "above 0 and at most 3600", "worker threads, 1 to 64", "1 to 1000000000");
     }
 }

@@ -1,0 +1,130 @@
+package io.snode.bench.soak;
+
+import io.snode.runtime.internal.memory.MemoryAllocator;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The soak's allocator with {@link Soak.Config#faultEvery}: the runtime's allocator, except that
+ * while it is armed about one request in {@code every} throws an {@link InjectedFault}. A request
+ * is a place where the pool takes memory that the cap has accepted: a chunk allocated
+ * ({@link #allocate}) or a part of a region handed out as a chunk ({@link #commit}), on whichever
+ * thread needs it. The fault is an {@link OutOfMemoryError}, what {@code Arena.allocate} throws
+ * when the system has no memory left, so the soak also finds paths that clean up after a
+ * RuntimeException only. Which request numbers fail follows from the seed; which call gets which
+ * number depends on the threads' order.
+ */
+final class FaultingAllocator implements MemoryAllocator {
+
+    /** What a failing request throws. */
+    static final class InjectedFault extends OutOfMemoryError {
+        private static final long serialVersionUID = 1L;
+
+        InjectedFault(long request) {
+            super("injected allocator fault at request " + request);
+        }
+    }
+
+    private final MemoryAllocator real;
+    private final long every;
+    private final long seed;
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong faults = new AtomicLong();
+    private volatile boolean armed;
+
+    /** @param every a request in this many fails, on average; at least 1 (every request fails) */
+    FaultingAllocator(MemoryAllocator real, long every, long seed) {
+        if (every < 1) {
+            throw new IllegalArgumentException("every=" + every + " must be at least 1");
+        }
+        this.real = Objects.requireNonNull(real, "real");
+        this.every = every;
+        this.seed = seed;
+    }
+
+    /** Whether requests may fail from now on; requests are counted only while armed. */
+    void arm(boolean on) {
+        armed = on;
+    }
+
+    /** Requests made while armed. */
+    long requests() {
+        return requests.get();
+    }
+
+    /** Requests that failed. */
+    long faults() {
+        return faults.get();
+    }
+
+    private void maybeFail() {
+        if (!armed) {
+            return;
+        }
+        long request = requests.incrementAndGet();
+        if (Long.remainderUnsigned(mix(seed * 0x9E3779B97F4A7C15L + request), every) == 0) {
+            faults.incrementAndGet();
+            throw new InjectedFault(request);
+        }
+    }
+
+    /** Stafford's 64-bit mix (variant 13), as {@link java.util.SplittableRandom} uses. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    @Override
+    public MemorySegment allocate(long byteSize, long byteAlignment) {
+        maybeFail();
+        return real.allocate(byteSize, byteAlignment);
+    }
+
+    @Override
+    public void commit(MemorySegment region, long offset, long byteSize) {
+        maybeFail();
+        real.commit(region, offset, byteSize);
+    }
+
+    @Override
+    public void free(MemorySegment segment) {
+        real.free(segment);
+    }
+
+    @Override
+    public boolean commitsOnAllocate() {
+        return real.commitsOnAllocate();
+    }
+
+    @Override
+    public MemorySegment reserveRegion(long byteSize) {
+        return real.reserveRegion(byteSize);
+    }
+
+    @Override
+    public void decommit(MemorySegment region, long offset, long byteSize) {
+        real.decommit(region, offset, byteSize);
+    }
+
+    @Override
+    public long residentBytes(MemorySegment region, long offset, long byteSize) {
+        return real.residentBytes(region, offset, byteSize);
+    }
+
+    @Override
+    public boolean adviseHugePages(MemorySegment region) {
+        return real.adviseHugePages(region);
+    }
+
+    @Override
+    public void releaseRegion(MemorySegment region) {
+        real.releaseRegion(region);
+    }
+
+    @Override
+    public String toString() {
+        return "FaultingAllocator[one request in " + every + " fails, over " + real + "]";
+    }
+}
