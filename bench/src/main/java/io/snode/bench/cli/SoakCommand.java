@@ -16,6 +16,8 @@ import picocli.CommandLine.Option;
                 "result against a model of the calls that returned normally (each thread owns",
                 "its leaves and some lists; upper pointer cells and half of the lists are",
                 "shared); a bulk call refused partway must leave exactly what its contract names.",
+                "Now and then a thread runs a struct-for launch whose kernels write its own",
+                "cells (or deactivate some) while the other threads go on.",
                 "",
                 "Layout: " + Soak.LAYOUT_TEXT,
                 "",

@@ -1,11 +1,16 @@
 package io.snode.bench.soak;
 
 import io.snode.api.Layout;
+import io.snode.api.PlacedField;
 import io.snode.api.MemoryCapExceededException;
 import io.snode.api.SNode;
 import io.snode.codegen.SNodeRuntime;
 import io.snode.codegen.interop.Bulk;
 import io.snode.codegen.interop.BulkAppendException;
+import io.snode.codegen.kernel.Kernel2;
+import io.snode.codegen.kernel.Kernel3;
+import io.snode.codegen.kernel.ViewKernel2;
+import io.snode.codegen.kernel.ViewKernel3;
 import io.snode.gc.ParallelCollector;
 import io.snode.gc.PhaseLock;
 import io.snode.runtime.Collector;
@@ -18,6 +23,8 @@ import io.snode.runtime.internal.memory.ChunkGeometry;
 import io.snode.runtime.internal.memory.IndexListDescriptor;
 import io.snode.runtime.NodeManagerMetric;
 import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -79,6 +86,15 @@ import java.util.concurrent.atomic.AtomicReference;
  * order, and be refused for a full list exactly where the model is full. Each bulk write takes
  * values that no cell it lists holds yet ({@code base + n} for element {@code n}), so that a
  * value read back names the element that wrote it.
+ *
+ * <h2>Writing launches</h2>
+ * Between batches a worker now and then runs a struct-for launch that writes, while the other
+ * workers go on: its kernels visit the active cells (or containers) of every worker and change
+ * only this worker's, tripling every owned leaf's value (through the bound interface, a view's
+ * methods without coordinates, or the block form's memory) or deactivating some owned bitmasked
+ * cells from the kernel (the runtime then collects after the launch). Half of the tripling
+ * launches are followed by a few writes and another such launch, which must visit what those
+ * writes activated (see {@link Worker#launch()}).
  *
  * <h2>Threads and phases</h2>
  * Workers run batches of {@value #BATCH} operations, each batch inside a launch of the runtime's
@@ -161,6 +177,8 @@ public final class Soak {
     static final int GC_EVERY_BATCHES = 32;
     /** A worker runs a read-only launch after one batch in this many, on average. */
     static final int COUNT_EVERY_BATCHES = 256;
+    /** A worker runs a writing launch ({@link Worker#launch}) after one batch in this many, on average. */
+    static final int LAUNCH_EVERY_BATCHES = 256;
     static final long SAMPLE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** Time between counter resets (see {@link #checkpoint}). */
     static final long COUNTER_RESET_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -192,6 +210,13 @@ public final class Soak {
         long appendP(int i, int j, int k, int value);
 
         int p(int i, int j, int k, int l);
+    }
+
+    /** What a writing launch's view kernel reads and writes: the visited leaf's {@code n}. */
+    public interface View {
+        int n();
+
+        void n(int value);
     }
 
     /** {@link Grid} over a {@link Grid3}, at k = 0. */
@@ -283,6 +308,7 @@ public final class Soak {
      * within its bound, and nothing was left in use at the end.
      *
      * @param failure          the first disagreement or unexpected exception, or null
+     * @param launches         the writing struct-for launches the workers ran ({@code Worker.launch})
      * @param footprintPeak    the most bytes reserved seen at a checkpoint
      * @param boundAtPeak      the footprint bound at that checkpoint
      * @param refusedByFault   calls that an injected allocator fault refused ({@link Config#faultEvery})
@@ -292,7 +318,7 @@ public final class Soak {
      */
     public record Result(String failure, long operations, double seconds, int checkpoints, int counterResets,
                          long collections,
-                         long refusedByCap, long refusedFull, long refusedByFault, long faultsInjected,
+                         long launches, long refusedByCap, long refusedFull, long refusedByFault, long faultsInjected,
                          long footprintPeak, long boundAtPeak, long maxGcWaitNanos) {
         public boolean passed() {
             return failure == null;
@@ -314,6 +340,9 @@ public final class Soak {
     private final SNode upper;
     private final SNode middle;
     private final SNode masked;
+    /** The leaves' SNode (the dense node of field {@code n}). */
+    private final SNode leaf;
+    private final PlacedField nField;
     private final SNode list;
     /**
      * The model of every leaf outside the counters; entry (i, j) is written only by its owner, or
@@ -358,6 +387,8 @@ public final class Soak {
         this.upper = layout.snode(1);
         this.middle = layout.snode(2);
         this.masked = layout.snode(3);
+        this.nField = layout.field("n");
+        this.leaf = nField.snode();
         this.list = layout.field("p").snode();
     }
 
@@ -464,8 +495,13 @@ public final class Soak {
         out.flush();
         Phaser phaser = new Phaser(1 + threads);
         List<Worker> workers = new ArrayList<>();
+        // One generator per worker split from one seeded root, in worker order: independent
+        // streams. (Until 12-07 worker t used new SplittableRandom(seed * GOLDEN + t), and since
+        // SplittableRandom's k-th value of seed x is a function of x + k * GOLDEN, seed s + 1
+        // repeated seed s's operations shifted by one: neighbouring seeds ran the same soak.)
+        SplittableRandom seeds = new SplittableRandom(config.seed());
         for (int t = 0; t < threads; t++) {
-            workers.add(new Worker(t, phaser));
+            workers.add(new Worker(t, phaser, seeds.split()));
         }
         long start = System.nanoTime();
         if (faulting != null) {
@@ -559,7 +595,8 @@ public final class Soak {
             finalCheck();
         }
         Result result = new Result(failure.get(), operations(workers), runNanos / 1e9, checkpoints, counterResets,
-                collections(workers), workers.stream().mapToLong(w -> w.refusedByCap).sum(),
+                collections(workers), workers.stream().mapToLong(w -> w.launches).sum(),
+                workers.stream().mapToLong(w -> w.refusedByCap).sum(),
                 workers.stream().mapToLong(w -> w.refusedFull).sum(), workers.stream().mapToLong(w -> w.refusedByFault).sum(),
                 faulting == null ? 0 : faulting.faults(), footprintPeak, boundAtPeak,
                 workers.stream().mapToLong(w -> w.maxGcNanos).max().orElse(0));
@@ -861,9 +898,10 @@ public final class Soak {
 
     private void verdict(Result result) {
         out.printf(Locale.ROOT, "%,d operations in %.1f s (%,.0f ops/s), %d checkpoints and %d counter resets,"
-                        + " %d collections, longest gc() wait %.1f ms, refused: %d by the cap, %d by full lists%n",
+                        + " %d collections, %d writing launches, longest gc() wait %.1f ms, refused: %d by the cap,"
+                        + " %d by full lists%n",
                 result.operations(), result.seconds(), result.operationsPerSecond(), result.checkpoints(),
-                result.counterResets(), result.collections(),
+                result.counterResets(), result.collections(), result.launches(),
                 result.maxGcWaitNanos() / 1e6, result.refusedByCap(), result.refusedFull());
         if (faulting != null) {
             out.printf(Locale.ROOT, "injected allocator faults: %,d of %,d requests failed; %,d calls refused by them%n",
@@ -922,6 +960,8 @@ public final class Soak {
         final SplittableRandom random;
         /** Middle cells (number I * 32 + J) this worker owns, below shared and owned upper cells. */
         final int[] middles;
+        /** Whether this worker owns middle cell m (number I * 32 + J), for the launches' kernels. */
+        final boolean[] ownsMiddle = new boolean[MIDDLE * MIDDLE];
         /** Owned upper cells (number Ui * 8 + Uj). */
         final int[] uppers;
         /** Appends to shared lists that returned normally since the last checkpoint, per upper cell. */
@@ -936,14 +976,15 @@ public final class Soak {
         long refusedFull;
         long refusedByFault;
         long collections;
+        long launches;
         long maxGcNanos;
 
         private boolean resumedOnce;
 
-        Worker(int id, Phaser phaser) {
+        Worker(int id, Phaser phaser, SplittableRandom random) {
             this.id = id;
             this.phaser = phaser;
-            this.random = new SplittableRandom(config.seed() * 0x9E3779B97F4A7C15L + id);
+            this.random = random;
             int threads = config.threads();
             List<Integer> ownMiddles = new ArrayList<>();
             List<Integer> ownUppers = new ArrayList<>();
@@ -960,6 +1001,9 @@ public final class Soak {
                 }
             }
             this.middles = ownMiddles.stream().mapToInt(Integer::intValue).toArray();
+            for (int m : middles) {
+                ownsMiddle[m] = true;
+            }
             this.uppers = ownUppers.stream().mapToInt(Integer::intValue).toArray();
             for (int u = 0; u < SHARED_UPPERS; u++) {
                 sharedIndices[u] = new int[64];
@@ -1003,6 +1047,9 @@ public final class Soak {
                         runtime.gc();
                         maxGcNanos = Math.max(maxGcNanos, System.nanoTime() - start);
                         collections++;
+                    }
+                    if (random.nextInt(LAUNCH_EVERY_BATCHES) == 0) {
+                        launch();
                     }
                     if (random.nextInt(COUNT_EVERY_BATCHES) == 0) {
                         try {
@@ -1064,6 +1111,135 @@ public final class Soak {
             }
         }
 
+        /** Whether leaf (i, j) lies below one of this worker's middle cells. */
+        private boolean owns(int i, int j) {
+            return ownsMiddle[(i / LEAVES_PER_MIDDLE) * MIDDLE + j / LEAVES_PER_MIDDLE];
+        }
+
+        /**
+         * A struct-for launch that writes, outside the batches' launches, while the other
+         * workers go on with their direct calls and launches: its kernels visit every active
+         * cell (or block) of all workers and change only this worker's. Either every owned leaf's
+         * {@code n} becomes three times its value (zero stays zero, so the model need not know
+         * which leaves are active): through the bound interface in a {@code Kernel2}, through a
+         * view's methods without coordinates, or in the block form's memory; or the kernel
+         * deactivates the owned bitmasked cells that one in eight of them, chosen by a salt
+         * (the runtime then collects after the launch, as after every launch whose kernels
+         * deactivated something). The launch visits the cells active when it starts, all of
+         * this worker's leaves among them (only this thread changes them), so the model takes
+         * the change when the launch returns.
+         *
+         * <p>Half of the launches that triple are followed by up to three writes of owned leaves
+         * (which may activate containers) and a second such launch, which must visit what they
+         * activated: with one worker, nothing else changes the structure in between, so the
+         * second launch takes the snapshot-reuse path with an activation since the first (the
+         * rule that a snapshot is reused only when no activation, deactivation or collection
+         * completed in between). With more workers their deactivations nearly always start a
+         * new epoch in between, and the launch walks again.
+         */
+        private void launch() {
+            int kind = random.nextInt(4);
+            launch(kind);
+            if (kind < 3 && random.nextBoolean()) {
+                for (int n = random.nextInt(4); n > 0; n--) {
+                    try {
+                        set();
+                    } catch (MemoryCapExceededException refused) {
+                        refusedByCap++;
+                    } catch (FaultingAllocator.InjectedFault refused) {
+                        refusedByFault++;
+                    }
+                }
+                launch(random.nextInt(3));
+            }
+        }
+
+        /** One writing launch: {@code kind} 0 to 2 triples (as {@link #launch()} says), 3 deactivates. */
+        private void launch(int kind) {
+            launches++;
+            boolean threeD = config.threeD();
+            int salt = random.nextInt(8);
+            switch (kind) {
+                case 0 -> {
+                    if (threeD) {
+                        runtime.forEach(leaf, (Kernel3) (i, j, k) -> {
+                            if (owns(i, j)) {
+                                grid.n(i, j, grid.n(i, j) * 3);
+                            }
+                        });
+                    } else {
+                        runtime.forEach(leaf, (Kernel2) (i, j) -> {
+                            if (owns(i, j)) {
+                                grid.n(i, j, grid.n(i, j) * 3);
+                            }
+                        });
+                    }
+                }
+                case 1 -> {
+                    if (threeD) {
+                        runtime.forEach(leaf, View.class, (ViewKernel3<View>) (view, i, j, k) -> {
+                            if (owns(i, j)) {
+                                view.n(view.n() * 3);
+                            }
+                        });
+                    } else {
+                        runtime.forEach(leaf, View.class, (ViewKernel2<View>) (view, i, j) -> {
+                            if (owns(i, j)) {
+                                view.n(view.n() * 3);
+                            }
+                        });
+                    }
+                }
+                case 2 -> runtime.forEachBlock(leaf, block -> {
+                    if (owns(block.origin(0), block.origin(1))) { // a 4 x 4 container lies below one middle cell
+                        MemorySegment cells = block.cells();
+                        long offset = block.fieldOffset(nField);
+                        for (long n = 0; n < block.cellCount(); n++) {
+                            long at = n * block.cellBytes() + offset;
+                            cells.set(ValueLayout.JAVA_INT, at, cells.get(ValueLayout.JAVA_INT, at) * 3);
+                        }
+                    }
+                });
+                default -> {
+                    if (threeD) {
+                        runtime.forEach(masked, (Kernel3) (bi, bj, bk) -> deactivateChosen(bi, bj, salt));
+                    } else {
+                        runtime.forEach(masked, (Kernel2) (bi, bj) -> deactivateChosen(bi, bj, salt));
+                    }
+                }
+            }
+            for (int m : middles) {
+                int i0 = (m / MIDDLE) * LEAVES_PER_MIDDLE;
+                int j0 = (m % MIDDLE) * LEAVES_PER_MIDDLE;
+                if (kind < 3) {
+                    for (int i = i0; i < i0 + LEAVES_PER_MIDDLE; i++) {
+                        for (int x = i * N + j0; x < i * N + j0 + LEAVES_PER_MIDDLE; x++) {
+                            leaves[x] *= 3;
+                        }
+                    }
+                } else {
+                    for (int bi = i0 / LEAVES_PER_MASKED; bi < (i0 + LEAVES_PER_MIDDLE) / LEAVES_PER_MASKED; bi++) {
+                        for (int bj = j0 / LEAVES_PER_MASKED; bj < (j0 + LEAVES_PER_MIDDLE) / LEAVES_PER_MASKED; bj++) {
+                            if (chosen(bi, bj, salt)) {
+                                zero(bi * LEAVES_PER_MASKED, bj * LEAVES_PER_MASKED, LEAVES_PER_MASKED);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        /** Whether a deactivating launch with {@code salt} deactivates bitmasked cell (bi, bj): one in eight. */
+        private static boolean chosen(int bi, int bj, int salt) {
+            return ((bi * 3 + bj + salt) & 7) == 0;
+        }
+
+        /** The deactivating launch's kernel: deactivates bitmasked cell (bi, bj) when this worker owns it and it is chosen. */
+        private void deactivateChosen(int bi, int bj, int salt) {
+            if (owns(bi * LEAVES_PER_MASKED, bj * LEAVES_PER_MASKED) && chosen(bi, bj, salt)) {
+                generic.deactivate(masked, cell(bi, bj));
+            }
+        }
         /** A leaf of one of this worker's middle cells: i * N + j. */
         private int leaf() {
             int m = middles[random.nextInt(middles.length)];

@@ -37,9 +37,28 @@ class SoakTest {
         assertThat(result.checkpoints()).isGreaterThanOrEqualTo(3);
         assertThat(result.counterResets()).isPositive();
         assertThat(result.collections()).isGreaterThan(result.checkpoints());
+        assertThat(result.launches()).as("writing launches").isPositive();
         assertThat(result.footprintPeak()).isPositive().isLessThanOrEqualTo(result.boundAtPeak());
         assertThat(result.seconds()).isBetween(2.0, 60.0);
         assertThat(text.toString()).contains("ops/s", "footprint", "PASSED");
+    }
+
+    /**
+     * One worker: nothing but its own calls changes the structure between its launches, so a
+     * launch after a few writes may reuse the previous launch's snapshot only if those writes
+     * activated nothing. (On 12-07 a mutation that reused it whenever no deactivation or
+     * collection came between failed 9 s soaks of one worker within 1 to 5 s for seeds 1, 2
+     * and 3, and 1.5 s soaks for two seeds of six, 7 (this test's) among them; with three
+     * workers, whose deactivations start new epochs all the time, it is found less often.)
+     */
+    @Test
+    void aSoakWithOneWorkerAgreesWithItsModel() {
+        StringWriter text = new StringWriter();
+        Soak.Result result = new Soak(seconds(2, 1), new PrintWriter(text)).run();
+
+        assertThat(result.failure()).as(text.toString()).isNull();
+        assertThat(result.launches()).as("writing launches").isPositive();
+        assertThat(text.toString()).contains("1 thread for", "PASSED");
     }
 
     /**
