@@ -126,7 +126,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>With a memory cap, activations and appends may be refused with
  * {@link MemoryCapExceededException}; the model then stays as it was, and so must the runtime.
  * With {@link Config#faultEvery} the runtime's allocator fails about one request in that many
- * while the workers run ({@link FaultingAllocator}: an {@link OutOfMemoryError}, on whichever
+ * while the workers run ({@link SoakAllocator}: an {@link OutOfMemoryError}, on whichever
  * thread asked, the coordinator's included); a call that the fault reaches is held to what a
  * refusal by the cap must leave, and the checkpoints and the final check then find the runtime
  * equal to the model as before. (A fault that no call reports is fine: a hash table's shrink gives
@@ -267,7 +267,7 @@ public final class Soak {
      * @param hash          whether the layout has hash nodes in place of its pointer nodes ({@link #HASH_LAYOUT_TEXT})
      * @param threeD        whether the layout has three coordinates ({@link #LAYOUT_TEXT_3D})
      * @param faultEvery    0 for no injected faults; else about one allocator request in this many
-     *                      fails while the workers run ({@link FaultingAllocator}), and the call that
+     *                      fails while the workers run ({@link SoakAllocator}), and the call that
      *                      made it must change nothing (a bulk call: its contract's prefix)
      */
     public record Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos,
@@ -281,6 +281,12 @@ public final class Soak {
         public Config(long durationNanos, int threads, long seed, long capBytes, long checkNanos, long reportNanos,
                       boolean hugePages, boolean hash, boolean threeD) {
             this(durationNanos, threads, seed, capBytes, checkNanos, reportNanos, hugePages, hash, threeD, 0);
+        }
+
+        /** This configuration with {@code faultEvery}. */
+        public Config withFaultEvery(long every) {
+            return new Config(durationNanos, threads, seed, capBytes, checkNanos, reportNanos, hugePages, hash, threeD,
+                    every);
         }
 
         public Config {
@@ -366,8 +372,10 @@ public final class Soak {
     /** The footprint bound at the latest checkpoint. */
     private long lastBound;
     private long coordinatorCollections;
-    /** The allocator that injects faults, or null ({@link Config#faultEvery} 0). */
-    private FaultingAllocator faulting;
+    /** The runtime's allocator, injecting faults ({@link Config#faultEvery}). */
+    private SoakAllocator allocator;
+    /** Whether faults are injected. */
+    private final boolean faults;
 
     /** Counted down when the coordinator has decided to stop (the last checkpoint begins, or a failure). */
     private final CountDownLatch stopping = new CountDownLatch(1);
@@ -382,6 +390,7 @@ public final class Soak {
     public Soak(Config config, PrintWriter out) {
         this.config = config;
         this.out = out;
+        this.faults = config.faultEvery() > 0;
         this.layoutText = layoutText(config);
         this.layout = Layout.parse(layoutText);
         this.upper = layout.snode(1);
@@ -452,10 +461,8 @@ public final class Soak {
         if (config.capBytes() > 0) {
             options = options.withMemoryCap(config.capBytes());
         }
-        if (config.faultEvery() > 0) {
-            faulting = new FaultingAllocator(options.allocator(), config.faultEvery(), config.seed());
-            options = options.withAllocator(faulting);
-        }
+        allocator = new SoakAllocator(options.allocator(), config.faultEvery(), config.seed());
+        options = options.withAllocator(allocator);
         SNodeRuntime compiledOrNot;
         try {
             compiledOrNot = SNodeRuntime.compile(layout, options);
@@ -485,13 +492,13 @@ public final class Soak {
                 threads == 1 ? "" : "s", config.durationNanos() / 1e9, config.seed(),
                 config.capBytes() > 0 ? mib(config.capBytes()) : "default (" + mib(generic.memoryStats().pool().capBytes()) + ")",
                 config.hugePages() ? ", regions on huge pages" : "");
-        if (faulting != null) {
+        if (faults) {
             out.printf(Locale.ROOT, "injected allocator faults: about one request in %d fails (an OutOfMemoryError)%n",
                     config.faultEvery());
         }
         out.println("layout " + layoutText);
         out.println(String.format(Locale.ROOT, HEADER, "time", "ops/s", "footprint", "bound", "live peak", "gc",
-                "gc() max", faulting == null ? "refused cap/full" : "refused cap/full/fault"));
+                "gc() max", faults ? "refused cap/full/fault" : "refused cap/full"));
         out.flush();
         Phaser phaser = new Phaser(1 + threads);
         List<Worker> workers = new ArrayList<>();
@@ -504,9 +511,7 @@ public final class Soak {
             workers.add(new Worker(t, phaser, seeds.split()));
         }
         long start = System.nanoTime();
-        if (faulting != null) {
-            faulting.arm(true);
-        }
+        allocator.arm(true);
         for (Worker worker : workers) {
             worker.thread.start();
         }
@@ -588,9 +593,7 @@ public final class Soak {
                 fail("worker " + worker.id + " did not stop within 60 s after the end");
             }
         }
-        if (faulting != null) {
-            faulting.arm(false); // the final check deactivates everything and must find it all
-        }
+        allocator.arm(false); // the final check deactivates everything and must find it all
         if (failure.get() == null) {
             finalCheck();
         }
@@ -598,7 +601,7 @@ public final class Soak {
                 collections(workers), workers.stream().mapToLong(w -> w.launches).sum(),
                 workers.stream().mapToLong(w -> w.refusedByCap).sum(),
                 workers.stream().mapToLong(w -> w.refusedFull).sum(), workers.stream().mapToLong(w -> w.refusedByFault).sum(),
-                faulting == null ? 0 : faulting.faults(), footprintPeak, boundAtPeak,
+                allocator.faults(), footprintPeak, boundAtPeak,
                 workers.stream().mapToLong(w -> w.maxGcNanos).max().orElse(0));
         verdict(result);
         return result;
@@ -892,7 +895,7 @@ public final class Soak {
                 mib(livePeak), collections(workers), maxGc / 1e6,
                 workers.stream().mapToLong(w -> w.refusedByCap).sum() + "/"
                         + workers.stream().mapToLong(w -> w.refusedFull).sum()
-                        + (faulting == null ? "" : "/" + workers.stream().mapToLong(w -> w.refusedByFault).sum())));
+                        + (!faults ? "" : "/" + workers.stream().mapToLong(w -> w.refusedByFault).sum())));
         out.flush();
     }
 
@@ -903,9 +906,9 @@ public final class Soak {
                 result.operations(), result.seconds(), result.operationsPerSecond(), result.checkpoints(),
                 result.counterResets(), result.collections(), result.launches(),
                 result.maxGcWaitNanos() / 1e6, result.refusedByCap(), result.refusedFull());
-        if (faulting != null) {
+        if (faults) {
             out.printf(Locale.ROOT, "injected allocator faults: %,d of %,d requests failed; %,d calls refused by them%n",
-                    result.faultsInjected(), faulting.requests(), result.refusedByFault());
+                    result.faultsInjected(), allocator.requests(), result.refusedByFault());
         }
         out.printf(Locale.ROOT, "footprint: at most %s reserved, bound then %s (live peak plus one largest chunk"
                 + " per list)%n", mib(result.footprintPeak()), mib(result.boundAtPeak()));
@@ -1054,7 +1057,7 @@ public final class Soak {
                     if (random.nextInt(COUNT_EVERY_BATCHES) == 0) {
                         try {
                             runtime.count("n"); // a read-only launch among the direct calls
-                        } catch (FaultingAllocator.InjectedFault refused) {
+                        } catch (SoakAllocator.InjectedFault refused) {
                             refusedByFault++; // a launch may need memory for its snapshot
                         }
                     }
@@ -1106,7 +1109,7 @@ public final class Soak {
                 }
             } catch (MemoryCapExceededException refused) {
                 refusedByCap++; // the model stays as it was; so must the runtime
-            } catch (FaultingAllocator.InjectedFault refused) {
+            } catch (SoakAllocator.InjectedFault refused) {
                 refusedByFault++; // as for the cap
             }
         }
@@ -1141,13 +1144,19 @@ public final class Soak {
             int kind = random.nextInt(4);
             launch(kind);
             if (kind < 3 && random.nextBoolean()) {
-                for (int n = random.nextInt(4); n > 0; n--) {
-                    try {
-                        set();
-                    } catch (MemoryCapExceededException refused) {
-                        refusedByCap++;
-                    } catch (FaultingAllocator.InjectedFault refused) {
-                        refusedByFault++;
+                // Inside a launch of the phase lock, as every direct call of the workers: a direct
+                // call must not overlap a collection on another thread (until 12-07 these writes
+                // ran outside one, and another worker's collection could reuse a cell they were
+                // activating: values lost or from nowhere within a minute with three workers).
+                try (PhaseLock.Launch batch = runtime.phaseLock().enterLaunch()) {
+                    for (int n = random.nextInt(4); n > 0; n--) {
+                        try {
+                            set();
+                        } catch (MemoryCapExceededException refused) {
+                            refusedByCap++;
+                        } catch (SoakAllocator.InjectedFault refused) {
+                            refusedByFault++;
+                        }
                     }
                 }
                 launch(random.nextInt(3));
@@ -1446,7 +1455,7 @@ public final class Soak {
             } catch (MemoryCapExceededException e) {
                 refused = true;
                 refusedByCap++;
-            } catch (FaultingAllocator.InjectedFault e) {
+            } catch (SoakAllocator.InjectedFault e) {
                 refused = true;
                 refusedByFault++;
             }
@@ -1535,7 +1544,7 @@ public final class Soak {
             } catch (MemoryCapExceededException e) {
                 refused = true;
                 refusedByCap++;
-            } catch (FaultingAllocator.InjectedFault e) {
+            } catch (SoakAllocator.InjectedFault e) {
                 refused = true;
                 refusedByFault++;
             }
@@ -1679,7 +1688,7 @@ public final class Soak {
                 refusedFull++;
             } else if (e.getCause() instanceof MemoryCapExceededException) {
                 refusedByCap++;
-            } else if (e.getCause() instanceof FaultingAllocator.InjectedFault) {
+            } else if (e.getCause() instanceof SoakAllocator.InjectedFault) {
                 refusedByFault++;
             } else {
                 throw e;

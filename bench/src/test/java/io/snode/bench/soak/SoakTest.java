@@ -122,9 +122,7 @@ class SoakTest {
     @org.junit.jupiter.params.provider.ValueSource(strings = {"pointer", "hash3d"})
     void aSoakWithInjectedAllocatorFaultsAgreesWithItsModel(String variant) {
         boolean hash = variant.equals("hash3d");
-        Soak.Config base = seconds(1.5, 3, 0, false, hash, hash);
-        Soak.Config config = new Soak.Config(base.durationNanos(), base.threads(), base.seed(), 0, base.checkNanos(),
-                base.reportNanos(), false, hash, hash, 2);
+        Soak.Config config = seconds(1.5, 3, 0, false, hash, hash).withFaultEvery(2);
         StringWriter text = new StringWriter();
         Soak.Result result = new Soak(config, new PrintWriter(text)).run();
 

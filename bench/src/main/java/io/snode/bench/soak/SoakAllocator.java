@@ -6,8 +6,8 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The soak's allocator with {@link Soak.Config#faultEvery}: the runtime's allocator, except that
- * while it is armed about one request in {@code every} throws an {@link InjectedFault}. A request
+ * The soak's allocator: the runtime's allocator, with {@link Soak.Config#faultEvery} injecting
+ * faults: while it is armed, about one request in {@code every} throws an {@link InjectedFault}. A request
  * is a place where the pool takes memory that the cap has accepted: a chunk allocated
  * ({@link #allocate}) or a part of a region handed out as a chunk ({@link #commit}), on whichever
  * thread needs it. The fault is an {@link OutOfMemoryError}, what {@code Arena.allocate} throws
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * RuntimeException only. Which request numbers fail follows from the seed; which call gets which
  * number depends on the threads' order.
  */
-final class FaultingAllocator implements MemoryAllocator {
+final class SoakAllocator implements MemoryAllocator {
 
     /** What a failing request throws. */
     static final class InjectedFault extends OutOfMemoryError {
@@ -33,10 +33,10 @@ final class FaultingAllocator implements MemoryAllocator {
     private final AtomicLong faults = new AtomicLong();
     private volatile boolean armed;
 
-    /** @param every a request in this many fails, on average; at least 1 (every request fails) */
-    FaultingAllocator(MemoryAllocator real, long every, long seed) {
-        if (every < 1) {
-            throw new IllegalArgumentException("every=" + every + " must be at least 1");
+    /** @param every a request in this many fails, on average; 1 for every request, 0 for none */
+    SoakAllocator(MemoryAllocator real, long every, long seed) {
+        if (every < 0) {
+            throw new IllegalArgumentException("every=" + every + " must be 0 (no faults) or positive");
         }
         this.real = Objects.requireNonNull(real, "real");
         this.every = every;
@@ -59,7 +59,7 @@ final class FaultingAllocator implements MemoryAllocator {
     }
 
     private void maybeFail() {
-        if (!armed) {
+        if (!armed || every == 0) {
             return;
         }
         long request = requests.incrementAndGet();
@@ -125,6 +125,7 @@ final class FaultingAllocator implements MemoryAllocator {
 
     @Override
     public String toString() {
-        return "FaultingAllocator[one request in " + every + " fails, over " + real + "]";
+        return "SoakAllocator[" + (every == 0 ? "no faults" : "one request in " + every + " fails") + ", over " + real
+                + "]";
     }
 }
