@@ -9,7 +9,6 @@ import io.snode.runtime.internal.UnclosedRuntimes;
 import io.snode.runtime.internal.memory.MemoryAllocator;
 import io.snode.runtime.testing.LogCapture;
 import java.io.File;
-import java.lang.foreign.MemorySegment;
 import java.lang.ref.WeakReference;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -163,52 +162,9 @@ class LibraryUnloadingTest {
     }
 
     /** A plugin's own allocator (defined by {@link PluginLoader} too): the library's default, delegated to. */
-    public static final class PluginAllocator implements MemoryAllocator {
-        private final MemoryAllocator inner = MemoryAllocator.regionsWherePossible();
-
-        @Override
-        public MemorySegment allocate(long byteSize, long byteAlignment) {
-            return inner.allocate(byteSize, byteAlignment);
-        }
-
-        @Override
-        public void free(MemorySegment segment) {
-            inner.free(segment);
-        }
-
-        @Override
-        public boolean commitsOnAllocate() {
-            return inner.commitsOnAllocate();
-        }
-
-        @Override
-        public MemorySegment reserveRegion(long byteSize) {
-            return inner.reserveRegion(byteSize);
-        }
-
-        @Override
-        public void commit(MemorySegment region, long offset, long byteSize) {
-            inner.commit(region, offset, byteSize);
-        }
-
-        @Override
-        public void decommit(MemorySegment region, long offset, long byteSize) {
-            inner.decommit(region, offset, byteSize);
-        }
-
-        @Override
-        public long residentBytes(MemorySegment region, long offset, long byteSize) {
-            return inner.residentBytes(region, offset, byteSize);
-        }
-
-        @Override
-        public boolean adviseHugePages(MemorySegment region) {
-            return inner.adviseHugePages(region);
-        }
-
-        @Override
-        public void releaseRegion(MemorySegment region) {
-            inner.releaseRegion(region);
+    public static final class PluginAllocator extends io.snode.runtime.internal.memory.ForwardingAllocator {
+        public PluginAllocator() {
+            super(MemoryAllocator.regionsWherePossible());
         }
     }
 

@@ -1,8 +1,8 @@
 package io.snode.bench.soak;
 
+import io.snode.runtime.internal.memory.ForwardingAllocator;
 import io.snode.runtime.internal.memory.MemoryAllocator;
 import java.lang.foreign.MemorySegment;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * RuntimeException only. Which request numbers fail follows from the seed; which call gets which
  * number depends on the threads' order.
  */
-final class SoakAllocator implements MemoryAllocator {
+final class SoakAllocator extends ForwardingAllocator {
 
     /** What a failing request throws. */
     static final class InjectedFault extends OutOfMemoryError {
@@ -26,7 +26,6 @@ final class SoakAllocator implements MemoryAllocator {
         }
     }
 
-    private final MemoryAllocator real;
     private final long every;
     private final long seed;
     private final AtomicLong requests = new AtomicLong();
@@ -35,10 +34,10 @@ final class SoakAllocator implements MemoryAllocator {
 
     /** @param every a request in this many fails, on average; 1 for every request, 0 for none */
     SoakAllocator(MemoryAllocator real, long every, long seed) {
+        super(real);
         if (every < 0) {
             throw new IllegalArgumentException("every=" + every + " must be 0 (no faults) or positive");
         }
-        this.real = Objects.requireNonNull(real, "real");
         this.every = every;
         this.seed = seed;
     }
@@ -79,53 +78,18 @@ final class SoakAllocator implements MemoryAllocator {
     @Override
     public MemorySegment allocate(long byteSize, long byteAlignment) {
         maybeFail();
-        return real.allocate(byteSize, byteAlignment);
+        return super.allocate(byteSize, byteAlignment);
     }
 
     @Override
     public void commit(MemorySegment region, long offset, long byteSize) {
         maybeFail();
-        real.commit(region, offset, byteSize);
-    }
-
-    @Override
-    public void free(MemorySegment segment) {
-        real.free(segment);
-    }
-
-    @Override
-    public boolean commitsOnAllocate() {
-        return real.commitsOnAllocate();
-    }
-
-    @Override
-    public MemorySegment reserveRegion(long byteSize) {
-        return real.reserveRegion(byteSize);
-    }
-
-    @Override
-    public void decommit(MemorySegment region, long offset, long byteSize) {
-        real.decommit(region, offset, byteSize);
-    }
-
-    @Override
-    public long residentBytes(MemorySegment region, long offset, long byteSize) {
-        return real.residentBytes(region, offset, byteSize);
-    }
-
-    @Override
-    public boolean adviseHugePages(MemorySegment region) {
-        return real.adviseHugePages(region);
-    }
-
-    @Override
-    public void releaseRegion(MemorySegment region) {
-        real.releaseRegion(region);
+        super.commit(region, offset, byteSize);
     }
 
     @Override
     public String toString() {
-        return "SoakAllocator[" + (every == 0 ? "no faults" : "one request in " + every + " fails") + ", over " + real
+        return "SoakAllocator[" + (every == 0 ? "no faults" : "one request in " + every + " fails") + ", over " + delegate()
                 + "]";
     }
 }

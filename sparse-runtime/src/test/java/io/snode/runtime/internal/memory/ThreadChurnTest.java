@@ -45,6 +45,31 @@ class ThreadChurnTest {
         assertThat(thread.isAlive()).as("thread ended within 10 s").isFalse();
     }
 
+    /**
+     * Starts {@code threads} threads that, all alive at once, take one cell of {@code cells} each
+     * and end (leaving the rest of their batches cached); returns their cells.
+     */
+    private static Set<Integer> cellsOfThreadsThatEnded(NodeManager cells, int threads, boolean virtual)
+            throws InterruptedException {
+        CyclicBarrier together = new CyclicBarrier(threads);
+        Set<Integer> theirs = ConcurrentHashMap.newKeySet();
+        List<Thread> started = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            started.add(start(virtual, () -> {
+                try {
+                    together.await(10, TimeUnit.SECONDS); // all alive when they allocate
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+                theirs.add(cells.allocate());
+            }));
+        }
+        for (Thread thread : started) {
+            join(thread);
+        }
+        return theirs;
+    }
+
     /** A thread that starts after another ended takes over that thread's cached cells. */
     @ParameterizedTest(name = "virtual={0}")
     @ValueSource(booleans = {false, true})
@@ -76,22 +101,7 @@ class ThreadChurnTest {
             Set<Integer> got = new HashSet<>();
             got.add(cells.allocate()); // this thread's cache: 7 cells left
             int threads = 6;
-            CyclicBarrier together = new CyclicBarrier(threads);
-            Set<Integer> theirs = ConcurrentHashMap.newKeySet();
-            List<Thread> started = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                started.add(start(virtual, () -> {
-                    try {
-                        together.await(10, TimeUnit.SECONDS); // all alive when they allocate
-                    } catch (Exception e) {
-                        throw new AssertionError(e);
-                    }
-                    theirs.add(cells.allocate());
-                }));
-            }
-            for (Thread thread : started) {
-                join(thread);
-            }
+            Set<Integer> theirs = cellsOfThreadsThatEnded(cells, threads, virtual);
             assertThat(theirs).hasSize(threads);
             got.addAll(theirs);
             while (true) {
@@ -121,24 +131,7 @@ class ThreadChurnTest {
             NodeManager cells = new NodeManager(faulty, OWNER, 64, 8, 8);
             Set<Integer> got = new HashSet<>();
             got.add(cells.allocate()); // this thread's cache: 7 cells left
-            int threads = 6;
-            CyclicBarrier together = new CyclicBarrier(threads);
-            Set<Integer> theirs = ConcurrentHashMap.newKeySet();
-            List<Thread> started = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                started.add(start(false, () -> {
-                    try {
-                        together.await(10, TimeUnit.SECONDS); // all alive when they allocate
-                    } catch (Exception e) {
-                        throw new AssertionError(e);
-                    }
-                    theirs.add(cells.allocate());
-                }));
-            }
-            for (Thread thread : started) {
-                join(thread);
-            }
-            got.addAll(theirs);
+            got.addAll(cellsOfThreadsThatEnded(cells, 6, false));
             allocator.failAtRequestWithError(1); // the next chunk fails, and so does every later one
             while (true) {
                 try {
