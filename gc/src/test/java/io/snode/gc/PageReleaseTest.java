@@ -221,6 +221,8 @@ class PageReleaseTest {
 
         /** Whether the kernel took the advice of huge pages for a region. */
         volatile boolean hugePagesTaken;
+        /** Whether a failing give-back throws an Error (an OutOfMemoryError) rather than a RuntimeException. */
+        volatile boolean error;
 
         @Override
         public boolean adviseHugePages(MemorySegment region) {
@@ -255,6 +257,9 @@ class PageReleaseTest {
                 failures.incrementAndGet();
                 // Half done: the first bytes are zeroed, then the call fails.
                 region.asSlice(offset, Math.min(byteSize, 100)).fill((byte) 0);
+                if (error) {
+                    throw new OutOfMemoryError("injected fault giving back " + byteSize + " bytes");
+                }
                 throw new IllegalStateException("injected fault giving back " + byteSize + " bytes");
             }
             given.add(new long[] {region.address() + offset, byteSize});
@@ -279,17 +284,27 @@ class PageReleaseTest {
      */
     @Test
     void aFailedGiveBackFallsBackToZeroingAndThreadsLoseNothing() throws Exception {
-        aFailedGiveBackFallsBackToZeroing(RELEASING);
+        aFailedGiveBackFallsBackToZeroing(RELEASING, false);
     }
 
     /** As above with huge pages, where runs go on across chunks and the edges of a range are zeroed before the give-back fails. */
     @Test
     void withHugePagesAFailedGiveBackFallsBackToZeroingAndThreadsLoseNothing() throws Exception {
-        aFailedGiveBackFallsBackToZeroing(RELEASING.withHugePages(true));
+        aFailedGiveBackFallsBackToZeroing(RELEASING.withHugePages(true), false);
     }
 
-    private static void aFailedGiveBackFallsBackToZeroing(RuntimeOptions options) throws Exception {
+    /**
+     * As above with the give-back failing with an Error (an OutOfMemoryError): until 12-07 only a
+     * RuntimeException fell back to zeroing, and an Error ended the collection in its last phase.
+     */
+    @Test
+    void aGiveBackFailingWithAnErrorFallsBackToZeroingToo() throws Exception {
+        aFailedGiveBackFallsBackToZeroing(RELEASING, true);
+    }
+
+    private static void aFailedGiveBackFallsBackToZeroing(RuntimeOptions options, boolean error) throws Exception {
         FailingGiveBack allocator = new FailingGiveBack();
+        allocator.error = error;
         try (ThreePhaseCollector collector = ParallelCollector.builder().parallelism(4).zeroGrainBytes(64 << 10).build();
              SparseRuntime rt = SparseRuntime.create(L2,
                      options.withAllocator(allocator).withCollector(collector));

@@ -290,8 +290,8 @@ public final class ManagerCollection {
      * given back instead ({@link ListManager#releaseElements}: they read zero, and commit again
      * when next touched) and the rest of its bytes zeroed. Every run's cells are free and used
      * by no other thread (the collection is exclusive), so what happens halfway is seen by no
-     * one; if the give-back fails, the run is zeroed with the kernel, so every reclaimed cell
-     * reads zero whatever the allocator did.
+     * one; if the give-back fails (a RuntimeException or an Error), the run is zeroed with the
+     * kernel, so every reclaimed cell reads zero whatever the allocator did.
      */
     private static final class RunZeroer {
         private final GcKernels kernels;
@@ -382,8 +382,11 @@ public final class ManagerCollection {
         private boolean release(long cells) {
             try {
                 return data.releaseElements(runFirstCell, cells);
-            } catch (RuntimeException allocatorFault) {
-                return false; // the run is zeroed instead: a give-back is an economy, never needed
+            } catch (RuntimeException | Error allocatorFault) {
+                // The run is zeroed instead: a give-back is an economy, never needed. An Error too
+                // (an OutOfMemoryError in the allocator): thrown on, it would end the collection
+                // in its last phase, with the free list not yet reset.
+                return false;
             }
         }
     }
