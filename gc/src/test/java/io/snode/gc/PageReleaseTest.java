@@ -6,6 +6,7 @@ import io.snode.api.Layout;
 import io.snode.api.SNode;
 import io.snode.runtime.RuntimeOptions;
 import io.snode.runtime.SparseRuntime;
+import io.snode.runtime.internal.memory.ForwardingAllocator;
 import io.snode.runtime.internal.memory.MemoryAllocator;
 import io.snode.runtime.internal.memory.MemoryPool;
 import java.lang.foreign.MemorySegment;
@@ -213,8 +214,7 @@ class PageReleaseTest {
      * The default allocator, with every give-back of pages failing while {@code failing} is set;
      * the ranges given back are recorded (address, bytes).
      */
-    private static final class FailingGiveBack implements MemoryAllocator {
-        private final MemoryAllocator delegate = MemoryAllocator.regionsWherePossible();
+    private static final class FailingGiveBack extends ForwardingAllocator {
         final AtomicLong failures = new AtomicLong();
         final List<long[]> given = java.util.Collections.synchronizedList(new ArrayList<>());
         volatile boolean failing;
@@ -224,31 +224,15 @@ class PageReleaseTest {
         /** Whether a failing give-back throws an Error (an OutOfMemoryError) rather than a RuntimeException. */
         volatile boolean error;
 
+        FailingGiveBack() {
+            super(MemoryAllocator.regionsWherePossible());
+        }
+
         @Override
         public boolean adviseHugePages(MemorySegment region) {
-            boolean taken = delegate.adviseHugePages(region);
+            boolean taken = super.adviseHugePages(region);
             hugePagesTaken |= taken;
             return taken;
-        }
-
-        @Override
-        public MemorySegment allocate(long byteSize, long byteAlignment) {
-            return delegate.allocate(byteSize, byteAlignment);
-        }
-
-        @Override
-        public void free(MemorySegment segment) {
-            delegate.free(segment);
-        }
-
-        @Override
-        public MemorySegment reserveRegion(long byteSize) {
-            return delegate.reserveRegion(byteSize);
-        }
-
-        @Override
-        public void commit(MemorySegment region, long offset, long byteSize) {
-            delegate.commit(region, offset, byteSize);
         }
 
         @Override
@@ -263,17 +247,7 @@ class PageReleaseTest {
                 throw new IllegalStateException("injected fault giving back " + byteSize + " bytes");
             }
             given.add(new long[] {region.address() + offset, byteSize});
-            delegate.decommit(region, offset, byteSize);
-        }
-
-        @Override
-        public long residentBytes(MemorySegment region, long offset, long byteSize) {
-            return delegate.residentBytes(region, offset, byteSize);
-        }
-
-        @Override
-        public void releaseRegion(MemorySegment region) {
-            delegate.releaseRegion(region);
+            super.decommit(region, offset, byteSize);
         }
     }
 

@@ -374,8 +374,6 @@ public final class Soak {
     private long coordinatorCollections;
     /** The runtime's allocator, injecting faults ({@link Config#faultEvery}). */
     private SoakAllocator allocator;
-    /** Whether faults are injected. */
-    private final boolean faults;
 
     /** Counted down when the coordinator has decided to stop (the last checkpoint begins, or a failure). */
     private final CountDownLatch stopping = new CountDownLatch(1);
@@ -390,7 +388,6 @@ public final class Soak {
     public Soak(Config config, PrintWriter out) {
         this.config = config;
         this.out = out;
-        this.faults = config.faultEvery() > 0;
         this.layoutText = layoutText(config);
         this.layout = Layout.parse(layoutText);
         this.upper = layout.snode(1);
@@ -492,13 +489,13 @@ public final class Soak {
                 threads == 1 ? "" : "s", config.durationNanos() / 1e9, config.seed(),
                 config.capBytes() > 0 ? mib(config.capBytes()) : "default (" + mib(generic.memoryStats().pool().capBytes()) + ")",
                 config.hugePages() ? ", regions on huge pages" : "");
-        if (faults) {
+        if (faults()) {
             out.printf(Locale.ROOT, "injected allocator faults: about one request in %d fails (an OutOfMemoryError)%n",
                     config.faultEvery());
         }
         out.println("layout " + layoutText);
         out.println(String.format(Locale.ROOT, HEADER, "time", "ops/s", "footprint", "bound", "live peak", "gc",
-                "gc() max", faults ? "refused cap/full/fault" : "refused cap/full"));
+                "gc() max", faults() ? "refused cap/full/fault" : "refused cap/full"));
         out.flush();
         Phaser phaser = new Phaser(1 + threads);
         List<Worker> workers = new ArrayList<>();
@@ -895,7 +892,7 @@ public final class Soak {
                 mib(livePeak), collections(workers), maxGc / 1e6,
                 workers.stream().mapToLong(w -> w.refusedByCap).sum() + "/"
                         + workers.stream().mapToLong(w -> w.refusedFull).sum()
-                        + (!faults ? "" : "/" + workers.stream().mapToLong(w -> w.refusedByFault).sum())));
+                        + (!faults() ? "" : "/" + workers.stream().mapToLong(w -> w.refusedByFault).sum())));
         out.flush();
     }
 
@@ -906,7 +903,7 @@ public final class Soak {
                 result.operations(), result.seconds(), result.operationsPerSecond(), result.checkpoints(),
                 result.counterResets(), result.collections(), result.launches(),
                 result.maxGcWaitNanos() / 1e6, result.refusedByCap(), result.refusedFull());
-        if (faults) {
+        if (faults()) {
             out.printf(Locale.ROOT, "injected allocator faults: %,d of %,d requests failed; %,d calls refused by them%n",
                     result.faultsInjected(), allocator.requests(), result.refusedByFault());
         }
@@ -941,6 +938,11 @@ public final class Soak {
 
     static boolean isCounterUpper(int upperCell) {
         return isShared(upperCell) && upperCell / UPPER >= COUNTER_UPPER_ROW;
+    }
+
+    /** Whether the allocator injects faults ({@link Config#faultEvery}). */
+    private boolean faults() {
+        return config.faultEvery() > 0;
     }
 
     private static String mib(long bytes) {

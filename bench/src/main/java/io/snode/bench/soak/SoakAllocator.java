@@ -3,6 +3,7 @@ package io.snode.bench.soak;
 import io.snode.runtime.internal.memory.ForwardingAllocator;
 import io.snode.runtime.internal.memory.MemoryAllocator;
 import java.lang.foreign.MemorySegment;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -12,8 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link #allocate}) or a part of a region handed out as a chunk ({@link #commit}), on whichever
  * thread needs it. The fault is an {@link OutOfMemoryError}, what {@code Arena.allocate} throws
  * when the system has no memory left, so the soak also finds paths that clean up after a
- * RuntimeException only. Which request numbers fail follows from the seed; which call gets which
- * number depends on the threads' order.
+ * RuntimeException only. Which requests fail, in the order they come, follows from the seed;
+ * which call makes which request depends on the threads' order.
  */
 final class SoakAllocator extends ForwardingAllocator {
 
@@ -27,7 +28,8 @@ final class SoakAllocator extends ForwardingAllocator {
     }
 
     private final long every;
-    private final long seed;
+    /** Draws which requests fail; requests are rare (growth only), so one lock is cheap. */
+    private final SplittableRandom draws;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong faults = new AtomicLong();
     private volatile boolean armed;
@@ -39,7 +41,7 @@ final class SoakAllocator extends ForwardingAllocator {
             throw new IllegalArgumentException("every=" + every + " must be 0 (no faults) or positive");
         }
         this.every = every;
-        this.seed = seed;
+        this.draws = new SplittableRandom(seed);
     }
 
     /** Whether requests may fail from now on; requests are counted only while armed. */
@@ -62,17 +64,14 @@ final class SoakAllocator extends ForwardingAllocator {
             return;
         }
         long request = requests.incrementAndGet();
-        if (Long.remainderUnsigned(mix(seed * 0x9E3779B97F4A7C15L + request), every) == 0) {
+        boolean fail;
+        synchronized (draws) {
+            fail = draws.nextLong(every) == 0;
+        }
+        if (fail) {
             faults.incrementAndGet();
             throw new InjectedFault(request);
         }
-    }
-
-    /** Stafford's 64-bit mix (variant 13), as {@link java.util.SplittableRandom} uses. */
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
     }
 
     @Override

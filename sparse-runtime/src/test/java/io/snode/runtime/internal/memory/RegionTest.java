@@ -45,24 +45,12 @@ class RegionTest {
     }
 
     /** Regions as the default allocator reserves them, and a fault at the {@code failAt}-th commit (0: never). */
-    static class FaultAtCommit implements MemoryAllocator {
-        private final MemoryAllocator delegate = MemoryAllocator.regionsWherePossible();
+    static class FaultAtCommit extends ForwardingAllocator {
         final AtomicLong commits = new AtomicLong();
         volatile long failAt;
 
-        @Override
-        public MemorySegment allocate(long byteSize, long byteAlignment) {
-            return delegate.allocate(byteSize, byteAlignment);
-        }
-
-        @Override
-        public void free(MemorySegment segment) {
-            delegate.free(segment);
-        }
-
-        @Override
-        public MemorySegment reserveRegion(long byteSize) {
-            return delegate.reserveRegion(byteSize);
+        FaultAtCommit() {
+            super(MemoryAllocator.regionsWherePossible());
         }
 
         @Override
@@ -70,26 +58,7 @@ class RegionTest {
             if (commits.incrementAndGet() == failAt) {
                 throw new IllegalStateException("injected fault at commit " + failAt);
             }
-        }
-
-        @Override
-        public void decommit(MemorySegment region, long offset, long byteSize) {
-            delegate.decommit(region, offset, byteSize);
-        }
-
-        @Override
-        public void releaseRegion(MemorySegment region) {
-            delegate.releaseRegion(region);
-        }
-
-        @Override
-        public boolean adviseHugePages(MemorySegment region) {
-            return delegate.adviseHugePages(region);
-        }
-
-        @Override
-        public long residentBytes(MemorySegment region, long offset, long byteSize) {
-            return delegate.residentBytes(region, offset, byteSize);
+            super.commit(region, offset, byteSize);
         }
     }
 
