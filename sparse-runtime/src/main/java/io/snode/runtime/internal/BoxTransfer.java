@@ -516,7 +516,15 @@ public final class BoxTransfer {
      * Intel Xeon VM of 12-06 it took 6.9 ns a cell of the sorted shell on L1 against 7.85 for two
      * passes, on the 2-core AMD EPYC VM of 12-07 11.6 and 13.2 ns against 9.9 and 9.6 (L2 13.9 and
      * 15.7 against 11.2 and 13.5; {@code CellListBenchmark}, alternating). Runs of 512 offsets
-     * instead of a batch's 4,096 made no difference there.
+     * instead of a batch's 4,096 made no difference there. Two more variants were no faster there
+     * ({@code CellListBenchmark}, three alternations each, 12-07): each cell's key and index
+     * computed whole and its container looked up in the cache, without the row and the last key
+     * (no branch that the container's changes mispredict), took 13.9 to 15.9 ns a cell on L2 and
+     * 11.1 to 13.9 on L1, against 9.8 to 13.0 and 7.3 to 9.9 here; and, where a container's rows
+     * lie in one mask word, moving the word only where the row or the container changes, instead
+     * of comparing it per cell, 11.1 to 12.4 ns on L2 against 11.0 to 11.6. The loop costs about
+     * 4 ns a cell on the sorted shell either way (1.9 M changes of container and 0.5 M of row
+     * in its 8 M cells), a standalone copy of it about the same.
      */
     private int resolveRun3(int[][] coordinates, int from, int end, CellCache cache, int first) {
         long cellsOffset = plan.cellsOffset() + fieldOffset;
