@@ -28,9 +28,10 @@ import java.util.List;
  * atomic OR per mask word; a read walks to the container without activating anything and copies
  * what it holds, zero for inactive cells (the ambient value), and leaves the buffer's part of an
  * inactive container zero. A write of a list of cells ({@link #writeCells}) does the same per
- * cell, with the containers of recent cells remembered; a scattered list, whose cells keep
- * coming back to containers it forgot, goes on container by container once its cells are
- * grouped by container in scratch memory.
+ * cell, with the containers of recent cells remembered (on a dense SNode, for a list at least as
+ * long as one slab's containers, all the containers of the current slab: {@link #writeSlabs});
+ * a scattered list, whose cells keep coming back to containers it forgot, goes on container by
+ * container once its cells are grouped by container in scratch memory.
  *
  * <p><b>Shared state and failure.</b> What a write publishes is what per-cell writes publish:
  * pointer cells through the activation protocol (reserve, then publish top-down; a refusal by the
@@ -70,6 +71,12 @@ public final class BoxTransfer {
     private final int maskWords;
     /** The geometry of three coordinates whose extents are powers of two (every usual layout), else null. */
     private final Grid3 grid3;
+    /**
+     * Entries of a {@link SlabCache} table, one per container of a slab (the containers whose
+     * first coordinate's block is the same): the containers along the second and the third
+     * coordinate; meaningful where {@link #grid3} exists.
+     */
+    private final long slabEntries;
     /** Whether a cell's container key and index fit one long ({@code key * cellCount + index}): what {@link GroupedWrite} carries. */
     private final boolean groupable;
     /**
@@ -125,6 +132,7 @@ public final class BoxTransfer {
         this.groupable = fits && cells <= Integer.MAX_VALUE && keys <= Long.MAX_VALUE / cells;
         this.grid3 = dimensions == 3 && shifts[0] >= 0 && shifts[1] >= 0 && shifts[2] >= 0
                 ? new Grid3(shifts, extent, blocks, stride) : null;
+        this.slabEntries = dimensions == 3 ? blocks[1] * blocks[2] : Long.MAX_VALUE;
     }
 
     /**
@@ -240,7 +248,9 @@ public final class BoxTransfer {
      * where it is used and checked again there (a branch per cell that the resolving loop
      * hides; a copy of each batch cost W1s's import 9 %), or, where a pass reads a cell twice
      * ({@link GroupedWrite}, {@link #writeEach}), read from a checked copy ({@link #checkedCopy});
-     * one found outside ends the call as a refusal does ({@link #changed}). A list that
+     * one found outside ends the call as a refusal does ({@link #changed}). On a dense SNode
+     * whose containers' extents are powers of two, a list at least as long as a slab's table
+     * takes {@link #writeSlabs} instead, with the same guarantees. A list that
      * keeps coming back to containers the cache forgot (shuffled input) goes on, after the batch
      * that shows it, container by container: see {@link GroupedWrite}, which takes 16 bytes of
      * Java heap a cell (24 for eight-byte values) and 4 per coordinate for up to {@link #GROUP} cells at a time; the
@@ -256,10 +266,13 @@ public final class BoxTransfer {
         if (!keysFit) {
             return writeEach(coordinates, from, count, buffer, at);
         }
-        CellCache cache = new CellCache(maskWords, count);
         int[] cell = new int[dimensions];
         Location location = new Location();
         int end = from + count;
+        if (grid3 != null && !masked && slabEntries <= Math.min(count, SlabCache.MAX_ENTRIES)) {
+            return writeSlabs(coordinates, from, count, buffer, at, cell, location);
+        }
+        CellCache cache = new CellCache(maskWords, count);
         try {
             // In batches, so that the JIT compiles the batch as a method (not only on stack replacement).
             for (int n = from; n < end; ) {
@@ -280,6 +293,192 @@ public final class BoxTransfer {
             cache.flushAll(this);
         }
         return count;
+    }
+
+    /**
+     * {@link #writeCells} on a dense SNode whose containers' extents are powers of two, where a
+     * slab's table ({@link SlabCache}) is no larger than the list: in batches of two passes, as
+     * {@link #writeBatch3} writes, but the first pass finds a cell's container in the table of
+     * the current slab, indexed by the container's second and third coordinates, instead of
+     * comparing each cell's container with the last one's: a sorted list changes container
+     * every few cells (the reference shell 1.9 M times in 8 M cells), a branch the processor
+     * mostly mispredicts, while its slab changes every few hundred thousand cells. Each container
+     * of a slab is walked to (and activated) once. A list that changes slab or meets an unknown
+     * container more than once in {@link #SCATTERED} cells of a batch goes on container by
+     * container ({@link GroupedWrite}), as the cached path does. Cells are stored a batch at a
+     * time and nothing else is published (a dense container has no mask bits), so a failure
+     * leaves the cells resolved before it stored, a prefix of the list.
+     */
+    private long writeSlabs(int[][] coordinates, int from, int count, MemorySegment buffer, long at, int[] cell,
+                            Location location) {
+        SlabCache cache = new SlabCache((int) slabEntries, Math.min(count, BATCH));
+        int end = from + count;
+        for (int n = from; n < end; ) {
+            int stop = Math.min(end, n + BATCH);
+            long misses = cache.misses;
+            writeSlabBatch(coordinates, n, stop, buffer, at + (long) (n - from) * elementBytes, cache, cell, location);
+            n = stop;
+            if (groupable && cache.misses - misses > BATCH / SCATTERED && end - n >= BATCH) {
+                new GroupedWrite(Math.min(end - n, GROUP)).write(coordinates, n, end, buffer,
+                        at + (long) (n - from) * elementBytes, cell, location);
+                break;
+            }
+        }
+        return count;
+    }
+
+    /** One batch of {@link #writeSlabs}: cells {@code [from, end)}, their values from byte {@code at} of {@code buffer}. */
+    private void writeSlabBatch(int[][] coordinates, int from, int end, MemorySegment buffer, long at, SlabCache cache,
+                                int[] cell, Location location) {
+        long cellsOffset = plan.cellsOffset() + fieldOffset;
+        Grid3 grid = grid3;
+        int stored = from;
+        int n = from;
+        try {
+            while (true) {
+                n = resolveSlab(coordinates, n, end, cache, stored);
+                if (n == end) {
+                    break;
+                }
+                // Cell n's container is not in the table, or lies in another slab (or a coordinate
+                // of it lies outside the index space: resolveSlab stops there too). Read once.
+                for (int c = 0; c < 3; c++) {
+                    int x = coordinates[c][n];
+                    if (Integer.compareUnsigned(x, shape[c]) >= 0) {
+                        throw changed(n, c, x);
+                    }
+                    cell[c] = x;
+                }
+                cache.misses++;
+                int slab = cell[0] >>> grid.shift0();
+                if (slab != cache.slab) {
+                    cache.clear();
+                    cache.slab = slab;
+                }
+                long container = activateContainer(cell, location);
+                if (location.segment != cache.segment) {
+                    // Another segment (a node manager without a region keeps its cells in chunks):
+                    // the run so far is stored in its own, and the table forgets the containers of
+                    // that segment, whose offsets the next run cannot use.
+                    storeRun(cache.offsets, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
+                    stored = n;
+                    cache.segment = location.segment;
+                    cache.clear();
+                    cache.slab = slab;
+                }
+                cache.put((int) ((cell[1] >>> grid.shift1()) * grid.blocks2() + (cell[2] >>> grid.shift2())),
+                        container + cellsOffset);
+            }
+        } finally {
+            // Also when an activation failed: the cells resolved before it lie in active containers.
+            storeRun(cache.offsets, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
+        }
+    }
+
+    /**
+     * The first pass of {@link #writeSlabBatch}: from cell {@code from}, while each cell's slab is
+     * the table's and its container is in the table, puts the cell's offset in the table's segment
+     * into {@code cache.offsets} (cell {@code n} at {@code n - first}); returns the first cell
+     * that is not so (or {@code end}). It reads Java arrays only, and a coordinate changed since
+     * the caller checked it stops it as a cell not in the table does (see {@link #resolveRun3}).
+     */
+    private int resolveSlab(int[][] coordinates, int from, int end, SlabCache cache, int first) {
+        int[] xs = coordinates[0];
+        int[] ys = coordinates[1];
+        int[] zs = coordinates[2];
+        Grid3 grid = grid3;
+        long cellBytes = this.cellBytes;
+        long[] table = cache.table;
+        long[] offsets = cache.offsets;
+        int limit = Math.min(end, first + offsets.length);
+        int shift0 = grid.shift0();
+        int shift1 = grid.shift1();
+        int shift2 = grid.shift2();
+        int mask2 = grid.mask2();
+        long blocks2 = grid.blocks2();
+        long stride2 = grid.stride2();
+        int shape0 = shape[0];
+        int shape1 = shape[1];
+        int shape2 = shape[2];
+        int slab = cache.slab;
+        if (from >= limit) {
+            return from;
+        }
+        // The row of the last cell, as in resolveRun3: its x and y are checked where it changes.
+        int rowX = xs[from];
+        int rowY = ys[from];
+        if (Integer.compareUnsigned(rowX, shape0) >= 0 | Integer.compareUnsigned(rowY, shape1) >= 0
+                || rowX >>> shift0 != slab) {
+            return from;
+        }
+        int rowBase = (int) ((rowY >>> shift1) * blocks2);
+        long rowIndex = grid.rowIndex(rowX, rowY);
+        int n = from;
+        for (; n < limit; n++) {
+            int x = xs[n];
+            int y = ys[n];
+            int z = zs[n];
+            if (Integer.compareUnsigned(z, shape2) >= 0) {
+                break;
+            }
+            if (x != rowX | y != rowY) {
+                if (Integer.compareUnsigned(x, shape0) >= 0 | Integer.compareUnsigned(y, shape1) >= 0
+                        || x >>> shift0 != slab) {
+                    break;
+                }
+                rowX = x;
+                rowY = y;
+                rowBase = (int) ((y >>> shift1) * blocks2);
+                rowIndex = grid.rowIndex(x, y);
+            }
+            long base = table[rowBase + (z >>> shift2)];
+            if (base < 0) {
+                break;
+            }
+            offsets[n - first] = base + (rowIndex + (z & mask2) * stride2) * cellBytes;
+        }
+        return n;
+    }
+
+    /**
+     * The containers of one slab of a {@link #writeSlabs} call: a table indexed by a container's
+     * second and third coordinates ({@code (y >>> shift1) * blocks2 + (z >>> shift2)}) holding the
+     * offset of its cells in {@link #segment} (-1: not found yet), valid for the containers whose
+     * first coordinate's block is {@link #slab}; and one batch's offsets.
+     */
+    private static final class SlabCache {
+        /** The largest table a call makes (8 MiB): beyond it, or beyond the list's length, writes take the cached path. */
+        static final int MAX_ENTRIES = 1 << 20;
+        final long[] table;
+        final long[] offsets;
+        /** Table entries set since the last {@link #clear}, to clear them again (a slab holds few containers of its table). */
+        private int[] set = new int[64];
+        private int sets;
+        int slab = -1;
+        MemorySegment segment;
+        /** Cells that found no container in the table: what marks a list as scattered. */
+        long misses;
+
+        SlabCache(int entries, int run) {
+            this.table = new long[entries];
+            Arrays.fill(table, -1);
+            this.offsets = new long[Math.max(1, run)];
+        }
+
+        void put(int entry, long base) {
+            if (sets == set.length) {
+                set = Arrays.copyOf(set, sets * 2);
+            }
+            set[sets++] = entry;
+            table[entry] = base;
+        }
+
+        void clear() {
+            for (int s = 0; s < sets; s++) {
+                table[set[s]] = -1;
+            }
+            sets = 0;
+        }
     }
 
     /**
@@ -460,7 +659,7 @@ public final class BoxTransfer {
                 }
                 int slot = remember(cache, grid3.key(cell[0], cell[1], cell[2]), cell, location, true);
                 if (cache.segments[slot] != cache.segment) {
-                    storeRun(cache, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
+                    storeRun(cache.offsets, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
                     stored = n;
                     cache.segment = cache.segments[slot];
                 }
@@ -468,7 +667,7 @@ public final class BoxTransfer {
             }
         } finally {
             // Also when an activation failed: the cells resolved before it lie in active containers.
-            storeRun(cache, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
+            storeRun(cache.offsets, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
             cache.publishPending(this);
         }
     }
@@ -630,11 +829,10 @@ public final class BoxTransfer {
      * runtime is open (every offset lies in an activated container of the segment); once it is
      * closed, the flush at the end of the call fails on the freed memory too.
      */
-    private void storeRun(CellCache cache, MemorySegment segment, int count, MemorySegment buffer, long at) {
+    private void storeRun(long[] offsets, MemorySegment segment, int count, MemorySegment buffer, long at) {
         if (count == 0) {
             return;
         }
-        long[] offsets = cache.offsets;
         // Unaligned access forms: node memory is aligned anyway, and they skip the alignment check.
         if (elementBytes == Integer.BYTES) {
             for (int q = 0; q < count; q++) {
