@@ -327,6 +327,17 @@ public final class BoxTransfer {
         return count;
     }
 
+    /** Reads cell {@code n}'s coordinates into {@code cell}, each once and checked against the index space ({@link #changed}). */
+    private void readChecked(int[][] coordinates, int n, int[] cell) {
+        for (int c = 0; c < cell.length; c++) {
+            int x = coordinates[c][n];
+            if (Integer.compareUnsigned(x, shape[c]) >= 0) {
+                throw changed(n, c, x);
+            }
+            cell[c] = x;
+        }
+    }
+
     /** One batch of {@link #writeSlabs}: cells {@code [from, end)}, their values from byte {@code at} of {@code buffer}. */
     private void writeSlabBatch(int[][] coordinates, int from, int end, MemorySegment buffer, long at, SlabCache cache,
                                 int[] cell, Location location) {
@@ -342,13 +353,7 @@ public final class BoxTransfer {
                 }
                 // Cell n's container is not in the table, or lies in another slab (or a coordinate
                 // of it lies outside the index space: resolveSlab stops there too). Read once.
-                for (int c = 0; c < 3; c++) {
-                    int x = coordinates[c][n];
-                    if (Integer.compareUnsigned(x, shape[c]) >= 0) {
-                        throw changed(n, c, x);
-                    }
-                    cell[c] = x;
-                }
+                readChecked(coordinates, n, cell);
                 cache.misses++;
                 int slab = cell[0] >>> grid.shift0();
                 if (slab != cache.slab) {
@@ -650,13 +655,7 @@ public final class BoxTransfer {
                 }
                 // Cell n's container is not remembered, or lies in another segment (or a coordinate
                 // of it lies outside the index space: resolveRun3 stops there too). Read once.
-                for (int c = 0; c < 3; c++) {
-                    int x = coordinates[c][n];
-                    if (Integer.compareUnsigned(x, shape[c]) >= 0) {
-                        throw changed(n, c, x);
-                    }
-                    cell[c] = x;
-                }
+                readChecked(coordinates, n, cell);
                 int slot = remember(cache, grid3.key(cell[0], cell[1], cell[2]), cell, location, true);
                 if (cache.segments[slot] != cache.segment) {
                     storeRun(cache.offsets, cache.segment, n - stored, buffer, at + (long) (stored - from) * elementBytes);
