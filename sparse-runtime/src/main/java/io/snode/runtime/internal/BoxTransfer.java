@@ -302,7 +302,7 @@ public final class BoxTransfer {
      * the current slab, indexed by the container's second and third coordinates, instead of
      * comparing each cell's container with the last one's: a sorted list changes container
      * every few cells (the reference shell 1.9 M times in 8 M cells), a branch the processor
-     * mostly mispredicts, while its slab changes every few hundred thousand cells. Each container
+     * often mispredicts, while its slab changes every tens of thousands of cells. Each container
      * of a slab is walked to (and activated) once. A list that changes slab or meets an unknown
      * container more than once in {@link #SCATTERED} cells of a batch goes on container by
      * container ({@link GroupedWrite}), as the cached path does. Cells are stored a batch at a
