@@ -71,12 +71,6 @@ public final class BoxTransfer {
     private final int maskWords;
     /** The geometry of three coordinates whose extents are powers of two (every usual layout), else null. */
     private final Grid3 grid3;
-    /**
-     * Entries of a {@link SlabCache} table, one per container of a slab (the containers whose
-     * first coordinate's block is the same): the containers along the second and the third
-     * coordinate; meaningful where {@link #grid3} exists.
-     */
-    private final long slabEntries;
     /** Whether a cell's container key and index fit one long ({@code key * cellCount + index}): what {@link GroupedWrite} carries. */
     private final boolean groupable;
     /**
@@ -132,7 +126,6 @@ public final class BoxTransfer {
         this.groupable = fits && cells <= Integer.MAX_VALUE && keys <= Long.MAX_VALUE / cells;
         this.grid3 = dimensions == 3 && shifts[0] >= 0 && shifts[1] >= 0 && shifts[2] >= 0
                 ? new Grid3(shifts, extent, blocks, stride) : null;
-        this.slabEntries = dimensions == 3 ? blocks[1] * blocks[2] : Long.MAX_VALUE;
     }
 
     /**
@@ -164,6 +157,14 @@ public final class BoxTransfer {
         /** The index of cell (x, y, 0) in its container: a row's cells add (z & mask2) * stride2. */
         long rowIndex(int x, int y) {
             return (x & mask0) * stride0 + (y & mask1) * stride1;
+        }
+
+        /**
+         * Entries of a {@link SlabCache} table, one per container of a slab (the containers whose
+         * first coordinate's block is the same): the containers along the second and the third.
+         */
+        long slabEntries() {
+            return blocks1 * blocks2;
         }
     }
 
@@ -269,7 +270,7 @@ public final class BoxTransfer {
         int[] cell = new int[dimensions];
         Location location = new Location();
         int end = from + count;
-        if (grid3 != null && !masked && slabEntries <= Math.min(count, SlabCache.MAX_ENTRIES)) {
+        if (grid3 != null && !masked && grid3.slabEntries() <= Math.min(count, SlabCache.MAX_ENTRIES)) {
             return writeSlabs(coordinates, from, count, buffer, at, cell, location);
         }
         CellCache cache = new CellCache(maskWords, count);
@@ -311,7 +312,7 @@ public final class BoxTransfer {
      */
     private long writeSlabs(int[][] coordinates, int from, int count, MemorySegment buffer, long at, int[] cell,
                             Location location) {
-        SlabCache cache = new SlabCache((int) slabEntries, Math.min(count, BATCH));
+        SlabCache cache = new SlabCache((int) grid3.slabEntries(), Math.min(count, BATCH));
         int end = from + count;
         for (int n = from; n < end; ) {
             int stop = Math.min(end, n + BATCH);
